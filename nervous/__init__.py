@@ -1,0 +1,28 @@
+"""nervous: let AI agents acquire the skills they lack, safely, and learn from every use.
+
+Plugin authors need :data:`hookimpl` and the records in :mod:`nervous.records`; host agents use
+:class:`nervous.api.Nervous` (imported lazily as ``nervous.Nervous``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pluggy
+
+from .records import Provider
+
+__version__ = "0.1.0"
+
+#: Marker for hook implementations: ``@nervous.hookimpl def nervous_registries(): ...``
+hookimpl = pluggy.HookimplMarker("nervous")
+
+__all__ = ["hookimpl", "Provider", "__version__", "Nervous"]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "Nervous":
+        from .api import Nervous
+
+        return Nervous
+    raise AttributeError(f"module 'nervous' has no attribute {name!r}")

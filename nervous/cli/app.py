@@ -1,0 +1,152 @@
+"""Shared CLI plumbing: the lazily built config and plugin manager, output, and error handling."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+
+from ..errors import EXIT_INTERNAL, EXIT_USAGE, NervousError
+
+
+class App:
+    """Per-invocation state: flags, configuration and plugin manager, built on first use."""
+
+    def __init__(self, blocked: list[str], autoload: bool | None, files: list[str], overrides: list[str]):
+        self.blocked = blocked
+        self.autoload = autoload
+        self.files = files
+        self.overrides = overrides
+        self._config: Any = None
+        self._manager: Any = None
+        self.warnings: list[str] = []
+
+    @classmethod
+    def from_params(cls, params: dict[str, Any]) -> App:
+        blocked = []
+        for opt in params.get("plugin_opts") or ():
+            if not opt.startswith("no:") or len(opt) <= 3:
+                raise click.UsageError(f"-p {opt!r}: expected no:NAME")
+            blocked.append(opt[3:])
+        autoload = False if params.get("disable_plugin_autoload") else None
+        return cls(blocked, autoload, list(params.get("config_files") or ()), list(params.get("overrides") or ()))
+
+    @property
+    def config(self) -> Any:
+        if self._config is None:
+            from ..config import load_config
+
+            self._config = load_config(files=[Path(f) for f in self.files], overrides=self.overrides)
+        return self._config
+
+    @property
+    def manager(self) -> Any:
+        if self._manager is None:
+            from ..manager import PluginManager
+
+            self._manager = PluginManager(self.config, blocked=self.blocked, autoload=self.autoload)
+        return self._manager
+
+
+def get_app() -> App:
+    ctx = click.get_current_context()
+    app = ctx.find_root().obj
+    assert isinstance(app, App)
+    return app
+
+
+json_option = click.option("--json", "as_json", is_flag=True, help="Print one JSON object (for agents).")
+
+
+def emit(as_json: bool, data: dict[str, Any], human: Callable[[], None] | str | None = None,
+         warnings: list[str] | tuple[str, ...] = ()) -> None:
+    """Print a command's result: JSON for agents, ``human()`` (or a string) for people."""
+    app_warnings = list(warnings)
+    try:
+        app_warnings = get_app().warnings + app_warnings
+    except (RuntimeError, AssertionError):
+        pass
+    if as_json:
+        out = {"ok": True, **data, "warnings": list(dict.fromkeys(app_warnings + list(data.get("warnings", []))))}
+        click.echo(json.dumps(out, indent=2, ensure_ascii=False, default=str))
+        return
+    for w in dict.fromkeys(app_warnings + list(data.get("warnings", []))):
+        click.echo(click.style(f"warning: {w}", fg="yellow"), err=True)
+    if callable(human):
+        human()
+    elif human is not None:
+        click.echo(human)
+
+
+def table(rows: list[list[str]], headers: list[str], width: int | None = None) -> str:
+    """A plain text table that fits the terminal (long cells are shortened with '…')."""
+    width = width or min(os.get_terminal_size(sys.stdout.fileno()).columns if sys.stdout.isatty() else 80, 120)
+    cols = len(headers)
+    widths = [max(len(str(r[i])) for r in [headers, *rows]) for i in range(cols)]
+    budget = width - 2 * (cols - 1)
+    while sum(widths) > budget and max(widths) > 8:
+        i = widths.index(max(widths))
+        widths[i] -= 1
+
+    def cell(v: Any, w: int) -> str:
+        s = str(v).replace("\n", " ")
+        return s if len(s) <= w else s[: max(w - 1, 0)] + "…"
+
+    lines = ["  ".join(cell(h, w).ljust(w) for h, w in zip(headers, widths)).rstrip()]
+    lines.append("  ".join("-" * w for w in widths))
+    for r in rows:
+        lines.append("  ".join(cell(v, w).ljust(w) for v, w in zip(r, widths)).rstrip())
+    return "\n".join(lines)
+
+
+def _wants_json(argv: list[str]) -> bool:
+    return "--json" in argv or "--format=json" in argv
+
+
+def run_main(main: click.Group, argv: list[str]) -> int:
+    """Run the CLI with nervous's error contract: no tracebacks for expected failures."""
+    try:
+        main.main(args=argv, prog_name="nervous", standalone_mode=False)
+        return 0
+    except click.exceptions.Exit as exc:
+        return int(exc.exit_code or 0)
+    except click.exceptions.Abort:
+        click.echo("aborted", err=True)
+        return 1
+    except click.ClickException as exc:
+        if _wants_json(argv):
+            click.echo(json.dumps({"ok": False, "error": {"code": "usage", "message": exc.format_message()},
+                                   "warnings": []}))
+        else:
+            exc.show()
+        return EXIT_USAGE if isinstance(exc, click.UsageError) else exc.exit_code
+    except NervousError as exc:
+        _report_error(exc.to_json(), argv)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        click.echo("interrupted", err=True)
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception as exc:  # a bug: say so, with the one line that matters
+        if os.environ.get("NERVOUS_TRACEBACK"):
+            raise
+        from ..errors import PluginError
+
+        plugin = exc.__cause__ if isinstance(exc, PluginError) else None
+        msg = f"internal error: {type(exc).__name__}: {exc} (set NERVOUS_TRACEBACK=1 for details)"
+        _report_error({"code": "internal", "message": msg if plugin is None else str(exc)}, argv)
+        return EXIT_INTERNAL
+
+
+def _report_error(err: dict[str, Any], argv: list[str]) -> None:
+    warnings: list[str] = []
+    if _wants_json(argv):
+        click.echo(json.dumps({"ok": False, "error": err, "warnings": warnings}, ensure_ascii=False))
+    else:
+        click.echo(click.style("error: ", fg="red", bold=True) + err["message"], err=True)

@@ -1,0 +1,63 @@
+"""``nervous config``: show the effective configuration, where it comes from, and validate files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from ..config import find_project_file, read_toml, validate_layer
+from .app import emit, get_app, json_option
+
+
+@click.group()
+def config() -> None:
+    """Show, locate and validate configuration."""
+
+
+@config.command()
+@json_option
+def show(as_json: bool) -> None:
+    """The effective configuration after every layer."""
+    from ..config import dump_json
+
+    cfg = get_app().config
+    emit(as_json, {"config": cfg.to_dict(), "sources": cfg.sources}, lambda: click.echo(dump_json(cfg)))
+
+
+@config.command()
+@json_option
+def path(as_json: bool) -> None:
+    """Where configuration files are read from."""
+    from ..paths import Paths
+
+    paths = Paths.from_env()
+    project = find_project_file(Path.cwd())
+    data = {
+        "user": str(paths.user_config_file),
+        "user_exists": paths.user_config_file.is_file(),
+        "project": str(project[0]) if project else None,
+        "data_dir": str(paths.data_dir),
+        "state_dir": str(paths.state_dir),
+        "cache_dir": str(paths.cache_dir),
+    }
+    emit(as_json, data, lambda: click.echo("\n".join(f"{k}: {v}" for k, v in data.items())))
+
+
+@config.command()
+@json_option
+@click.argument("file", required=False, type=click.Path(dir_okay=False))
+def validate(as_json: bool, file: str | None) -> None:
+    """Validate FILE (default: every layer in effect). Exit 2 with the key path on error."""
+    if file is None:
+        cfg = get_app().config
+        emit(as_json, {"valid": True, "sources": cfg.sources}, f"valid: {', '.join(cfg.sources)}")
+        return
+    p = Path(file)
+    data = read_toml(p)
+    where = str(p)
+    if p.name == "pyproject.toml":
+        data = data.get("tool", {}).get("nervous", {})
+        where = f"{p} [tool.nervous]"
+    validate_layer(data, where)
+    emit(as_json, {"valid": True, "file": str(p)}, f"{p}: valid")

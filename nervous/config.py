@@ -1,0 +1,399 @@
+"""Layered TOML configuration.
+
+Precedence (later wins): built-in defaults < user file (``<config dir>/nervous.toml``) < project
+file (``.nervous.toml``, or ``[tool.nervous]`` in ``pyproject.toml``) < environment < CLI flags
+(``--config FILE`` and ``-c section.key=value``). Every layer is validated on its own, so an error
+names the file (or variable, or flag), the key path and what was expected.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import os
+import tomllib
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import cattrs
+from attrs import Factory, define, field, fields, has
+
+from .errors import ConfigError
+from .paths import Paths
+
+# --------------------------------------------------------------------------------------------
+# Sections
+# --------------------------------------------------------------------------------------------
+
+
+@define
+class RegistriesConfig:
+    #: registry provider names, queried in this order ("ClawHub first")
+    use: list[str] = Factory(lambda: ["clawhub", "github"])
+    #: per-registry time-out for a search fan-out, seconds
+    timeout: float = 10.0
+
+
+@define
+class StorageConfig:
+    backend: str = "file"
+    #: file / sqlite location; default: under the user data dir
+    path: str | None = None
+    #: postgres connection string (or NERVOUS_POSTGRES_DSN)
+    dsn: str | None = None
+    #: seconds to wait for a lock before ``storage_busy``
+    lock_timeout: float = 5.0
+
+
+@define
+class InstallConfig:
+    target: str = "skills-dir"
+    #: the skills directory, relative to the working directory (like the clawhub CLI)
+    dir: str = "skills"
+    max_total_bytes: int = 50 * 1024 * 1024
+    max_files: int = 500
+    max_file_bytes: int = 10 * 1024 * 1024
+    max_compression_ratio: float = 100.0
+
+
+@define
+class ReviewConfig:
+    policy: str = "default"
+
+
+@define
+class CortexConfig:
+    """The skill cortex's selections and constants (specs/skill-cortex.md §4.1); defaults are the seed's."""
+
+    matcher: str = "lexical"
+    ranking_policy: str = "seed"
+    initial_weight: float = 0.5
+    learning_rate: float = 0.15
+    recent_window: int = 604_800
+    recent_times_cap: int = 64
+    decay_horizon_days: int = 180
+    decay_floor: float = 0.3
+    failure_factors: dict[str, float] = Factory(
+        lambda: {
+            "task_mismatch": 0.4,
+            "runtime_error": 0.6,
+            "auth_error": 0.8,
+            "dependency_missing": 0.85,
+            "api_error": 0.9,
+        }
+    )
+    phase1_min_effective: float = 0.3
+    reflex_min_weight: float = 0.90
+    reflex_min_effective: float = 0.90
+    reflex_min_consecutive: int = 5
+    reflex_min_successes: int = 5
+    retention_min_successes: int = 3
+    retention_min_weight: float = 0.8
+    retention_max_chars: int = 8000
+    max_candidates_per_region: int = 5
+    max_regions: int = 80
+    prune_min_effective: float = 0.1
+    max_signals_per_pattern: int = 10
+    signals_per_task: int = 4
+    max_lessons: int = 30
+    lesson_min_confidence: float = 0.3
+    lesson_initial_confidence: float = 0.6
+    lesson_validate: float = 0.1
+    lesson_contradict: float = 0.2
+    dependency_warning_threshold: int = 2
+    env_ready_threshold: int = 2
+    search_limit: int = 10
+    max_search_candidates: int = 3
+    github_supplement_below: int = 2
+    max_switches: int = 2
+    api_retry_delay: float = 3.0
+
+
+@define
+class GoalsConfig:
+    #: drain policy used when a drain call names none
+    default_drain_policy: str = "default"
+
+
+@define
+class EvolverConfig:
+    #: workspace root holding ./.skill-evolver/ and ./skills/ (relative to the working directory)
+    workspace: str = "."
+
+
+@define
+class PluginsConfig:
+    #: plugin names (entry-point or distribution names) never to load
+    disable: list[str] = Factory(list)
+    #: load third-party plugins from the ``nervous`` entry-point group
+    autoload: bool = True
+    #: per-plugin settings blocks: ``[plugins.<name>]``
+    settings: dict[str, dict[str, Any]] = Factory(dict)
+
+
+@define
+class Config:
+    registries: RegistriesConfig = Factory(RegistriesConfig)
+    storage: StorageConfig = Factory(StorageConfig)
+    install: InstallConfig = Factory(InstallConfig)
+    review: ReviewConfig = Factory(ReviewConfig)
+    cortex: CortexConfig = Factory(CortexConfig)
+    goals: GoalsConfig = Factory(GoalsConfig)
+    evolver: EvolverConfig = Factory(EvolverConfig)
+    plugins: PluginsConfig = Factory(PluginsConfig)
+    #: where each layer came from, lowest first (not part of the file format)
+    sources: list[str] = field(factory=list, eq=False)
+    paths: Paths | None = field(default=None, eq=False)
+
+    def plugin_settings(self, name: str) -> dict[str, Any]:
+        """The ``[plugins.<name>]`` block, or an empty dict."""
+        return dict(self.plugins.settings.get(name, {}))
+
+    def to_dict(self) -> dict[str, Any]:
+        out = _converter.unstructure(self)
+        out.pop("sources", None)
+        out.pop("paths", None)
+        plugins = out.pop("plugins")
+        settings = plugins.pop("settings")
+        out["plugins"] = {**plugins, **settings}
+        return out
+
+
+# --------------------------------------------------------------------------------------------
+# Loading
+# --------------------------------------------------------------------------------------------
+
+_converter = cattrs.Converter(forbid_extra_keys=True)
+
+
+def _strict(kind: type, accept: tuple[type, ...], name: str) -> None:
+    def hook(value: Any, _t: Any) -> Any:
+        if isinstance(value, bool) and kind is not bool:
+            raise ValueError(f"expected {name}, got a boolean")
+        if not isinstance(value, accept):
+            raise ValueError(f"expected {name}, got {type(value).__name__} {value!r}")
+        return kind(value)
+
+    _converter.register_structure_hook(kind, hook)
+
+
+_strict(str, (str,), "a string")
+_strict(int, (int,), "an integer")
+_strict(float, (int, float), "a number")
+_strict(bool, (bool,), "true or false")
+
+
+def _list_of_str(value: Any, _t: Any) -> list[str]:
+    if not isinstance(value, list):
+        raise ValueError(f"expected a list of strings, got {type(value).__name__}")
+    return [_converter.structure(v, str) for v in value]
+
+
+_converter.register_structure_hook_func(lambda t: t == list[str], _list_of_str)
+_SECTIONS = {f.name for f in fields(Config)} - {"sources", "paths"}
+_RESERVED_PLUGIN_KEYS = {"disable", "autoload"}
+
+
+def _prepare(raw: Mapping[str, Any]) -> dict[str, Any]:
+    """Move ``[plugins.<name>]`` tables into ``plugins.settings``."""
+    data = dict(raw)
+    plugins = data.get("plugins")
+    if isinstance(plugins, Mapping):
+        plugins = dict(plugins)
+        settings = {k: plugins.pop(k) for k in list(plugins) if k not in _RESERVED_PLUGIN_KEYS}
+        plugins["settings"] = settings
+        data["plugins"] = plugins
+    return data
+
+
+def _describe(exc: BaseException, where: str) -> str:
+    msgs = cattrs.transform_error(exc, path="") if isinstance(exc, (cattrs.ClassValidationError, cattrs.IterableValidationError)) else [str(exc)]
+    cleaned = []
+    for m in msgs:
+        m = re.sub(r" @ \$?\.?", " at ", m)
+        m = re.sub(r"^invalid value for type, ", "", m)
+        m = m.replace("plugins.settings.", "plugins.")
+        m = m.replace("extra fields found", "unknown key(s)")
+        cleaned.append(m)
+    return f"{where}: " + "; ".join(cleaned)
+
+
+def validate_layer(raw: Mapping[str, Any], where: str) -> None:
+    """Raise :class:`ConfigError` naming ``where`` and the key path if ``raw`` is not valid."""
+    if not isinstance(raw, Mapping):
+        raise ConfigError(f"{where}: expected a table of sections")
+    unknown = sorted(set(raw) - _SECTIONS)
+    if unknown:
+        raise ConfigError(
+            f"{where}: unknown section(s) {', '.join(unknown)}; expected one of {', '.join(sorted(_SECTIONS))}"
+        )
+    data = _prepare(raw)
+    for section, value in data.items():
+        if not isinstance(value, Mapping):
+            raise ConfigError(f"{where}: [{section}] must be a table, got {type(value).__name__}")
+        if section == "plugins":
+            for name, block in value.get("settings", {}).items():
+                if not isinstance(block, Mapping):
+                    raise ConfigError(f"{where}: plugins.{name} must be a table, got {type(block).__name__}")
+    try:
+        structure(data)
+    except ConfigError:
+        raise
+    except Exception as exc:  # cattrs raises grouped errors
+        raise ConfigError(_describe(exc, where)) from None
+
+
+def structure(data: Mapping[str, Any]) -> Config:
+    cfg = _converter.structure(dict(data), Config)
+    _check_values(cfg)
+    return cfg
+
+
+def _check_values(cfg: Config) -> None:
+    def positive(section: str, name: str, value: float) -> None:
+        if value <= 0:
+            raise ConfigError(f"{section}.{name}: expected a positive number, got {value!r}")
+
+    positive("registries", "timeout", cfg.registries.timeout)
+    positive("storage", "lock_timeout", cfg.storage.lock_timeout)
+    for key in ("max_total_bytes", "max_files", "max_file_bytes", "max_compression_ratio"):
+        positive("install", key, getattr(cfg.install, key))
+    for key, factor in cfg.cortex.failure_factors.items():
+        if not 0 <= factor <= 1:
+            raise ConfigError(f"cortex.failure_factors.{key}: expected a number in [0, 1], got {factor!r}")
+
+
+def _deep_merge(base: dict[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for k, v in over.items():
+        if isinstance(v, Mapping) and isinstance(out.get(k), Mapping):
+            out[k] = _deep_merge(dict(out[k]), v)
+        else:
+            out[k] = v
+    return out
+
+
+def read_toml(path: Path) -> dict[str, Any]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}: not UTF-8 text") from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+
+
+def find_project_file(start: Path) -> tuple[Path, dict[str, Any]] | None:
+    """The nearest ``.nervous.toml`` or ``pyproject.toml`` with ``[tool.nervous]``, walking up."""
+    for d in (start, *start.parents):
+        candidate = d / ".nervous.toml"
+        if candidate.is_file():
+            return candidate, read_toml(candidate)
+        pyproject = d / "pyproject.toml"
+        if pyproject.is_file():
+            data = read_toml(pyproject)
+            section = data.get("tool", {}).get("nervous")
+            if section is not None:
+                return pyproject, section
+    return None
+
+
+#: environment variables that override configuration keys
+ENV_KEYS: dict[str, tuple[str, str]] = {
+    "NERVOUS_REGISTRIES": ("registries", "use"),
+    "NERVOUS_STORAGE_BACKEND": ("storage", "backend"),
+    "NERVOUS_STORAGE_PATH": ("storage", "path"),
+    "NERVOUS_POSTGRES_DSN": ("storage", "dsn"),
+    "NERVOUS_SKILLS_DIR": ("install", "dir"),
+    "NERVOUS_REVIEW_POLICY": ("review", "policy"),
+    "NERVOUS_RANKING_POLICY": ("cortex", "ranking_policy"),
+    "NERVOUS_MATCHER": ("cortex", "matcher"),
+    "NERVOUS_DISABLE_PLUGINS": ("plugins", "disable"),
+}
+_LIST_KEYS = {("registries", "use"), ("plugins", "disable")}
+
+
+def _env_layer(env: Mapping[str, str]) -> dict[str, Any]:
+    layer: dict[str, Any] = {}
+    for var, (section, key) in ENV_KEYS.items():
+        value = env.get(var)
+        if value is None or value == "":
+            continue
+        parsed: Any = [v.strip() for v in value.split(",") if v.strip()] if (section, key) in _LIST_KEYS else value
+        layer.setdefault(section, {})[key] = parsed
+    if env.get("NERVOUS_DISABLE_PLUGIN_AUTOLOAD", "").strip() not in ("", "0", "false"):
+        layer.setdefault("plugins", {})["autoload"] = False
+    return layer
+
+
+def parse_override(text: str) -> dict[str, Any]:
+    """Parse ``section.key=value`` (value in TOML syntax, or a bare string) into a layer."""
+    if "=" not in text:
+        raise ConfigError(f"-c {text!r}: expected section.key=value")
+    path, _, value = text.partition("=")
+    keys = [k.strip() for k in path.split(".") if k.strip()]
+    if len(keys) < 2:
+        raise ConfigError(f"-c {text!r}: expected section.key=value")
+    try:
+        parsed = tomllib.loads(f"v = {value}")["v"]
+    except tomllib.TOMLDecodeError:
+        parsed = value
+    layer: dict[str, Any] = {}
+    cur = layer
+    for k in keys[:-1]:
+        cur = cur.setdefault(k, {})
+    cur[keys[-1]] = parsed
+    return layer
+
+
+def load_config(
+    *,
+    paths: Paths | None = None,
+    cwd: Path | None = None,
+    environ: Mapping[str, str] | None = None,
+    files: Sequence[Path] = (),
+    overrides: Sequence[str] = (),
+) -> Config:
+    """Build the effective configuration from every layer."""
+    env = os.environ if environ is None else environ
+    paths = paths or Paths.from_env(dict(env))
+    cwd = cwd or Path.cwd()
+    layers: list[tuple[str, dict[str, Any]]] = []
+    user = paths.user_config_file
+    if user.is_file():
+        layers.append((str(user), read_toml(user)))
+    found = find_project_file(cwd)
+    if found:
+        where = f"{found[0]} [tool.nervous]" if found[0].name == "pyproject.toml" else str(found[0])
+        layers.append((where, found[1]))
+    env_layer = _env_layer(env)
+    if env_layer:
+        layers.append(("environment", env_layer))
+    for f in files:
+        layers.append((str(f), read_toml(Path(f))))
+    for o in overrides:
+        layers.append((f"-c {o}", parse_override(o)))
+    merged: dict[str, Any] = {}
+    for where, layer in layers:
+        validate_layer(layer, where)
+        merged = _deep_merge(merged, _prepare(layer))
+    try:
+        cfg = structure(merged)
+    except ConfigError:
+        raise
+    except Exception as exc:
+        raise ConfigError(_describe(exc, "configuration")) from None
+    cfg.sources = ["defaults", *(w for w, _ in layers)]
+    cfg.paths = paths
+    return cfg
+
+
+def dump_json(cfg: Config) -> str:
+    return json.dumps(cfg.to_dict(), indent=2, sort_keys=True)
+
+
+__all__ = ["Config", "load_config", "validate_layer", "read_toml", "parse_override", "has"]

@@ -1,0 +1,21 @@
+"""What a provider factory receives: the configuration, locations and the plugin manager."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from attrs import frozen
+
+if TYPE_CHECKING:
+    from .config import Config
+    from .manager import PluginManager
+    from .paths import Paths
+
+
+@frozen
+class ProviderContext:
+    config: Config
+    paths: Paths
+    manager: PluginManager
+    #: the provider's settings block (``[plugins.<name>]``), possibly empty
+    settings: dict[str, Any]

@@ -1,0 +1,105 @@
+"""Typed errors. Every error the CLI can meet carries a stable ``code`` and a message for people.
+
+The CLI maps :attr:`NervousError.exit_code` to the process exit code and never shows a traceback
+for these; anything else is an internal failure and is reported as such.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+#: Exit codes shared by every command (documented in docs/cli.md).
+EXIT_OK = 0
+EXIT_REFUSED = 1  # refused, failed, or a check that did not pass
+EXIT_USAGE = 2  # usage error or bad input (config, arguments, files)
+EXIT_UNAVAILABLE = 3  # a needed service (registry, database, lock) is unavailable or busy
+EXIT_INTERNAL = 70  # a bug: an unexpected exception
+
+
+class NervousError(Exception):
+    """Base class: a failure with a stable ``code``, a message and optional details."""
+
+    code: str = "error"
+    exit_code: int = EXIT_REFUSED
+
+    def __init__(self, message: str, *, code: str | None = None, details: dict[str, Any] | None = None):
+        super().__init__(message)
+        self.message = message
+        if code is not None:
+            self.code = code
+        self.details: dict[str, Any] = dict(details or {})
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"code": self.code, "message": self.message}
+        if self.details:
+            out["details"] = self.details
+        return out
+
+
+class UsageError(NervousError):
+    code = "invalid_arg"
+    exit_code = EXIT_USAGE
+
+
+class ConfigError(NervousError):
+    """A configuration file, variable or value is wrong. Names the file and key path."""
+
+    code = "config_error"
+    exit_code = EXIT_USAGE
+
+
+class PluginError(NervousError):
+    """A plugin failed to load, register or run; names the plugin."""
+
+    code = "plugin_error"
+    exit_code = EXIT_REFUSED
+
+    def __init__(self, message: str, *, plugin: str | None = None, **kw: Any):
+        super().__init__(message, **kw)
+        self.plugin = plugin
+
+
+class ProviderError(ConfigError):
+    """Duplicate or unknown provider name (registry, storage backend, policy...)."""
+
+    code = "provider_error"
+
+
+class StorageError(NervousError):
+    code = "storage_error"
+    exit_code = EXIT_REFUSED
+
+
+class StorageBusy(StorageError):
+    code = "storage_busy"
+    exit_code = EXIT_UNAVAILABLE
+
+
+class UnsupportedVersion(StorageError):
+    code = "unsupported_version"
+
+
+class RegistryError(NervousError):
+    """A registry answered with an error or could not be reached."""
+
+    code = "registry_error"
+    exit_code = EXIT_UNAVAILABLE
+
+
+class NotFound(NervousError):
+    code = "not_found"
+    exit_code = EXIT_REFUSED
+
+
+class Refused(NervousError):
+    """A safety rule, moderation state or policy refused the operation."""
+
+    code = "refused"
+    exit_code = EXIT_REFUSED
+
+
+class BadInput(NervousError):
+    """Input data (a file, an archive, a network answer) is malformed or unsafe."""
+
+    code = "bad_input"
+    exit_code = EXIT_USAGE
