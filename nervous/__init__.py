@@ -10,7 +10,7 @@ from typing import Any
 
 import pluggy
 
-from .records import Provider
+from .provider import Provider
 
 __version__ = "0.1.0"
 

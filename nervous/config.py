@@ -9,15 +9,16 @@ names the file (or variable, or flag), the key path and what was expected.
 from __future__ import annotations
 
 import json
-import re
 import os
 import tomllib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import cattrs
-from attrs import Factory, define, field, fields, has
+from types import UnionType
+from typing import Union, get_args, get_origin, get_type_hints
+
+from attrs import Factory, asdict, define, field, fields, has
 
 from .errors import ConfigError
 from .paths import Paths
@@ -151,9 +152,7 @@ class Config:
         return dict(self.plugins.settings.get(name, {}))
 
     def to_dict(self) -> dict[str, Any]:
-        out = _converter.unstructure(self)
-        out.pop("sources", None)
-        out.pop("paths", None)
+        out = asdict(self, filter=lambda a, _v: a.name not in ("sources", "paths"))
         plugins = out.pop("plugins")
         settings = plugins.pop("settings")
         out["plugins"] = {**plugins, **settings}
@@ -164,35 +163,64 @@ class Config:
 # Loading
 # --------------------------------------------------------------------------------------------
 
-_converter = cattrs.Converter(forbid_extra_keys=True)
-
-
-def _strict(kind: type, accept: tuple[type, ...], name: str) -> None:
-    def hook(value: Any, _t: Any) -> Any:
-        if isinstance(value, bool) and kind is not bool:
-            raise ValueError(f"expected {name}, got a boolean")
-        if not isinstance(value, accept):
-            raise ValueError(f"expected {name}, got {type(value).__name__} {value!r}")
-        return kind(value)
-
-    _converter.register_structure_hook(kind, hook)
-
-
-_strict(str, (str,), "a string")
-_strict(int, (int,), "an integer")
-_strict(float, (int, float), "a number")
-_strict(bool, (bool,), "true or false")
-
-
-def _list_of_str(value: Any, _t: Any) -> list[str]:
-    if not isinstance(value, list):
-        raise ValueError(f"expected a list of strings, got {type(value).__name__}")
-    return [_converter.structure(v, str) for v in value]
-
-
-_converter.register_structure_hook_func(lambda t: t == list[str], _list_of_str)
 _SECTIONS = {f.name for f in fields(Config)} - {"sources", "paths"}
 _RESERVED_PLUGIN_KEYS = {"disable", "autoload"}
+
+
+class _Invalid(Exception):
+    def __init__(self, path: str, message: str):
+        super().__init__(f"{path}: {message}" if path else message)
+        self.path, self.message = path, message
+
+
+_SCALARS: dict[Any, tuple[tuple[type, ...], str]] = {
+    str: ((str,), "a string"),
+    int: ((int,), "an integer"),
+    float: ((int, float), "a number"),
+    bool: ((bool,), "true or false"),
+}
+
+
+def _build(tp: Any, value: Any, path: str) -> Any:
+    """Structure ``value`` as ``tp`` (attrs classes, scalars, optionals, lists and dicts), strictly.
+
+    Hand-written rather than a general converter: configuration is read on every start-up.
+    """
+    origin = get_origin(tp)
+    if origin in (Union, UnionType):
+        args = [a for a in get_args(tp) if a is not type(None)]
+        if value is None and len(args) < len(get_args(tp)):
+            return None
+        return _build(args[0], value, path)
+    if tp in _SCALARS:
+        accept, name = _SCALARS[tp]
+        if isinstance(value, bool) and tp is not bool or not isinstance(value, accept):
+            raise _Invalid(path, f"expected {name}, got {type(value).__name__} {value!r}")
+        return tp(value)
+    if tp is Any:
+        return value
+    if origin is list:
+        if not isinstance(value, list):
+            raise _Invalid(path, f"expected a list, got {type(value).__name__} {value!r}")
+        (item,) = get_args(tp)
+        return [_build(item, v, f"{path}[{i}]") for i, v in enumerate(value)]
+    if origin is dict:
+        if not isinstance(value, Mapping):
+            raise _Invalid(path, f"expected a table, got {type(value).__name__} {value!r}")
+        _k, item = get_args(tp)
+        return {str(k): _build(item, v, f"{path}.{k}") for k, v in value.items()}
+    if has(tp):
+        if not isinstance(value, Mapping):
+            raise _Invalid(path, f"expected a table, got {type(value).__name__} {value!r}")
+        hints = get_type_hints(tp)
+        known = {f.name for f in fields(tp) if f.init}
+        unknown = sorted(set(value) - known)
+        if unknown:
+            expected = ", ".join(sorted(known - {"sources", "paths"}))
+            raise _Invalid(path, f"unknown key(s) {', '.join(unknown)}; expected one of: {expected}")
+        kwargs = {k: _build(hints[k], v, f"{path}.{k}" if path else k) for k, v in value.items()}
+        return tp(**kwargs)
+    raise _Invalid(path, f"unsupported type {tp!r}")
 
 
 def _prepare(raw: Mapping[str, Any]) -> dict[str, Any]:
@@ -205,18 +233,6 @@ def _prepare(raw: Mapping[str, Any]) -> dict[str, Any]:
         plugins["settings"] = settings
         data["plugins"] = plugins
     return data
-
-
-def _describe(exc: BaseException, where: str) -> str:
-    msgs = cattrs.transform_error(exc, path="") if isinstance(exc, (cattrs.ClassValidationError, cattrs.IterableValidationError)) else [str(exc)]
-    cleaned = []
-    for m in msgs:
-        m = re.sub(r" @ \$?\.?", " at ", m)
-        m = re.sub(r"^invalid value for type, ", "", m)
-        m = m.replace("plugins.settings.", "plugins.")
-        m = m.replace("extra fields found", "unknown key(s)")
-        cleaned.append(m)
-    return f"{where}: " + "; ".join(cleaned)
 
 
 def validate_layer(raw: Mapping[str, Any], where: str) -> None:
@@ -238,14 +254,17 @@ def validate_layer(raw: Mapping[str, Any], where: str) -> None:
                     raise ConfigError(f"{where}: plugins.{name} must be a table, got {type(block).__name__}")
     try:
         structure(data)
-    except ConfigError:
-        raise
-    except Exception as exc:  # cattrs raises grouped errors
-        raise ConfigError(_describe(exc, where)) from None
+    except ConfigError as exc:
+        raise ConfigError(f"{where}: {exc.message}") from None
 
 
 def structure(data: Mapping[str, Any]) -> Config:
-    cfg = _converter.structure(dict(data), Config)
+    """Build a :class:`Config` from a merged mapping; :class:`ConfigError` names the key path."""
+    try:
+        cfg: Config = _build(Config, dict(data), "")
+    except _Invalid as exc:
+        where = exc.path.replace("plugins.settings.", "plugins.")
+        raise ConfigError(f"{where}: {exc.message}" if where else exc.message) from None
     _check_values(cfg)
     return cfg
 
@@ -381,12 +400,7 @@ def load_config(
     for where, layer in layers:
         validate_layer(layer, where)
         merged = _deep_merge(merged, _prepare(layer))
-    try:
-        cfg = structure(merged)
-    except ConfigError:
-        raise
-    except Exception as exc:
-        raise ConfigError(_describe(exc, "configuration")) from None
+    cfg = structure(merged)
     cfg.sources = ["defaults", *(w for w, _ in layers)]
     cfg.paths = paths
     return cfg
@@ -396,4 +410,4 @@ def dump_json(cfg: Config) -> str:
     return json.dumps(cfg.to_dict(), indent=2, sort_keys=True)
 
 
-__all__ = ["Config", "load_config", "validate_layer", "read_toml", "parse_override", "has"]
+__all__ = ["Config", "load_config", "validate_layer", "read_toml", "parse_override"]

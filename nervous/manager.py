@@ -11,7 +11,7 @@ import os
 import re
 import sys
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import pluggy
 from attrs import define, field, frozen
@@ -21,15 +21,10 @@ from .config import Config
 from .context import ProviderContext
 from .errors import PluginError, ProviderError
 from .paths import Paths
-from .records import (
-    Event,
-    IntentVerdict,
-    Provider,
-    RiskAssessment,
-    ScanContext,
-    SideEffects,
-    SkillBundle,
-)
+from .provider import Provider
+
+if TYPE_CHECKING:
+    from .records import IntentVerdict, RiskAssessment, ScanContext, SideEffects, SkillBundle
 
 T = TypeVar("T")
 
@@ -148,12 +143,10 @@ class PluginManager:
             self._register(mod, name, "built-in", "nervous", _version(), module)
 
     def _load_entry_points(self) -> None:
-        from importlib.metadata import entry_points
+        from .entrypoints import entry_points_for
 
-        for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
-            dist = getattr(ep, "dist", None)
-            dist_name = dist.metadata["Name"] if dist is not None else None
-            dist_version = dist.version if dist is not None else None
+        for ep in entry_points_for(ENTRY_POINT_GROUP, self.paths.cache_dir):
+            dist_name, dist_version = ep.dist, ep.version
             if ep.name in self._infos and self._infos[ep.name].source == "built-in":
                 continue
             if self._is_blocked(ep.name, dist_name):
@@ -305,6 +298,27 @@ class PluginManager:
                 ) from exc
         return self._instances[key]
 
+    def check_selection(self) -> dict[str, list[str]]:
+        """Resolve every provider the configuration selects; raise :class:`ProviderError` on a bad name.
+
+        Also surfaces duplicate provider names of every kind.
+        """
+        cfg = self.config
+        selected = {
+            "registry": list(cfg.registries.use),
+            "storage backend": [cfg.storage.backend],
+            "install target": [cfg.install.target],
+            "review policy": [cfg.review.policy],
+            "matcher": [cfg.cortex.matcher],
+            "ranking policy": [cfg.cortex.ranking_policy],
+        }
+        for kind in PROVIDER_HOOKS:
+            self.providers(kind)
+        for kind, names in selected.items():
+            for name in names:
+                self.provider(kind, name)
+        return selected
+
     def registries(self, names: Iterable[str] | None = None) -> list[Any]:
         """The configured registries, in order (``[registries] use``)."""
         return [self.create("registry", n) for n in (names or self.config.registries.use)]
@@ -338,6 +352,8 @@ class PluginManager:
 
     def classify(self, bundle: SkillBundle, context: ScanContext) -> SideEffects:
         """Union of every classifier's side effects; with no classifier, assume the worst."""
+        from .records import SideEffects
+
         result: SideEffects | None = None
         for _plugin, se in self._each("nervous_classify", bundle=bundle, context=context):
             result = se if result is None else result.merge(se)
@@ -348,6 +364,8 @@ class PluginManager:
 
     def score_risk(self, bundle: SkillBundle, side_effects: SideEffects, context: ScanContext) -> RiskAssessment:
         """The highest contributed risk level, all reasons kept; ``high`` when nobody scores."""
+        from .records import RiskAssessment
+
         result: RiskAssessment | None = None
         for _plugin, ra in self._each("nervous_score_risk", bundle=bundle, side_effects=side_effects,
                                       context=context):
@@ -371,6 +389,7 @@ class PluginManager:
     def emit(self, kind: str, data: dict[str, Any] | None = None, *, source: str = "nervous") -> list[str]:
         """Broadcast a lifecycle event. Observer failures are returned as warnings, never raised."""
         from .clock import utc_timestamp
+        from .records import Event
 
         event = Event(kind=kind, at=utc_timestamp(), data=dict(data or {}), source=source)
         warnings = []

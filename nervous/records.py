@@ -27,18 +27,7 @@ DECISION_ORDER: dict[str, int] = {"allow": 0, "review": 1, "refuse": 2}
 # --------------------------------------------------------------------------------------------
 
 
-@frozen
-class Provider:
-    """A named implementation offered by a plugin (a registry, a storage backend, a policy...).
-
-    ``factory`` is called with a :class:`nervous.context.ProviderContext` and returns the
-    implementation. ``plugin`` is filled in by the plugin manager with the providing plugin's name.
-    """
-
-    name: str
-    description: str
-    factory: Callable[..., Any] = field(eq=False, repr=False)
-    plugin: str = ""
+from .provider import Provider  # noqa: E402  (re-exported: part of the shared vocabulary)
 
 
 # --------------------------------------------------------------------------------------------

@@ -48,10 +48,16 @@ def path(as_json: bool) -> None:
 @json_option
 @click.argument("file", required=False, type=click.Path(dir_okay=False))
 def validate(as_json: bool, file: str | None) -> None:
-    """Validate FILE (default: every layer in effect). Exit 2 with the key path on error."""
+    """Validate FILE, or every layer in effect and the providers it selects.
+
+    Exit 2 naming the file, key path or provider on error.
+    """
     if file is None:
-        cfg = get_app().config
-        emit(as_json, {"valid": True, "sources": cfg.sources}, f"valid: {', '.join(cfg.sources)}")
+        app = get_app()
+        cfg = app.config
+        selected = app.manager.check_selection()
+        emit(as_json, {"valid": True, "sources": cfg.sources, "selected": selected},
+             f"valid: {', '.join(cfg.sources)}")
         return
     p = Path(file)
     data = read_toml(p)

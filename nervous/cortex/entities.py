@@ -1,0 +1,229 @@
+"""Entity filtering (specs/skill-cortex.md §5): the deterministic gate every stored word passes.
+
+A lost signal costs one registry search; a stored name leaks a profile. So when in doubt, drop.
+Words are *proposed* (by an extractor, possibly an LLM); this module decides which survive, using
+only the task text itself and the shipped word lists. It is core code, not a plugin seam.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable, Sequence
+
+from attrs import frozen
+
+from .wordlists import words
+
+#: characters stripped from both ends of a raw token (§5.2)
+SURROUNDING = ".,;:!?\"'()[]{}<>“”‘’«»„‚‹›"
+_POSSESSIVES = ("'s", "’s")
+_SENTENCE_END = (".", "!", "?", ":")
+_BULLET = re.compile(r"^(?:[-*•+·–—]|\d{1,3}[.)]|[a-z][.)])$")
+_STEM_SUFFIXES = ("ing", "ed", "es", "s")
+
+
+def stem(word: str) -> str:
+    """Crude stemming: strip one of ``ing, ed, es, s`` when at least 3 letters remain."""
+    for suffix in _STEM_SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)]
+    return word
+
+
+def stem_equal(a: str, b: str) -> bool:
+    return a == b or stem(a) == stem(b)
+
+
+def has_shape(word: str) -> bool:
+    """Rule F2: alphabetic parts joined by single hyphens, 2–30 characters in all."""
+    if not 2 <= len(word) <= 30:
+        return False
+    return all(part and part.isalpha() for part in word.split("-"))
+
+
+def normalise(word: str) -> str:
+    return unicodedata.normalize("NFKC", word).casefold()
+
+
+@frozen
+class Token:
+    """One whitespace token of a text, stripped as in §5.2."""
+
+    raw: str
+    text: str  # stripped, possessive removed, original case
+    lower: str
+    plain: bool
+    possessive: bool
+    sentence_start: bool
+
+
+def _strip_token(raw: str) -> tuple[str, bool]:
+    text = raw.strip(SURROUNDING)
+    possessive = False
+    if len(text) > 2 and text.casefold().endswith(_POSSESSIVES):
+        text, possessive = text[:-2].strip(SURROUNDING), True
+    return text, possessive
+
+
+def tokenize(text: str) -> list[Token]:
+    """Split a task text into tokens, marking plain words and sentence starts."""
+    text = unicodedata.normalize("NFKC", text)
+    tokens: list[Token] = []
+    for line in text.splitlines():
+        start = True
+        for raw in line.split():
+            if _BULLET.match(raw):
+                start = True
+                continue
+            stripped, possessive = _strip_token(raw)
+            if stripped:
+                tokens.append(Token(raw, stripped, stripped.casefold(), has_shape(stripped), possessive, start))
+            start = raw.rstrip(SURROUNDING.replace(".", "").replace("!", "").replace("?", "")
+                               .replace(":", "")).endswith(_SENTENCE_END)
+    return tokens
+
+
+class TaskText:
+    """A task text prepared once for checking many proposed words against it."""
+
+    def __init__(self, text: str) -> None:
+        self.tokens = tokenize(text)
+        self.plain = [t for t in self.tokens if t.plain]
+        self.compounds = [t.lower for t in self.tokens if not t.plain]
+        self.no_lowercase = not any(c.islower() for c in text)
+        self._stems = {stem(t.lower) for t in self.plain} | {t.lower for t in self.plain}
+
+    def occurs_standalone(self, word: str) -> bool:
+        return word in self._stems or stem(word) in self._stems
+
+    def occurs_in_compound(self, word: str) -> bool:
+        for compound in self.compounds:
+            start = compound.find(word)
+            while start != -1:
+                end = start + len(word)
+                before_ok = start == 0 or not compound[start - 1].isalpha()
+                after_ok = end == len(compound) or not compound[end].isalpha()
+                if before_ok and after_ok:
+                    return True
+                start = compound.find(word, start + 1)
+        return False
+
+    def proper_noun_evidence(self, word: str) -> str | None:
+        """The F5 sub-rule that marks ``word`` as a proper noun in this text, or ``None``."""
+        vocabulary = words("vocabulary")
+        for tok in self.plain:
+            if not stem_equal(tok.lower, word):
+                continue
+            if tok.possessive:
+                return "F5d"
+            if self.no_lowercase:
+                continue
+            letters = [c for c in tok.text if c.isalpha()]
+            if len(letters) >= 2 and all(c.isupper() for c in letters):
+                return "F5b"
+            if any(c.isupper() for c in tok.text[1:]):
+                return "F5c"
+            if tok.text[:1].isupper() and not tok.sentence_start:
+                return "F5a"
+        if self.no_lowercase and word not in vocabulary:
+            return "F5"
+        if self.occurs_in_compound(word):
+            return "F5e"
+        return None
+
+
+@frozen
+class Rejection:
+    word: str
+    rule: str
+
+
+@frozen
+class FilterResult:
+    kept: tuple[str, ...]
+    rejected: tuple[Rejection, ...]
+
+
+def check_word(proposed: str, task: TaskText) -> tuple[str | None, str | None]:
+    """Apply F1–F7 to one proposed word: ``(kept word, None)`` or ``(None, rule)``."""
+    raw = unicodedata.normalize("NFKC", proposed).strip()
+    stripped = raw.strip(SURROUNDING)
+    if stripped.casefold().endswith(_POSSESSIVES) and len(stripped) > 2:
+        return None, "F1"
+    word = stripped.casefold()
+    if not has_shape(word):
+        return None, "F2"
+    if word in words("stopwords") or word in words("temporal"):
+        return None, "F3"
+    if word in words("allowlist"):
+        return word, None
+    evidence = task.proper_noun_evidence(word)
+    if evidence:
+        return None, evidence
+    vocabulary = words("vocabulary")
+    if word in words("given_names") and word not in vocabulary:
+        return None, "F6"
+    if not (task.occurs_standalone(word) or word in vocabulary):
+        return None, "F7"
+    return word, None
+
+
+def filter_words(proposed: Iterable[str], task_text: str | TaskText, *, cap: int | None = 4) -> FilterResult:
+    """Filter proposed words against the task text; keep order, collapse stem-equal words, cap."""
+    task = task_text if isinstance(task_text, TaskText) else TaskText(task_text)
+    kept: list[str] = []
+    kept_stems: set[str] = set()
+    rejected: list[Rejection] = []
+    for word in proposed:
+        survivor, rule = check_word(word, task)
+        if survivor is None:
+            rejected.append(Rejection(word, rule or "?"))
+            continue
+        if survivor in kept_stems or stem(survivor) in kept_stems:
+            continue
+        if cap is not None and len(kept) >= cap:
+            rejected.append(Rejection(word, "cap"))
+            continue
+        kept.append(survivor)
+        kept_stems.update((survivor, stem(survivor)))
+    return FilterResult(tuple(kept), tuple(rejected))
+
+
+def extract_signals(task_text: str, limit: int | None = 4) -> tuple[str, ...]:
+    """The default extractor (§5.6): the task's plain tokens in order, filtered, first ``limit``."""
+    task = TaskText(task_text)
+    return filter_words([t.text for t in task.plain], task, cap=limit).kept
+
+
+def propose_region_name(signals: Sequence[str]) -> str | None:
+    """A kebab-case region name from the first two filtered signals (§4.3.1 step 5)."""
+    parts = [s for s in signals if re.fullmatch(r"[a-z]+", s)][:2]
+    name = "-".join(parts)
+    return name if parts and len(name) <= 40 else None
+
+
+def sanitise_detail(text: str, limit: int = 120) -> str:
+    """Free text that is stored (§5.5): tokens failing F2/F5 against the text become ``…``."""
+    task = TaskText(text)
+    out: list[str] = []
+    for raw in unicodedata.normalize("NFKC", text).split():
+        stripped, possessive = _strip_token(raw)
+        lowered = stripped.casefold()
+        if not stripped:
+            piece = raw  # punctuation only
+        elif possessive or not has_shape(stripped):
+            piece = "…"
+        elif lowered in words("allowlist") or lowered in words("stopwords"):
+            piece = raw
+        elif task.proper_noun_evidence(lowered):
+            piece = "…"
+        else:
+            piece = raw
+        if piece == "…" and out and out[-1] == "…":
+            continue
+        out.append(piece)
+    result = " ".join(out)
+    if len(result) > limit:
+        result = result[: limit - 1] + "…"
+    return result

@@ -1,0 +1,23 @@
+"""The word lists the entity filter uses (shipped as package data; extendable, never disabled)."""
+
+from __future__ import annotations
+
+import unicodedata
+from functools import lru_cache
+from importlib import resources
+
+LISTS = ("stopwords", "temporal", "allowlist", "vocabulary", "given_names")
+
+
+@lru_cache(maxsize=None)
+def words(name: str) -> frozenset[str]:
+    """One list, normalised (NFKC, case-folded); ``#`` lines are comments."""
+    if name not in LISTS:
+        raise KeyError(f"unknown word list {name!r}; available: {', '.join(LISTS)}")
+    text = resources.files("nervous.cortex").joinpath("data", f"{name}.txt").read_text(encoding="utf-8")
+    out = set()
+    for line in text.splitlines():
+        line = line.strip()
+        if line and not line.startswith("#"):
+            out.add(unicodedata.normalize("NFKC", line).casefold())
+    return frozenset(out)

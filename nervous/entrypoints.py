@@ -1,0 +1,84 @@
+"""Entry points of the ``nervous`` group, cached between runs to keep start-up fast.
+
+Scanning installed distributions costs more than the rest of start-up together. The cache is
+keyed by the interpreter and the modification times of every ``sys.path`` directory (installing,
+upgrading or removing a distribution changes them), so a change of environment rescans.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+from pathlib import Path
+
+from attrs import frozen
+
+
+@frozen
+class EntryPointInfo:
+    name: str
+    value: str
+    dist: str | None
+    version: str | None
+
+    def load(self) -> object:
+        import importlib
+
+        module, _, attr = self.value.partition(":")
+        obj: object = importlib.import_module(module.strip())
+        for part in filter(None, attr.strip().split(".")):
+            obj = getattr(obj, part)
+        return obj
+
+
+def _fingerprint(group: str) -> str:
+    h = hashlib.sha256(f"{sys.executable}\0{group}".encode())
+    cwd = os.getcwd()
+    for entry in sys.path:
+        if entry in ("", ".", cwd):  # the working directory churns and holds no installed distributions
+            continue
+        try:
+            st = os.stat(entry or ".")
+        except OSError:
+            continue
+        h.update(f"{entry}\0{st.st_mtime_ns}\0".encode())
+    return h.hexdigest()[:32]
+
+
+def _scan(group: str) -> list[EntryPointInfo]:
+    from importlib.metadata import entry_points
+
+    out = []
+    for ep in entry_points(group=group):
+        dist = getattr(ep, "dist", None)
+        out.append(EntryPointInfo(ep.name, ep.value, dist.metadata["Name"] if dist else None,
+                                  dist.version if dist else None))
+    return sorted(out, key=lambda e: e.name)
+
+
+def entry_points_for(group: str, cache_dir: Path | None) -> list[EntryPointInfo]:
+    """Entry points of ``group``; read from ``cache_dir`` when the environment is unchanged."""
+    if cache_dir is None or os.environ.get("NERVOUS_NO_ENTRY_POINT_CACHE"):
+        return _scan(group)
+    key = _fingerprint(group)
+    cache = cache_dir / f"entry-points-{group}.json"
+    try:
+        data = json.loads(cache.read_text(encoding="utf-8"))
+        if data.get("key") == key:
+            return [EntryPointInfo(**e) for e in data["entries"]]
+    except (OSError, ValueError, TypeError, KeyError):
+        pass
+    entries = _scan(group)
+    try:
+        cache_dir.mkdir(parents=True, exist_ok=True)
+        tmp = cache.with_suffix(f".tmp.{os.getpid()}")
+        tmp.write_text(json.dumps({"key": key, "entries": [
+                                                            {"name": e.name, "value": e.value, "dist": e.dist,
+                                                             "version": e.version} for e in entries]}),
+                       encoding="utf-8")
+        os.replace(tmp, cache)
+    except OSError:
+        pass  # a read-only cache dir only costs speed
+    return entries
