@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -11,31 +12,15 @@ from pathlib import Path
 
 import pytest
 
-DEMO_PLUGIN = '''
-import nervous
-from nervous.records import Provider, SearchHit, SkillRef
+EXAMPLE = Path(__file__).parents[2] / "examples" / "nervous-demo-registry"
 
 
-class DemoRegistry:
-    name = "demo"
-
-    def __init__(self, greeting):
-        self.greeting = greeting
-
-    def search(self, query, limit=10):
-        return [SearchHit(registry="demo", ref=SkillRef(name="demo-skill", registry="demo"),
-                          display_name=f"{self.greeting} {query}")]
-
-
-@nervous.hookimpl
-def nervous_registries():
-    return [Provider("demo", "A demo registry from a separate distribution",
-                     lambda ctx: DemoRegistry(ctx.settings.get("greeting", "hello")))]
-'''
-
-
-def _dist(site: Path, dist: str, module: str, source: str, ep_name: str) -> None:
-    (site / f"{module}.py").write_text(textwrap.dedent(source), encoding="utf-8")
+def _dist(site: Path, dist: str, module: str, source: str | None, ep_name: str) -> None:
+    """Lay out a distribution as an installer would: the code plus a ``.dist-info`` with entry points."""
+    if source is None:  # the documented example plugin, unchanged
+        shutil.copytree(EXAMPLE / "src" / "nervous_demo_registry", site / "nervous_demo_registry")
+    else:
+        (site / f"{module}.py").write_text(textwrap.dedent(source), encoding="utf-8")
     info = site / f"{dist.replace('-', '_')}-1.2.3.dist-info"
     info.mkdir()
     (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {dist}\nVersion: 1.2.3\n", encoding="utf-8")
@@ -47,7 +32,7 @@ def _dist(site: Path, dist: str, module: str, source: str, ep_name: str) -> None
 def site(tmp_path: Path) -> Path:
     site = tmp_path / "site"
     site.mkdir()
-    _dist(site, "nervous-demo", "nervous_demo", DEMO_PLUGIN, "demo")
+    _dist(site, "nervous-demo-registry", "nervous_demo_registry.plugin", None, "demo")
     _dist(site, "nervous-broken", "nervous_broken", "raise RuntimeError('broken on purpose')\n", "broken")
     return site
 
@@ -71,7 +56,7 @@ def test_third_party_plugin_is_listed_with_its_distribution(site: Path, nervous_
     plugins = plugins_by_name(res.stdout)
     demo = plugins["demo"]
     assert (demo["distribution"], demo["version"], demo["source"], demo["status"]) == (
-        "nervous-demo", "1.2.3", "entry point", "active")
+        "nervous-demo-registry", "1.2.3", "entry point", "active")
     assert demo["hooks"] == ["nervous_registries"]
     broken = plugins["broken"]
     assert broken["status"] == "failed"
@@ -89,7 +74,7 @@ def test_hook_filter(site: Path, nervous_home: Path) -> None:
     assert bad.returncode == 2 and "unknown hook" in bad.stderr
 
 
-@pytest.mark.parametrize("how", [["-p", "no:demo"], ["-p", "no:nervous-demo"]])
+@pytest.mark.parametrize("how", [["-p", "no:demo"], ["-p", "no:nervous-demo-registry"]])
 def test_plugin_can_be_blocked_by_entry_point_or_distribution_name(site: Path, nervous_home: Path,
                                                                     how: list[str]) -> None:
     res = run(site, nervous_home, *how, "plugins", "--json")
@@ -119,14 +104,19 @@ def test_configuration_selects_the_third_party_registry(site: Path, nervous_home
     from nervous.config import load_config
     from nervous.manager import PluginManager
 
+    catalog = nervous_home / "catalog.json"
+    catalog.write_text(json.dumps({"skills": {"weather": {"summary": "Forecasts for a city", "version": "2.0.0",
+                                                          "files": {"SKILL.md": "---\nname: weather\n---\n"}}}}))
     (nervous_home / ".nervous.toml").write_text(
-        '[registries]\nuse = ["demo"]\n[plugins.demo]\ngreeting = "hi"\n', encoding="utf-8")
+        f'[registries]\nuse = ["demo"]\n[plugins.demo]\ncatalog = "{catalog}"\n', encoding="utf-8")
     cfg = load_config(cwd=nervous_home)
     pm = PluginManager(cfg)
     [registry] = pm.registries()
     assert registry.name == "demo"
-    assert registry.search("there")[0].display_name == "hi there"
+    [hit] = registry.search("city forecasts")
+    assert (str(hit.ref), hit.version) == ("demo:weather", "2.0.0")
+    assert registry.fetch(hit.ref).skill_md is not None
     assert pm.provider("registry", "demo").plugin == "demo"
-    blocked = PluginManager(cfg, blocked=["nervous-demo"])
+    blocked = PluginManager(cfg, blocked=["nervous-demo-registry"])
     with pytest.raises(Exception, match="unknown registry 'demo'"):
         blocked.registries()
