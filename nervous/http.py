@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import random
-import socket
 import time
 import urllib.error
 import urllib.parse
@@ -118,8 +117,8 @@ def retry_after_seconds(headers: Mapping[str, str], now: float) -> float | None:
     return None
 
 
-class _NoRedirectAuth(urllib.request.HTTPRedirectHandler):
-    """Follow redirects but never forward credentials (tokens travel as unredirected headers)."""
+class _Redirects(urllib.request.HTTPRedirectHandler):
+    """Follow redirects; credentials are unredirected headers, so another host never receives them."""
 
 
 class HttpClient:
@@ -163,7 +162,7 @@ class HttpClient:
 
             user_agent = f"nervous/{__version__}"
         self.default_headers = {"User-Agent": user_agent, **dict(headers or {})}
-        self._opener = urllib.request.build_opener(_NoRedirectAuth())
+        self._opener = urllib.request.build_opener(_Redirects())
         #: number of HTTP requests sent (for tests and benchmarks)
         self.requests_sent = 0
 
@@ -273,7 +272,7 @@ class HttpClient:
         self.sleep(wait)
 
     def _status_error(self, method: str, resp: Response, attempts: int) -> HttpStatusError:
-        text = clean_error_text(resp.text) if resp.header("content-type", "").startswith("text/") \
+        text = clean_error_text(resp.text) if (resp.header("content-type") or "").startswith("text/") \
             else _json_message(resp) or clean_error_text(resp.text)
         code = "rate_limited" if resp.status == 429 else "registry_error"
         extra = ""
@@ -303,19 +302,19 @@ class HttpClient:
         except urllib.error.HTTPError as err:
             try:
                 body = _read_limited(err, max_bytes if max_bytes else 1 << 20, url, None)
-            except (OSError, socket.timeout):
+            except (TimeoutError, OSError):
                 body = b""
             finally:
                 err.close()
             return Response(url=err.geturl() or url, status=err.code, headers=_lower(err.headers), body=body)
-        except (urllib.error.URLError, OSError, socket.timeout, ValueError) as exc:
+        except (TimeoutError, urllib.error.URLError, OSError, ValueError) as exc:
             reason = getattr(exc, "reason", exc)
             raise _NetworkError(f"{type(reason).__name__}: {reason}" if not isinstance(reason, str)
                                 else reason) from None
         with raw:
             try:
                 body = _read_limited(raw, max_bytes, url, progress, _length(raw.headers))
-            except (OSError, socket.timeout) as exc:
+            except (TimeoutError, OSError) as exc:
                 raise _NetworkError(f"{type(exc).__name__}: {exc}") from None
             return Response(url=raw.geturl() or url, status=raw.status, headers=_lower(raw.headers), body=body)
 

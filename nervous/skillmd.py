@@ -341,7 +341,7 @@ def _loader() -> Any:
     from yaml.composer import ComposerError
     from yaml.events import AliasEvent
 
-    class CoreSafeLoader(yaml.SafeLoader):
+    class CoreSafeLoader(yaml.SafeLoader):  # type: ignore[misc]
         def compose_node(self, parent: Any, index: Any) -> Any:
             if self.check_event(AliasEvent):
                 event = self.peek_event()
@@ -445,7 +445,7 @@ def _raw_metadata(frontmatter: Mapping[str, Any]) -> dict[str, Any]:
     if isinstance(meta, str):
         try:
             meta = json.loads(_TRAILING_COMMA_RE.sub(r"\1", meta))
-        except ValueError:
+        except (ValueError, RecursionError):
             return {}
     return meta if isinstance(meta, dict) else {}
 
@@ -456,8 +456,9 @@ def _metadata_blocks(frontmatter: Mapping[str, Any], warnings: list[str]) -> dic
     if isinstance(meta, str):
         try:
             meta = json.loads(_TRAILING_COMMA_RE.sub(r"\1", meta))
-        except ValueError as exc:
-            warnings.append(f"metadata is a string that is not valid JSON ({exc.msg}); it was ignored")
+        except (ValueError, RecursionError) as exc:
+            reason = exc.msg if isinstance(exc, json.JSONDecodeError) else "nesting too deep"
+            warnings.append(f"metadata is a string that is not valid JSON ({reason}); it was ignored")
             meta = None
         if meta is not None and not isinstance(meta, dict):
             warnings.append("metadata JSON is not an object; it was ignored")

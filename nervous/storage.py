@@ -159,6 +159,10 @@ class Store(abc.ABC):
     def schema_version(self) -> int:
         return self.info().schema_version
 
+    def pop_warnings(self) -> list[str]:
+        """Warnings met by calls that cannot return them (``append``, ``read_log``, opening), once."""
+        return []
+
     def close(self) -> None:
         """Release connections and file handles."""
 
@@ -169,18 +173,24 @@ class Store(abc.ABC):
         self.close()
 
 
-def iter_documents(store: Store) -> Iterator[tuple[str, str, dict[str, Any]]]:
+def iter_documents(store: Store, warnings: list[str] | None = None) -> Iterator[tuple[str, str, dict[str, Any]]]:
+    """Every document of every collection; read warnings are added to ``warnings`` when given."""
     for coll in store.collections():
         for key in store.keys(coll):
             snap = store.read(coll, key)
+            if warnings is not None:
+                warnings.extend(w for w in snap.warnings if w not in warnings)
             if snap.value is not None:
                 yield coll, key, snap.value
 
 
-def migrate(source: Store, target: Store) -> dict[str, int]:
-    """Copy every document and log from ``source`` to ``target``; returns counts. Verifies by re-reading."""
+def migrate(source: Store, target: Store, *, warnings: list[str] | None = None) -> dict[str, int]:
+    """Copy every document and log from ``source`` to ``target``; returns counts. Verifies by re-reading.
+
+    Warnings met while reading (a quarantined document, a restored backup) go to ``warnings``.
+    """
     counts = {"documents": 0, "log_entries": 0}
-    for coll, key, doc in iter_documents(source):
+    for coll, key, doc in iter_documents(source, warnings):
         def put(d: dict[str, Any], doc: dict[str, Any] = doc) -> None:
             d.clear()
             d.update(copy.deepcopy(doc))

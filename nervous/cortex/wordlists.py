@@ -14,7 +14,7 @@ def words(name: str) -> frozenset[str]:
     """One list, normalised (NFKC, case-folded); ``#`` lines are comments."""
     if name not in LISTS:
         raise KeyError(f"unknown word list {name!r}; available: {', '.join(LISTS)}")
-    text = resources.files("nervous.cortex").joinpath("data", f"{name}.txt").read_text(encoding="utf-8")
+    text = resources.files("nervous.cortex").joinpath("data").joinpath(f"{name}.txt").read_text(encoding="utf-8")
     out = set()
     for line in text.splitlines():
         line = line.strip()

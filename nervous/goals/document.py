@@ -47,9 +47,7 @@ class GoalFile:
         for gid, entry in self.pending_quarantine.items():
             self.quarantined_goals[gid] = {**entry, "quarantined_at": now}
         self.pending_quarantine = {}
-        if self.dangling_current:
-            self.current_goal_id = None
-            self.dangling_current = False
+        self.dangling_current = False  # the pointer was never loaded, so it is written as null
         if not self.created_at:
             self.created_at = now
         self.updated_at = now

@@ -8,6 +8,7 @@ ACTIONABLE = ("analyzed", "planned", "executing", "verified", "needs_replan")
 WAITING = ("blocked", "needs_amygdala")
 TERMINAL = ("completed", "cancelled")
 NON_TERMINAL = ACTIONABLE + WAITING
+STATUS_ORDER = ACTIONABLE + WAITING + TERMINAL
 
 #: from -> allowed targets (same-status transitions are always allowed for non-terminal goals)
 TRANSITIONS: dict[str, frozenset[str]] = {

@@ -1,0 +1,211 @@
+"""Routing benchmark for cortex perception (issue 4 item 6).
+
+Teaches every region of a regions file through the real learning path (``Cortex.record_outcome``
+with the task text, as a search-solved success, so signals go through extraction and entity
+filtering), optionally adds each region's description as a cold-start signal, then routes every
+``test`` task of a split file one at a time and reports Hit@1 / Hit@3 on known-region tasks, miss
+precision / recall on novel tasks, routing accuracy, and per-task latency. The baseline measured in
+the same run is the spec's simplest acceptable matcher (§4.3.1: distinct signals present, hit when
+at least min(2, signals in the pattern)) over the same learned memory.
+
+    python benchmarks/perception.py --regions ../shared/data/perception/regions.jsonl \
+        --split ../shared/data/perception/dev.jsonl
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import re
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from nervous.config import Config
+from nervous.cortex import Cortex
+from nervous.cortex.entities import stem, tokenize
+from nervous.manager import PluginManager
+from nervous.storage import MemoryStore
+
+
+def region_name(tool_id: str) -> str:
+    """A region name for a tool id: ``AusSurfReport`` → ``aus-surf-report``."""
+    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1-\2", tool_id)
+    spaced = re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1-\2", spaced)
+    name = re.sub(r"[^A-Za-z0-9]+", "-", spaced).strip("-").lower()
+    return name[:64] or "region"
+
+
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    rows = []
+    with path.open(encoding="utf-8") as fh:
+        for n, line in enumerate(fh, 1):
+            if line.strip():
+                try:
+                    rows.append(json.loads(line))
+                except json.JSONDecodeError as exc:
+                    raise SystemExit(f"{path}:{n}: not JSON ({exc})") from None
+    return rows
+
+
+def seed_rule(task: str, signals: dict[str, tuple[str, ...]], last_used: dict[str, str]) -> list[tuple[str, float]]:
+    """The spec's simplest acceptable matcher: count distinct signals (and name words) present."""
+    words = {stem(t.lower) for t in tokenize(task)} | {t.lower for t in tokenize(task)}
+    scored = []
+    for region, sigs in signals.items():
+        vocab = {stem(s) for s in sigs} | {stem(p) for p in region.split("-") if len(p) >= 2}
+        score = len(vocab & words)
+        if score and score >= min(2, len(sigs) or 1):
+            scored.append((region, float(score)))
+    return sorted(scored, key=lambda kv: (-kv[1], _neg(last_used.get(kv[0], "")), kv[0]))
+
+
+def _neg(day: str) -> tuple[int, ...]:
+    return tuple(-ord(c) for c in day)
+
+
+def metrics(results: list[tuple[str | None, list[str], str | None]]) -> dict[str, float]:
+    """``results``: (gold region or None, ranked regions, decision or None for miss)."""
+    known = [r for r in results if r[0] is not None]
+    novel = [r for r in results if r[0] is None]
+    misses = [r for r in results if r[2] is None]
+    return {
+        "hit_at_1": sum(1 for g, ranked, _d in known if ranked[:1] == [g]) / max(len(known), 1),
+        "hit_at_3": sum(1 for g, ranked, _d in known if g in ranked[:3]) / max(len(known), 1),
+        "miss_precision": sum(1 for g, _r, _d in misses if g is None) / max(len(misses), 1),
+        "miss_recall": sum(1 for _g, _r, d in novel if d is None) / max(len(novel), 1),
+        "routing_accuracy": sum(1 for g, _r, d in results if g == d) / max(len(results), 1),
+        "known_accuracy": sum(1 for g, _r, d in known if g == d) / max(len(known), 1),
+    }
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--regions", type=Path, required=True, help="regions.jsonl (id, name, description)")
+    parser.add_argument("--split", type=Path, required=True, help="split file (phase, task, region)")
+    parser.add_argument("--no-descriptions", action="store_true", help="do not use descriptions as cold start")
+    parser.add_argument("--matcher", default="lexical", help="matcher provider name (default lexical)")
+    parser.add_argument("--set", dest="settings", action="append", default=[], metavar="KEY=VALUE",
+                        help="matcher setting override (repeatable), e.g. threshold=0.15")
+    parser.add_argument("--sweep", action="store_true", help="also print routing accuracy per threshold")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    args = parser.parse_args(argv)
+
+    regions = read_jsonl(args.regions)
+    rows = read_jsonl(args.split)
+    names = {r["id"]: region_name(r["id"]) for r in regions}
+    if len(set(names.values())) != len(names):
+        raise SystemExit("two region ids map to the same region name")
+    train = [r for r in rows if r.get("phase") == "train"]
+    test = [r for r in rows if r.get("phase") == "test"]
+
+    cfg = Config()
+    cfg.cortex.matcher = args.matcher
+    settings: dict[str, Any] = {}
+    for item in args.settings:
+        key, _, value = item.partition("=")
+        settings[key] = float(value)
+    if settings:
+        cfg.plugins.settings[args.matcher] = settings
+    pm = PluginManager(cfg, autoload=False)
+    cortex = Cortex(pm, MemoryStore())
+    now = 1_772_649_611.0
+
+    t0 = time.perf_counter()
+    for row in train:
+        region = names[row["region"]]
+        cortex.record_outcome(region, f"{region}-skill", "success", task=row["task"], now=now)
+    if not args.no_descriptions:
+        for r in regions:
+            if r["id"] in names and r.get("description"):
+                cortex.describe_region(names[r["id"]], r["description"], now=now)
+    teach_s = time.perf_counter() - t0
+
+    matcher = pm.matcher()
+    doc = cortex.store.read("skill-cortex", "cortex").value or {}
+    memory = cortex.matcher_memory(doc)
+    gold = [names.get(r["region"]) if r.get("region") is not None else None for r in test]
+
+    ours: list[tuple[str | None, list[str], str | None]] = []
+    base: list[tuple[str | None, list[str], str | None]] = []
+    full_ms: list[float] = []
+    decide_ms: list[float] = []
+    base_ms: list[float] = []
+    raw_scores: list[tuple[str | None, list[tuple[str, float]]]] = []
+    for row, g in zip(test, gold):
+        task = row["task"]
+        t = time.perf_counter()
+        perception = cortex.perceive(task, now=now)
+        full_ms.append((time.perf_counter() - t) * 1000)
+        t = time.perf_counter()
+        decision = matcher.match(task, memory, 3)
+        decide_ms.append((time.perf_counter() - t) * 1000)
+        ranked = matcher.scores(task, memory) if hasattr(matcher, "scores") else decision
+        raw_scores.append((g, ranked[:3]))
+        answer = perception.region if perception.hit else None
+        ours.append((g, [r for r, _s in ranked[:3]], answer))
+        t = time.perf_counter()
+        seed_ranked = seed_rule(task, memory.signals, memory.last_used)
+        base_ms.append((time.perf_counter() - t) * 1000)
+        base.append((g, [r for r, _s in seed_ranked[:3]], seed_ranked[0][0] if seed_ranked else None))
+
+    m, b = metrics(ours), metrics(base)
+    report = {
+        "regions": len(regions), "train": len(train), "test": len(test),
+        "known_test": sum(1 for g in gold if g), "novel_test": sum(1 for g in gold if not g),
+        "matcher": args.matcher, "settings": settings, "descriptions": not args.no_descriptions,
+        "teach_seconds": round(teach_s, 3),
+        "ours": {k: round(v, 4) for k, v in m.items()},
+        "baseline_seed_rule": {k: round(v, 4) for k, v in b.items()},
+        "ratio_vs_baseline": {k: (round(m[k] / b[k], 3) if b[k] else None) for k in m},
+        "latency_ms": {
+            "perceive_p50": round(statistics.median(full_ms), 4), "perceive_p95": round(percentile(full_ms, 0.95), 4),
+            "match_p50": round(statistics.median(decide_ms), 4), "match_p95": round(percentile(decide_ms, 0.95), 4),
+            "baseline_p50": round(statistics.median(base_ms), 4),
+        },
+        "stored_words": {
+            "signals_per_region_max": max((len(s) for s in memory.signals.values()), default=0),
+            "index_words_per_region_max": max((len(str(v).split()) for v in (memory.state.get("regions") or {}).values()),
+                                              default=0),
+        },
+        "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, one thread",
+    }
+    if args.sweep:
+        sweep = {}
+        for step in range(0, 41):
+            thr = step / 200
+            decided = [(g, [r for r, _s in rk], rk[0][0] if rk and rk[0][1] >= thr else None) for g, rk in raw_scores]
+            sweep[f"{thr:.3f}"] = round(metrics(decided)["routing_accuracy"], 4)
+        report["threshold_sweep"] = sweep
+    if args.json:
+        print(json.dumps(report, indent=2))
+        return 0
+    print(f"perception routing: {report['regions']} regions, {report['train']} train tasks, "
+          f"{report['known_test']} known + {report['novel_test']} novel test tasks")
+    print(f"{'metric':<18}{'ours':>9}{'seed rule':>11}{'ratio':>8}")
+    for key in ("hit_at_1", "hit_at_3", "miss_precision", "miss_recall", "routing_accuracy", "known_accuracy"):
+        ratio = report["ratio_vs_baseline"][key]
+        print(f"{key:<18}{m[key] * 100:>8.1f}%{b[key] * 100:>10.1f}%{(ratio or 0):>8.2f}")
+    lat = report["latency_ms"]
+    print(f"latency per task: perceive p50 {lat['perceive_p50']:.3f} ms, p95 {lat['perceive_p95']:.3f} ms; "
+          f"match only p50 {lat['match_p50']:.3f} ms, p95 {lat['match_p95']:.3f} ms "
+          f"(seed rule p50 {lat['baseline_p50']:.3f} ms)")
+    print(f"stored per region: ≤ {report['stored_words']['signals_per_region_max']} signals, "
+          f"≤ {report['stored_words']['index_words_per_region_max']} index words; {report['machine']}")
+    if args.sweep:
+        print("threshold sweep (routing accuracy):",
+              ", ".join(f"{k}:{v * 100:.1f}" for k, v in report["threshold_sweep"].items()))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

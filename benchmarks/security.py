@@ -1,0 +1,228 @@
+"""Security benchmark: the review policy on a labelled corpus of malicious and benign skills.
+
+    python benchmarks/security.py --corpus ../shared/data/security/corpus.tar.gz \
+        --labels ../shared/data/security/labels.jsonl
+
+The corpus is hostile text: it is read from the archive in memory (never extracted, never
+executed) and only aggregate figures and item ids are printed. Any archive of ``items/<id>/…``
+with a ``labels.jsonl`` in the same format works.
+
+Printed: malicious recall, benign false-positive rate, precision and F1 at the ``refuse`` decision
+and at ``review``-or-``refuse``, on all items and without the items whose notes start with
+``label-doubt``; per-class precision and recall of side-effect classes on labelled items; median
+milliseconds per skill. A naive keyword scanner is measured in the same run as the baseline.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import re
+import statistics
+import sys
+import tarfile
+import time
+from collections import defaultdict
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+CLASS_LABELS = {
+    "read-only": "read_only",
+    "write": "write",
+    "destructive": "destructive",
+    "sensitive-credentials": "sensitive_credentials",
+    "shell": "shell",
+    "network": "network",
+}
+#: The README's anchor (an established open-source scanner on the DEV corpus), for reference only.
+ANCHOR = {"refuse": {"recall": 0.26, "fpr": 0.233, "precision": 0.426, "f1": 0.323},
+          "review_or_refuse": {"recall": 0.30, "fpr": 0.30, "precision": 0.40, "f1": 0.343}}
+
+#: Baseline: flags a skill when any of these strings occurs anywhere (what a grep-based check does).
+BASELINE_TERMS = ("curl ", "wget ", "| bash", "| sh", "base64", "password", "ignore previous", "~/.ssh",
+                  "eval(", "exec(", "rm -rf", "sudo ", "webhook", "/dev/tcp")
+BASELINE_STRONG = ("| bash", "| sh", "/dev/tcp", "ignore previous", "base64 -d", "~/.ssh")
+
+
+def load_items(archive: bytes) -> dict[str, list[tuple[str, bytes]]]:
+    """``{item id: [(relative path, bytes)]}`` read from the archive in memory."""
+    items: dict[str, list[tuple[str, bytes]]] = defaultdict(list)
+    with tarfile.open(fileobj=io.BytesIO(archive), mode="r:*") as tf:
+        for member in tf:
+            if not member.isfile():
+                continue
+            parts = member.name.lstrip("./").split("/")
+            if len(parts) < 3 or parts[0] != "items":
+                continue
+            fh = tf.extractfile(member)
+            if fh is None:
+                continue
+            items[parts[1]].append(("/".join(parts[2:]), fh.read()))
+    return items
+
+
+def metrics(pred: dict[str, bool], labels: dict[str, dict[str, Any]], ids: Iterable[str]) -> dict[str, float]:
+    tp = fp = fn = tn = 0
+    for i in ids:
+        mal = labels[i]["label"] == "malicious"
+        p = pred[i]
+        tp += mal and p
+        fn += mal and not p
+        fp += (not mal) and p
+        tn += (not mal) and not p
+    recall = tp / (tp + fn) if tp + fn else 0.0
+    fpr = fp / (fp + tn) if fp + tn else 0.0
+    precision = tp / (tp + fp) if tp + fp else 0.0
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    return {"recall": recall, "fpr": fpr, "precision": precision, "f1": f1, "tp": tp, "fp": fp, "fn": fn, "tn": tn}
+
+
+def class_metrics(predicted: dict[str, set[str]], labels: dict[str, dict[str, Any]]) -> dict[str, dict[str, float]]:
+    out: dict[str, dict[str, float]] = {}
+    labelled = [i for i, lab in labels.items() if lab.get("side_effects") is not None and i in predicted]
+    for label, cls in CLASS_LABELS.items():
+        tp = fp = fn = 0
+        for i in labelled:
+            truth = label in labels[i]["side_effects"]
+            got = cls in predicted[i]
+            tp += truth and got
+            fp += got and not truth
+            fn += truth and not got
+        out[label] = {"precision": tp / (tp + fp) if tp + fp else 0.0, "recall": tp / (tp + fn) if tp + fn else 0.0,
+                      "support": tp + fn, "tp": tp, "fp": fp, "fn": fn}
+    return out
+
+
+def baseline_scan(files: list[tuple[str, bytes]]) -> tuple[bool, bool]:
+    """(refuse, review-or-refuse) of the naive keyword scanner."""
+    text = b"\n".join(d for _, d in files).decode("utf-8", "replace").lower()
+    return any(t in text for t in BASELINE_STRONG), any(t in text for t in BASELINE_TERMS)
+
+
+def run(corpus: Path, labels_path: Path, *, verbose: bool = False) -> dict[str, Any]:
+    from nervous.config import Config
+    from nervous.manager import PluginManager
+    from nervous.records import ScanContext, SkillBundle, SkillFile, SkillRef
+    from nervous.scan import scan_bundle
+
+    labels = {}
+    for line in labels_path.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            rec = json.loads(line)
+            labels[rec["id"]] = rec
+    items = load_items(corpus.read_bytes())
+    missing = sorted(set(labels) - set(items))
+    if missing:
+        raise SystemExit(f"labels name {len(missing)} items missing from the corpus (first: {missing[0]})")
+    pm = PluginManager(Config(), autoload=False)
+    context = ScanContext(purpose="install")
+    refuse: dict[str, bool] = {}
+    review: dict[str, bool] = {}
+    base_refuse: dict[str, bool] = {}
+    base_review: dict[str, bool] = {}
+    classes: dict[str, set[str]] = {}
+    times: list[float] = []
+    base_times: list[float] = []
+    per_item: dict[str, dict[str, Any]] = {}
+    for item_id in sorted(labels):
+        files = items[item_id]
+        bundle = SkillBundle(ref=SkillRef(item_id), files=tuple(SkillFile(p, d) for p, d in sorted(files)))
+        t0 = time.perf_counter()
+        report = scan_bundle(pm, bundle, context)
+        times.append((time.perf_counter() - t0) * 1000)
+        t0 = time.perf_counter()
+        b_ref, b_rev = baseline_scan(files)
+        base_times.append((time.perf_counter() - t0) * 1000)
+        refuse[item_id] = report.decision == "refuse"
+        review[item_id] = report.decision in ("review", "refuse")
+        base_refuse[item_id], base_review[item_id] = b_ref, b_rev
+        classes[item_id] = set(report.report["capabilities"]["classes"])
+        per_item[item_id] = {
+            "label": labels[item_id]["label"], "decision": report.decision,
+            "rules": sorted({f.rule_id for f in report.findings if f.action != "note"}),
+            "refuse_rules": sorted({f.rule_id for f in report.findings if f.action == "refuse"}),
+            "classes": sorted(classes[item_id]),
+        }
+    all_ids = sorted(labels)
+    clean_ids = [i for i in all_ids if not str(labels[i].get("notes") or "").startswith("label-doubt")]
+    result: dict[str, Any] = {
+        "items": len(all_ids), "malicious": sum(labels[i]["label"] == "malicious" for i in all_ids),
+        "label_doubt": len(all_ids) - len(clean_ids),
+        "nervous": {
+            "all": {"refuse": metrics(refuse, labels, all_ids), "review_or_refuse": metrics(review, labels, all_ids)},
+            "without_label_doubt": {"refuse": metrics(refuse, labels, clean_ids),
+                                    "review_or_refuse": metrics(review, labels, clean_ids)},
+        },
+        "baseline": {
+            "all": {"refuse": metrics(base_refuse, labels, all_ids),
+                    "review_or_refuse": metrics(base_review, labels, all_ids)},
+            "without_label_doubt": {"refuse": metrics(base_refuse, labels, clean_ids),
+                                    "review_or_refuse": metrics(base_review, labels, clean_ids)},
+        },
+        "side_effect_classes": class_metrics(classes, labels),
+        "median_ms": statistics.median(times),
+        "p95_ms": sorted(times)[int(0.95 * (len(times) - 1))],
+        "baseline_median_ms": statistics.median(base_times),
+        "anchor": ANCHOR,
+    }
+    if verbose:
+        result["per_item"] = per_item
+    return result
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:5.1f}%"
+
+
+def _ratio(a: float, b: float) -> str:
+    return f"{a / b:5.2f}x" if b else "  n/a"
+
+
+def print_report(r: dict[str, Any]) -> None:
+    print(f"items: {r['items']} ({r['malicious']} malicious, {r['label_doubt']} with label-doubt)")
+    for subset in ("all", "without_label_doubt"):
+        print(f"\n[{subset.replace('_', ' ')}]")
+        print(f"{'decision':<18}{'recall':>8}{'FPR':>8}{'prec.':>8}{'F1':>8}   baseline recall/FPR/F1   "
+              "F1 vs baseline")
+        for level in ("refuse", "review_or_refuse"):
+            m = r["nervous"][subset][level]
+            b = r["baseline"][subset][level]
+            print(f"{level:<18}{_pct(m['recall'])}{_pct(m['fpr'])}{_pct(m['precision'])}{_pct(m['f1'])}   "
+                  f"{_pct(b['recall'])} {_pct(b['fpr'])} {_pct(b['f1'])}   {_ratio(m['f1'], b['f1'])}")
+    a = r["anchor"]
+    print(f"\nREADME anchor scanner (same corpus): refuse recall {_pct(a['refuse']['recall'])} FPR "
+          f"{_pct(a['refuse']['fpr'])} F1 {_pct(a['refuse']['f1'])}; review-or-refuse recall "
+          f"{_pct(a['review_or_refuse']['recall'])} FPR {_pct(a['review_or_refuse']['fpr'])}")
+    print("\nside-effect classes (labelled items)")
+    print(f"{'class':<24}{'precision':>10}{'recall':>9}{'support':>9}")
+    for label, m in r["side_effect_classes"].items():
+        print(f"{label:<24}{_pct(m['precision']):>10}{_pct(m['recall']):>9}{m['support']:>9}")
+    print(f"\nmedian {r['median_ms']:.2f} ms per skill (p95 {r['p95_ms']:.2f} ms); baseline median "
+          f"{r['baseline_median_ms']:.3f} ms")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--corpus", required=True, type=Path, help="tar(.gz) of items/<id>/… (read in memory)")
+    ap.add_argument("--labels", required=True, type=Path, help="labels.jsonl")
+    ap.add_argument("--json", action="store_true", help="print the figures as one JSON object")
+    ap.add_argument("--per-item", action="store_true",
+                    help="also print item ids with decision and rule ids (never content)")
+    args = ap.parse_args(argv)
+    result = run(args.corpus, args.labels, verbose=args.per_item)
+    if args.json:
+        print(json.dumps(result, indent=2))
+        return 0
+    print_report(result)
+    if args.per_item:
+        print("\nper item: id label decision refuse-rules | review-rules")
+        for i, rec in result["per_item"].items():
+            print(f"{i} {rec['label']:<9} {rec['decision']:<7} {','.join(rec['refuse_rules'])} | "
+                  f"{','.join(r for r in rec['rules'] if r not in rec['refuse_rules'])}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,213 @@
+"""``nervous search | inspect | install | uninstall | list``: registries and the skills folder."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import click
+
+from .app import emit, get_app, json_option, table
+
+
+def _hit_json(hit: Any) -> dict[str, Any]:
+    from ..serialize import to_json
+
+    data: dict[str, Any] = to_json(hit)
+    data["ref"] = str(hit.ref)
+    return data
+
+
+@click.command()
+@click.argument("query")
+@click.option("--registry", "registries", multiple=True, metavar="NAME",
+              help="Query only this registry (repeatable); default: [registries] use.")
+@click.option("--limit", type=click.IntRange(1, 100), default=10, show_default=True, help="Hits per registry.")
+@json_option
+def search(query: str, registries: tuple[str, ...], limit: int, as_json: bool) -> None:
+    """Search the configured skill registries concurrently."""
+    from ..search import search as fan_out
+    from ..serialize import to_json
+
+    app = get_app()
+    result = fan_out(app.manager, query, registries=registries or None, limit=limit)
+    warnings = [f"{s.registry}: {s.status}: {s.message}" for s in result.registries if s.status != "ok"]
+    data = {"query": query, "hits": [_hit_json(h) for h in result.hits],
+            "registries": [to_json(s) for s in result.registries]}
+
+    def human() -> None:
+        if not result.hits:
+            click.echo("No skills found.")
+            return
+        rows = [[h.registry, h.ref.qualified, h.version or "-", _num(h.downloads), _num(h.stars), h.scan.status,
+                 ("" if h.reviewed else "[unreviewed] ") + h.summary] for h in result.hits]
+        click.echo(table(rows, ["REGISTRY", "SKILL", "VERSION", "DOWNLOADS", "STARS", "SCAN", "SUMMARY"]))
+
+    emit(as_json, data, human, warnings)
+    if not result.ok and result.registries:
+        from ..errors import RegistryError
+
+        raise RegistryError("no registry answered: " + "; ".join(warnings), code="all_registries_failed")
+
+
+def _num(value: int | None) -> str:
+    return "-" if value is None else str(value)
+
+
+@click.command()
+@click.argument("ref")
+@click.option("--version", "version", metavar="V", help="A specific version (default: latest).")
+@click.option("--files", "show_files", is_flag=True, help="List the version's files with their SHA-256.")
+@json_option
+def inspect(ref: str, version: str | None, show_files: bool, as_json: bool) -> None:
+    """Show a skill's metadata, versions, registry scan and (with --files) files, without installing."""
+    from ..errors import NotFound
+    from ..installer import Installer
+    from ..records import SkillRef
+    from ..serialize import to_json
+
+    app = get_app()
+    parsed = SkillRef.parse(ref)
+    installer = Installer(app.manager)
+    found: tuple[Any, Any] | None = None
+    last: Exception | None = None
+    for candidate in installer.registry_for(parsed):
+        try:
+            found = (candidate, candidate.resolve(parsed))
+            break
+        except NotFound as exc:
+            last = exc
+    if found is None:
+        raise last or NotFound(f"{ref}: no configured registry knows this skill")
+    registry, meta = found
+    versions = registry.versions(meta.ref)
+    wanted = version or parsed.revision or meta.latest_version
+    detail = registry.version(meta.ref, wanted) if wanted else None
+    data: dict[str, Any] = {"registry": registry.name, "skill": to_json(meta), "ref": str(meta.ref),
+                            "versions": [to_json(v) for v in versions],
+                            "version": to_json(detail) if detail else None}
+    if not show_files and data["version"]:
+        data["version"].pop("files", None)
+
+    def human() -> None:
+        click.echo(f"{meta.ref.qualified}  {meta.display_name}  ({registry.name})")
+        if meta.summary:
+            click.echo(f"  {meta.summary}")
+        click.echo(f"  latest: {meta.latest_version or '-'}   moderation: {meta.moderation}   "
+                   f"downloads: {_num(meta.downloads)}   stars: {_num(meta.stars)}")
+        if detail is not None:
+            click.echo(f"  version {detail.version}: registry scan {detail.scan.status}"
+                       + (f" ({detail.scan.reason})" if detail.scan.reason else ""))
+            if detail.fingerprint:
+                click.echo(f"  fingerprint: {detail.fingerprint}")
+        if versions:
+            click.echo("  versions: " + ", ".join(v.version for v in versions[:20]))
+        if show_files and detail is not None:
+            click.echo(table([[f.path, str(f.size), f.sha256 or "-"] for f in detail.files],
+                             ["PATH", "SIZE", "SHA256"]))
+
+    emit(as_json, data, human)
+
+
+class _Progress:
+    """One self-rewriting progress line on stderr (people only)."""
+
+    def __init__(self, label: str) -> None:
+        self.label = label
+        self.shown = False
+
+    def __call__(self, done: int, total: int | None) -> None:
+        text = f"{done / 1024:.0f} KiB" if total is None else f"{done * 100 // max(total, 1)}% of {total / 1024:.0f} KiB"
+        click.echo(f"\r{self.label}: {text}   ", err=True, nl=False)
+        self.shown = True
+
+    def finish(self) -> None:
+        if self.shown:
+            click.echo("", err=True)
+
+
+@click.command()
+@click.argument("ref")
+@click.option("--version", "version", metavar="V", help="Install this version (default: latest).")
+@click.option("--yes", "-y", is_flag=True, help="Do not ask; this is the explicit confirmation (also for "
+                                                "skills the registry flags as suspicious).")
+@click.option("--force", is_flag=True, help="Replace an existing install of nervous's own (never someone else's).")
+@json_option
+def install(ref: str, version: str | None, yes: bool, force: bool, as_json: bool) -> None:
+    """Install a skill into the skills directory after the registry and integrity checks."""
+    from ..errors import Refused
+    from ..installer import Installer
+    from ..serialize import to_json
+
+    app = get_app()
+    installer = Installer(app.manager)
+    plan = installer.plan(ref, version)
+    warnings = list(plan.warnings)
+    label = f"{plan.ref.qualified}@{plan.version.version} from {plan.registry}"
+    if not yes:
+        interactive = sys.stdin.isatty() and not as_json
+        if not interactive:
+            raise Refused(f"installing {label} needs confirmation: rerun with --yes (no terminal to ask; "
+                          "silence is never approval)", code="confirmation_required",
+                          details={"warnings": warnings})
+        for w in warnings:
+            click.echo(click.style(f"warning: {w}", fg="yellow"), err=True)
+        warnings = []
+        question = f"Install {label}?" if not plan.needs_confirmation else \
+            f"{label} is flagged suspicious. Install anyway?"
+        if not click.confirm(question, default=False, err=True):
+            raise Refused(f"installation of {label} cancelled", code="cancelled")
+    progress = None if as_json else _Progress(f"downloading {plan.ref.qualified}@{plan.version.version}")
+    try:
+        record = installer.install(plan, confirmed=True, force=force, progress=progress)
+    finally:
+        if progress is not None:
+            progress.finish()
+    data = {"installed": to_json(record), "ref": str(plan.ref), "registry": plan.registry,
+            "version": plan.version.version, "path": record.path, "registry_scan": plan.version.scan.status}
+    emit(as_json, data, f"Installed {label} -> {record.path}", warnings)
+
+
+@click.command()
+@click.argument("ref")
+@json_option
+def uninstall(ref: str, as_json: bool) -> None:
+    """Remove a skill nervous installed (unmanaged skills are refused and left untouched)."""
+    from ..installer import Installer
+    from ..serialize import to_json
+
+    app = get_app()
+    record = Installer(app.manager).uninstall(ref)
+    emit(as_json, {"uninstalled": to_json(record), "path": record.path},
+         f"Uninstalled {record.slug} ({record.path})")
+
+
+@click.command(name="list")
+@json_option
+def list_cmd(as_json: bool) -> None:
+    """List installed skills: ours, and unmanaged ones found in the skills directory."""
+    from pathlib import Path
+
+    target = get_app().manager.install_target()
+    records = target.installed()
+    unmanaged = target.unmanaged()
+    skills: list[dict[str, Any]] = [
+        {"name": r.slug, "managed": True, "registry": r.registry, "ref": str(r.ref), "version": r.version,
+         "path": r.path, "present": Path(r.path).exists(), "installed_at": r.installed_at}
+        for r in records
+    ]
+    skills += [{"name": n, "managed": False, "registry": None, "ref": None, "version": None,
+                "path": str(Path(getattr(target, "skills_dir", ".")) / n), "present": True, "installed_at": None}
+               for n in unmanaged]
+    data = {"skills": skills, "skills_dir": str(getattr(target, "skills_dir", ""))}
+
+    def human() -> None:
+        if not skills:
+            click.echo("No installed skills.")
+            return
+        rows = [[s["name"], s["version"] or "-", s["registry"] or "-",
+                 ("managed" if s["managed"] else "unmanaged") + ("" if s["present"] else " (missing)")]
+                for s in skills]
+        click.echo(table(rows, ["SKILL", "VERSION", "REGISTRY", "STATUS"]))
+
+    emit(as_json, data, human, list(getattr(target, "warnings", [])))

@@ -1,0 +1,413 @@
+"""The ``clawhub`` registry: ClawHub's HTTP API (specs/protocols.md Part A).
+
+Registry resolution: ``[plugins.clawhub] registry`` or ``CLAWHUB_REGISTRY`` (no discovery), else
+discovery through ``<site>/.well-known/clawhub.json`` (``site`` setting, ``CLAWHUB_SITE``, default
+``https://clawhub.ai``). Token: ``[plugins.clawhub] token`` or ``CLAWHUB_TOKEN``, sent as a bearer
+token. Moderation is read in both the current visibility (gated skills are 404 except on
+``/versions/{v}`` and ``/scan``) and the legacy one (403 / 423 / 410 everywhere).
+
+The network client is imported on first use, never when the plugin loads.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Any
+
+import nervous
+from nervous.errors import NervousError, NotFound, Refused, RegistryError, UsageError
+from nervous.records import (
+    FileDigest,
+    ScanStatus,
+    SearchHit,
+    SkillBundle,
+    SkillMetadata,
+    SkillRef,
+    SkillVersion,
+)
+
+if TYPE_CHECKING:
+    from nervous.context import ProviderContext
+    from nervous.http import HttpClient, HttpStatusError
+
+DEFAULT_SITE = "https://clawhub.ai"
+NAME = "clawhub"
+
+
+@nervous.hookimpl
+def nervous_registries() -> list[nervous.Provider]:
+    return [nervous.Provider(NAME, "ClawHub, the public skill registry (clawhub.ai)", _factory)]
+
+
+def _factory(ctx: ProviderContext) -> ClawHubRegistry:
+    settings = ctx.settings
+    install = ctx.config.install
+    return ClawHubRegistry(
+        registry=settings.get("registry") or os.environ.get("CLAWHUB_REGISTRY") or None,
+        site=settings.get("site") or os.environ.get("CLAWHUB_SITE") or DEFAULT_SITE,
+        token=settings.get("token") or os.environ.get("CLAWHUB_TOKEN") or None,
+        timeout=float(settings.get("timeout", 15.0)),
+        download_timeout=float(settings.get("download_timeout", 60.0)),
+        max_download_bytes=int(settings.get("max_download_bytes", 10 * 1024 * 1024)),
+        limits=install,
+    )
+
+
+class ClawHubRegistry:
+    """A :class:`nervous.interfaces.Registry` speaking ClawHub's ``/api/v1`` routes."""
+
+    name = NAME
+
+    def __init__(
+        self,
+        *,
+        registry: str | None = None,
+        site: str = DEFAULT_SITE,
+        token: str | None = None,
+        timeout: float = 15.0,
+        download_timeout: float = 60.0,
+        max_download_bytes: int = 10 * 1024 * 1024,
+        limits: Any = None,
+        http_options: dict[str, Any] | None = None,
+    ) -> None:
+        self._registry = registry.rstrip("/") if registry else None
+        self.site = site.rstrip("/")
+        self.token = token
+        self.timeout = timeout
+        self.download_timeout = download_timeout
+        self.max_download_bytes = max_download_bytes
+        self.limits = limits
+        self.http_options = dict(http_options or {})
+        self._http: HttpClient | None = None
+        self.warnings: list[str] = []
+
+    # ------------------------------------------------------------------ connection
+
+    @property
+    def base_url(self) -> str:
+        """The resolved registry API base (discovered once when not configured)."""
+        if self._registry is None:
+            self._registry = self._discover()
+        return self._registry
+
+    def _discover(self) -> str:
+        from nervous.http import HttpClient
+
+        probe = HttpClient(self.site, timeout=self.timeout, retries=0, **self.http_options)
+        for path in ("/.well-known/clawhub.json", "/.well-known/clawdhub.json"):
+            try:
+                data = probe.get_json(path)
+            except NervousError:
+                continue
+            if isinstance(data, dict):
+                base = data.get("apiBase") or data.get("registry")
+                if isinstance(base, str) and base.startswith(("http://", "https://")):
+                    return base.rstrip("/")
+        self.warnings.append(f"clawhub: discovery at {self.site} failed; using {DEFAULT_SITE}")
+        return DEFAULT_SITE
+
+    @property
+    def http(self) -> HttpClient:
+        if self._http is None:
+            from nervous.http import HttpClient
+
+            self._http = HttpClient(self.base_url, token=self.token, timeout=self.timeout,
+                                    download_timeout=self.download_timeout, **self.http_options)
+        return self._http
+
+    def close(self) -> None:
+        self._http = None
+
+    # ------------------------------------------------------------------ search
+
+    def search(self, query: str, limit: int = 10) -> list[SearchHit]:
+        data = self._get("/api/v1/search", {"q": query, "limit": max(1, min(limit, 100))}, what="search")
+        rows = data.get("results") if isinstance(data, dict) else None
+        if not isinstance(rows, list):
+            raise RegistryError(f"clawhub search: unexpected answer from {self.base_url} (no 'results' list)")
+        hits: list[SearchHit] = []
+        for row in rows:
+            hit = self._hit(row)
+            if hit is not None:
+                hits.append(hit)
+        return hits[:limit]
+
+    def _hit(self, row: Any) -> SearchHit | None:
+        if not isinstance(row, dict) or not isinstance(row.get("slug"), str):
+            return None
+        # Rows from other catalogs (skills.sh) are not ClawHub-hosted and are skipped on purpose.
+        source = row.get("source")
+        if source not in (None, "clawhub"):
+            return None
+        owner = row.get("ownerHandle") or (row.get("publisher") or {}).get("handle") \
+            or (row.get("owner") or {}).get("handle")
+        metrics = row.get("metrics") or {}
+        trust = row.get("trust") or {}
+        verdict = trust.get("clawHubVerdict")
+        canonical = row.get("canonicalUrl")
+        try:
+            ref = SkillRef(name=row["slug"].lower(), owner=owner.lower() if isinstance(owner, str) else None,
+                           registry=self.name)
+        except (TypeError, ValueError):
+            return None
+        return SearchHit(
+            registry=self.name, ref=ref, display_name=str(row.get("displayName") or row["slug"]),
+            summary=str(row.get("summary") or ""), version=row.get("version") or None,
+            stars=_int(metrics.get("bookmarks")), downloads=_int(row.get("downloads")),
+            score=float(row["score"]) if isinstance(row.get("score"), (int, float)) else None,
+            scan=ScanStatus(status=str(verdict)) if isinstance(verdict, str) else ScanStatus("unknown"),
+            reviewed=True, url=f"{self.site}{canonical}" if isinstance(canonical, str) else None,
+            updated_at=_iso(row.get("updatedAt")),
+        )
+
+    # ------------------------------------------------------------------ skill detail
+
+    def resolve(self, ref: SkillRef) -> SkillMetadata:
+        data = self._skill_get(ref, "", what="skill detail")
+        skill = data.get("skill") or {}
+        if not skill:
+            raise NotFound(f"clawhub: skill {ref.qualified} not found at {self.base_url}", code="not_found")
+        owner = (data.get("owner") or {}).get("handle")
+        latest = (data.get("latestVersion") or {}).get("version")
+        mod = data.get("moderation") or None
+        stats = skill.get("stats") or {}
+        moderation = "visible"
+        scan = ScanStatus("unknown")
+        if isinstance(mod, dict):
+            codes = tuple(str(c) for c in mod.get("reasonCodes") or ())
+            if mod.get("isMalwareBlocked") or mod.get("verdict") == "malicious":
+                moderation = "malware"
+                scan = ScanStatus("malicious", mod.get("summary"), codes)
+            elif mod.get("isSuspicious") or mod.get("verdict") == "suspicious":
+                moderation = "suspicious"
+                scan = ScanStatus("suspicious", mod.get("summary"), codes)
+        slug = str(skill.get("slug") or ref.name).lower()
+        return SkillMetadata(
+            registry=self.name,
+            ref=SkillRef(name=slug, owner=owner.lower() if isinstance(owner, str) else ref.owner, registry=self.name),
+            display_name=str(skill.get("displayName") or slug), summary=str(skill.get("summary") or ""),
+            latest_version=latest, versions=(latest,) if latest else (),
+            stars=_int(stats.get("stars")), downloads=_int(stats.get("downloads")),
+            moderation=moderation, scan=scan, reviewed=True,
+            url=f"{self.site}/{owner}/skills/{slug}" if owner else None,
+        )
+
+    def versions(self, ref: SkillRef) -> list[SkillVersion]:
+        out: list[SkillVersion] = []
+        cursor: str | None = None
+        for _page in range(100):  # bounded paging: a short page is not the end, a null cursor is
+            params: dict[str, Any] = {"limit": 50}
+            if cursor:
+                params["cursor"] = cursor
+            data = self._skill_get(ref, "/versions", params, what="versions")
+            for item in data.get("items") or []:
+                if isinstance(item, dict) and isinstance(item.get("version"), str):
+                    out.append(SkillVersion(version=item["version"], created_at=_iso(item.get("createdAt")),
+                                            changelog=str(item.get("changelog") or "")))
+            cursor = data.get("nextCursor")
+            if not cursor:
+                break
+        return out
+
+    def version(self, ref: SkillRef, version: str | None = None) -> SkillVersion:
+        if version is None:
+            version = self.resolve(ref).latest_version
+            if version is None:
+                raise NotFound(f"clawhub: {ref.qualified} has no hosted version (GitHub-backed skills are "
+                               "installed through the github registry)", code="no_version")
+        from urllib.parse import quote
+
+        data = self._skill_get(ref, f"/versions/{quote(version, safe='')}", what=f"version {version}")
+        body = data.get("version") or {}
+        if not body:
+            raise NotFound(f"clawhub: {ref.qualified} version {version} not found", code="not_found")
+        files = tuple(
+            FileDigest(path=str(f["path"]), size=int(f.get("size") or 0),
+                       sha256=str(f["sha256"]).lower() if f.get("sha256") else None)
+            for f in body.get("files") or [] if isinstance(f, dict) and f.get("path")
+        )
+        fingerprint = None
+        if files and all(f.sha256 for f in files):
+            from nervous.fingerprint import skill_fingerprint
+
+            fingerprint = skill_fingerprint((f.path, f.sha256 or "") for f in files)
+        return SkillVersion(version=str(body.get("version") or version), created_at=_iso(body.get("createdAt")),
+                            changelog=str(body.get("changelog") or ""), files=files,
+                            scan=_scan_status(body.get("security")), fingerprint=fingerprint)
+
+    # ------------------------------------------------------------------ downloads
+
+    def download(self, ref: SkillRef, version: str, progress: Any = None) -> bytes:
+        """The hosted zip of one version (no checksum header: verify against ``files[]``)."""
+        params = {"slug": ref.name, "ownerHandle": ref.owner, "version": version}
+        resp = self._call(lambda: self.http.get_bytes("/api/v1/download", params, max_bytes=self.max_download_bytes,
+                                                      progress=progress), ref, "download")
+        ctype = resp.header("content-type", "") or ""
+        if ctype.startswith("application/json"):
+            raise Refused(f"clawhub: {ref.qualified} is GitHub-backed; install it from its GitHub source",
+                          code="github_backed")
+        return resp.body
+
+    def file(self, ref: SkillRef, path: str, version: str | None = None) -> bytes:
+        params = {"path": path, "version": version, "ownerHandle": ref.owner}
+        from urllib.parse import quote
+
+        resp = self._call(lambda: self.http.get_bytes(f"/api/v1/skills/{quote(ref.name, safe='')}/file", params,
+                                                      max_bytes=self.max_download_bytes), ref, f"file {path}")
+        return resp.body
+
+    def fetch(self, ref: SkillRef, version: str | None = None, progress: Any = None) -> SkillBundle:
+        meta = self.resolve(ref)
+        version = version or meta.latest_version
+        if version is None:
+            raise NotFound(f"clawhub: {ref.qualified} has no hosted version", code="no_version")
+        detail = self.version(meta.ref, version)
+        data = self.download(meta.ref, version, progress=progress)
+        from nervous.bundle import Limits, load_zip
+
+        limits = Limits()
+        if self.limits is not None:
+            limits = Limits(max_total_bytes=self.limits.max_total_bytes, max_files=self.limits.max_files,
+                            max_file_bytes=self.limits.max_file_bytes,
+                            max_compression_ratio=self.limits.max_compression_ratio,
+                            max_archive_bytes=self.max_download_bytes)
+        return load_zip(data, limits=limits, ref=meta.ref, version=version, registry=self.name, expected=detail.files,
+                        strip_top=False, name=f"clawhub archive {meta.ref.qualified}@{version}")
+
+    # ------------------------------------------------------------------ error mapping
+
+    def _get(self, path: str, params: dict[str, Any] | None = None, *, what: str) -> Any:
+        return self._call(lambda: self.http.get_json(path, params), None, what)
+
+    def _skill_get(self, ref: SkillRef, suffix: str, params: dict[str, Any] | None = None, *, what: str) -> Any:
+        from urllib.parse import quote
+
+        q = dict(params or {})
+        if ref.owner:
+            q["ownerHandle"] = ref.owner
+        path = f"/api/v1/skills/{quote(ref.name, safe='')}{suffix}"
+        return self._call(lambda: self.http.get_json(path, q), ref, what)
+
+    def _call(self, fn: Any, ref: SkillRef | None, what: str) -> Any:
+        from nervous.http import HttpStatusError
+
+        try:
+            return fn()
+        except HttpStatusError as exc:
+            raise self._map_error(exc, ref, what) from None
+
+    def _map_error(self, exc: HttpStatusError, ref: SkillRef | None, what: str) -> NervousError:
+        status = exc.status
+        label = ref.qualified if ref is not None else "request"
+        text = _error_text(exc)
+        if status == 409 and ref is not None:
+            return _ambiguous(ref, exc)
+        if status == 404 and ref is not None and what in ("skill detail", "download", "versions") \
+                or (status == 404 and ref is not None and what.startswith("file ")):
+            reason = self._moderation_reason(ref)
+            if reason is not None:
+                return reason
+            return NotFound(f"clawhub: skill {label} not found (or not available) at {self.base_url}: {text}",
+                            code="not_found", details={"status": 404, "url": exc.details.get("url")})
+        moderated = _moderation_error(status, text, label)
+        if moderated is not None:
+            return moderated
+        if status == 404:
+            return NotFound(f"clawhub: {label}: {text} ({what})", code="not_found",
+                            details={"status": 404, "url": exc.details.get("url")})
+        if status == 401:
+            return RegistryError(f"clawhub: {text}", code="unauthorized", details=exc.details)
+        exc.message = f"clawhub {what}: {exc.message}"
+        exc.args = (exc.message,)
+        return exc
+
+    def _moderation_reason(self, ref: SkillRef) -> NervousError | None:
+        """After a 404, ``/scan`` tells why a known skill is unavailable (current servers)."""
+        from urllib.parse import quote
+
+        from nervous.http import HttpStatusError
+
+        q = {"ownerHandle": ref.owner} if ref.owner else {}
+        try:
+            self.http.get_json(f"/api/v1/skills/{quote(ref.name, safe='')}/scan", q)
+        except HttpStatusError as exc:
+            if exc.status == 409:
+                return _ambiguous(ref, exc)
+            return _moderation_error(exc.status, _error_text(exc), ref.qualified)
+        except NervousError:
+            return None
+        return None
+
+
+# ---------------------------------------------------------------------------------------- helpers
+
+
+def _error_text(exc: HttpStatusError) -> str:
+    from nervous.http import clean_error_text
+
+    resp = exc.response
+    if (resp.header("content-type") or "").startswith("application/json"):
+        try:
+            data = resp.json()
+        except NervousError:
+            return clean_error_text(resp.text)
+        if isinstance(data, dict) and data.get("message"):
+            return str(data["message"])
+    return clean_error_text(resp.text) or f"HTTP {resp.status}"
+
+
+def _moderation_error(status: int, text: str, label: str) -> NervousError | None:
+    lowered = text.lower()
+    if status == 403 and "malicious" in lowered:
+        return Refused(f"clawhub refused {label}: {text}", code="malware",
+                       details={"status": 403, "registry_reason": text})
+    if status == 423:
+        return RegistryError(f"clawhub: {label} is pending a security scan; try again later ({text})",
+                             code="scan_pending", details={"status": 423, "registry_reason": text})
+    if status == 410:
+        if "moderator" in lowered:
+            return Refused(f"clawhub: {label} was removed by a moderator ({text})", code="removed",
+                           details={"status": 410, "registry_reason": text})
+        return NotFound(f"clawhub: {label}: {text}", code="version_unavailable", details={"status": 410})
+    if status == 403:
+        return Refused(f"clawhub: {label} is unavailable ({text})", code="unavailable",
+                       details={"status": 403, "registry_reason": text})
+    return None
+
+
+def _ambiguous(ref: SkillRef, exc: HttpStatusError) -> UsageError:
+    matches: list[str] = []
+    try:
+        data = exc.response.json()
+        if isinstance(data, dict):
+            for m in data.get("matches") or []:
+                if isinstance(m, dict):
+                    matches.append(str(m.get("ref") or f"@{m.get('ownerHandle')}/{m.get('slug')}"))
+    except NervousError:
+        pass
+    choices = ", ".join(matches) if matches else "retry with an owner-qualified reference @owner/slug"
+    return UsageError(
+        f"clawhub: the slug {ref.name!r} is used by several publishers; choose one of: {choices}",
+        code="ambiguous_slug", details={"slug": ref.name, "matches": matches},
+    )
+
+
+def _scan_status(security: Any) -> ScanStatus:
+    if not isinstance(security, dict):
+        return ScanStatus("unknown", "the registry has no security scan for this version")
+    status = str(security.get("status") or "unknown")
+    llm = ((security.get("scanners") or {}).get("llm") or {}) if isinstance(security.get("scanners"), dict) else {}
+    reason = llm.get("summary") if isinstance(llm, dict) else None
+    return ScanStatus(status=status, reason=reason)
+
+
+def _int(value: Any) -> int | None:
+    return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def _iso(ms: Any) -> str | None:
+    if not isinstance(ms, (int, float)) or isinstance(ms, bool):
+        return None
+    from nervous.clock import utc_timestamp
+
+    return utc_timestamp(ms / 1000.0)

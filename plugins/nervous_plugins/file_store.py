@@ -1,0 +1,424 @@
+"""The ``file`` storage backend (default): human-readable JSON files with the durable-file recipe.
+
+Layout under the root (``[storage] path``, default the user data directory)::
+
+    .nervous-store.json             {"schema_version": 1}
+    <collection>/<key>.json         one document (key segments split on "/")
+    <collection>/<key>.json.lock    the document's lock while an update runs
+    <collection>/<key>.json.bak     the previous version
+    logs/<log>.jsonl                append-only log, one JSON object per line
+
+so the skill cortex (collection ``skill-cortex``, key ``cortex``) lives at
+``<data dir>/skill-cortex/cortex.json``. Key segments that are not plain file names
+(``[A-Za-z0-9._-]+``, not ``.`` or ``..``) are percent-encoded, so any key maps to a file inside the
+root and back. Directory segments never contain a literal dot, so they cannot collide with
+document files or their ``.lock``/``.bak`` companions.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote
+
+import nervous
+from nervous.durable import (
+    FileLock,
+    atomic_write_bytes,
+    atomic_write_json,
+    backup_path,
+    dumps_json,
+    ensure_dir,
+    fsync_dir,
+    load_json,
+    lock_is_stale,
+    parse_object,
+    pid_alive,
+    read_lock_holder,
+    tmp_path,
+)
+from nervous.errors import BadInput, NotFound, StorageError, UnsupportedVersion
+from nervous import Provider
+from nervous.storage import (
+    SCHEMA_VERSION,
+    Problem,
+    R,
+    Snapshot,
+    Store,
+    StoreInfo,
+    Updated,
+    check_collection,
+    check_document,
+    check_key,
+)
+
+MARKER = ".nervous-store.json"
+LOGS_DIR = "logs"
+DOC_SUFFIX = ".json"
+LOG_SUFFIX = ".jsonl"
+#: longest encoded file-name segment (most file systems allow 255 bytes; leave room for suffixes)
+MAX_SEGMENT = 200
+
+_PLAIN = re.compile(r"^[A-Za-z0-9._-]+$")
+_PLAIN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
+_TMP_RE = re.compile(r"\.tmp\.(\d+)$")
+_CORRUPT_RE = re.compile(r"\.corrupt-\d+$")
+
+#: migrations of the on-disk layout: MIGRATIONS[i] upgrades a store from version i + 1 to i + 2
+MIGRATIONS: list[Callable[[Path], None]] = []
+
+
+def _encode_segment(seg: str, *, directory: bool) -> str:
+    plain = _PLAIN.match(seg) and seg not in (".", "..") and not (directory and "." in seg)
+    if plain:
+        return seg
+    out = []
+    for ch in seg:
+        if ch in _PLAIN_CHARS or (ch == "." and not directory and seg not in (".", "..")):
+            out.append(ch)
+        else:
+            out.extend(f"%{b:02X}" for b in ch.encode("utf-8"))
+    return "".join(out)
+
+
+def encode_key(key: str) -> list[str]:
+    """File-name segments for a key (the last one without the ``.json`` suffix)."""
+    segments = key.split("/")
+    if any(s == "" for s in segments):
+        segments = [key]  # empty segments: keep the whole key as one encoded name
+    encoded = [_encode_segment(s, directory=i < len(segments) - 1) for i, s in enumerate(segments)]
+    for e in encoded:
+        if len(e) > MAX_SEGMENT:
+            raise BadInput(f"document key {key!r} is too long for the file backend: a segment encodes to "
+                           f"{len(e)} characters (at most {MAX_SEGMENT}); use shorter '/'-separated parts")
+    return encoded
+
+
+def decode_key(segments: list[str]) -> str:
+    return "/".join(unquote(s, errors="strict") for s in segments)
+
+
+class FileStore(Store):
+    """JSON documents on disk; one lock file per document; logs as fsync'd JSON lines."""
+
+    name = "file"
+
+    def __init__(self, root: Path | str, *, lock_timeout: float = 5.0) -> None:
+        self.root = Path(root).expanduser().absolute()
+        self.lock_timeout = lock_timeout
+        self._pending_warnings: list[str] = []
+        if self.root.exists() and not self.root.is_dir():
+            raise StorageError(f"storage path {self.root} exists and is not a directory")
+        ensure_dir(self.root)
+        self._open_marker()
+
+    # ------------------------------------------------------------------ marker and versions
+
+    def _open_marker(self) -> None:
+        marker = self.root / MARKER
+        loaded = load_json(marker)
+        self._pending_warnings.extend(loaded.warnings)
+        version = loaded.value.get("schema_version") if loaded.value is not None else None
+        if loaded.value is None or not isinstance(version, int):
+            if marker.exists() and not loaded.corrupt:
+                raise StorageError(f"{marker}: schema_version missing or not an integer; fix or remove the file")
+            atomic_write_json(marker, {"schema_version": SCHEMA_VERSION}, backup=False)
+            return
+        if version > SCHEMA_VERSION:
+            raise UnsupportedVersion(
+                f"{marker}: schema_version {version} was written by a newer nervous (this release reads up "
+                f"to {SCHEMA_VERSION}); upgrade nervous. The store was not modified."
+            )
+        while version < SCHEMA_VERSION:
+            with FileLock(self.root / (MARKER + ".lock"), timeout=self.lock_timeout):
+                MIGRATIONS[version - 1](self.root)
+                version += 1
+                atomic_write_json(marker, {"schema_version": version})
+
+    # ------------------------------------------------------------------ paths
+
+    def document_path(self, collection: str, key: str) -> Path:
+        """Where a document lives (it need not exist)."""
+        check_collection(collection)
+        check_key(key)
+        *dirs, last = encode_key(key)
+        path = self.root.joinpath(collection, *dirs, last + DOC_SUFFIX)
+        if self.root not in path.parents:  # cannot happen with the encoding above; never write outside
+            raise BadInput(f"document key {key!r} would leave the store root {self.root}")
+        return path
+
+    def log_path(self, log: str) -> Path:
+        return self.root / LOGS_DIR / (check_collection(log) + LOG_SUFFIX)
+
+    def _collection_dir(self, collection: str) -> Path:
+        return self.root / check_collection(collection)
+
+    def _lock(self, path: Path) -> FileLock:
+        return FileLock(path.with_name(path.name + ".lock"), timeout=self.lock_timeout)
+
+    # ------------------------------------------------------------------ documents
+
+    def read(self, collection: str, key: str) -> Snapshot:
+        path = self.document_path(collection, key)
+        loaded = load_json(path)
+        return Snapshot(loaded.value, tuple(loaded.warnings))
+
+    def keys(self, collection: str) -> list[str]:
+        base = self._collection_dir(collection)
+        return sorted(self._walk_keys(base))
+
+    def _walk_keys(self, base: Path) -> list[str]:
+        found = []
+        for dirpath, dirnames, filenames in os.walk(base):
+            rel = Path(dirpath).relative_to(base).parts
+            for name in filenames:
+                if name.endswith(DOC_SUFFIX):
+                    try:
+                        found.append(decode_key([*rel, name[: -len(DOC_SUFFIX)]]))
+                    except UnicodeDecodeError:
+                        continue  # not a file this backend wrote
+        return found
+
+    def update(self, collection: str, key: str, fn: Callable[[dict[str, Any]], R], *,
+               create: bool = True) -> Updated[R]:
+        path = self.document_path(collection, key)
+        with self._lock(path) as lock:
+            for pid in lock.took_over_from:  # a writer died holding the lock: clear its leftovers
+                for leftover in (tmp_path(path, pid), tmp_path(backup_path(path), pid)):
+                    leftover.unlink(missing_ok=True)
+            loaded = load_json(path)
+            warnings = list(loaded.warnings)
+            if loaded.value is None and not loaded.corrupt and not create:
+                raise NotFound(f"no document {collection}/{key}")
+            doc: dict[str, Any] = loaded.value if loaded.value is not None else {}
+            result = fn(doc)
+            check_document(doc, f"{collection}/{key}")
+            try:
+                data = dumps_json(doc)
+            except (TypeError, ValueError) as exc:
+                raise BadInput(f"{collection}/{key}: document is not JSON-serialisable: {exc}") from None
+            # never let a corrupt file overwrite a good backup
+            atomic_write_bytes(path, data, backup=not loaded.corrupt)
+            if loaded.corrupt:
+                source = "its backup" if loaded.restored_from_backup else "an empty document"
+                warnings.append(f"{path}: rebuilt from {source} and replaced the corrupt file")
+        return Updated(result, tuple(warnings))
+
+    def delete(self, collection: str, key: str) -> bool:
+        path = self.document_path(collection, key)
+        with self._lock(path):
+            existed = path.exists()
+            path.unlink(missing_ok=True)
+            backup_path(path).unlink(missing_ok=True)  # a later document must not restore this one
+            if existed:
+                fsync_dir(path.parent)
+        return existed
+
+    # ------------------------------------------------------------------ logs
+
+    def append(self, log: str, entry: dict[str, Any]) -> None:
+        path = self.log_path(log)
+        check_document(entry, f"log {log}")
+        import json
+
+        line = (json.dumps(entry, ensure_ascii=False, allow_nan=False) + "\n").encode("utf-8")
+        ensure_dir(path.parent)
+        with self._lock(path):
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o600)
+            try:
+                size = os.fstat(fd).st_size
+                if size == 0:
+                    os.fchmod(fd, 0o600)
+                    fsync_dir(path.parent)
+                else:
+                    self._repair_torn_tail(fd, size, path)
+                os.write(fd, line)
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+
+    def _repair_torn_tail(self, fd: int, size: int, path: Path) -> None:
+        """A crash mid-append leaves a last line without newline: cut it off before appending."""
+        if os.pread(fd, 1, size - 1) == b"\n":
+            return
+        start = max(0, size - 65536)
+        while True:
+            chunk = os.pread(fd, size - start, start)
+            nl = chunk.rfind(b"\n")
+            if nl >= 0:
+                keep = start + nl + 1
+                break
+            if start == 0:
+                keep = 0
+                break
+            start = max(0, start - 65536)
+        os.ftruncate(fd, keep)
+        os.fsync(fd)
+        self._pending_warnings.append(
+            f"{path}: removed an incomplete last line ({size - keep} bytes) left by an interrupted append")
+
+    def read_log(self, log: str, *, limit: int | None = None) -> list[dict[str, Any]]:
+        path = self.log_path(log)
+        entries, warnings = _parse_log(path)
+        self._pending_warnings.extend(warnings)
+        return entries[-limit:] if limit else entries
+
+    # ------------------------------------------------------------------ administration
+
+    def pop_warnings(self) -> list[str]:
+        out, self._pending_warnings = self._pending_warnings, []
+        return out
+
+    def _collection_dirs(self) -> list[Path]:
+        try:
+            names = sorted(os.listdir(self.root))
+        except FileNotFoundError:
+            return []
+        return [self.root / n for n in names
+                if (self.root / n).is_dir() and re.match(r"^[a-z][a-z0-9_-]{0,63}$", n)]
+
+    def info(self) -> StoreInfo:
+        collections: dict[str, int] = {}
+        size = 0
+        for d in self._collection_dirs():
+            n = len(self._walk_keys(d))
+            if n:
+                collections[d.name] = n
+            size += _tree_size(d)
+        logs: dict[str, int] = {}
+        logs_dir = self.root / LOGS_DIR
+        if logs_dir.is_dir():
+            for name in sorted(os.listdir(logs_dir)):
+                if name.endswith(LOG_SUFFIX):
+                    with open(logs_dir / name, "rb") as fh:
+                        logs[name[: -len(LOG_SUFFIX)]] = sum(1 for line in fh if line.endswith(b"\n"))
+        marker = self.root / MARKER
+        size += marker.stat().st_size if marker.exists() else 0
+        version = self._marker_version()
+        return StoreInfo("file", str(self.root), version, collections, size, logs)
+
+    def _marker_version(self) -> int:
+        raw = (self.root / MARKER).read_bytes() if (self.root / MARKER).exists() else b""
+        value, _ = parse_object(raw)
+        v = value.get("schema_version") if value else None
+        return v if isinstance(v, int) else SCHEMA_VERSION
+
+    def check(self) -> list[Problem]:
+        problems: list[Problem] = []
+        marker = self.root / MARKER
+        value, reason = parse_object(marker.read_bytes()) if marker.exists() else (None, "missing")
+        if reason is not None:
+            problems.append(Problem(str(marker), f"store marker unreadable: {reason}"))
+        now = time.time()
+        for d in self._collection_dirs():
+            for dirpath, _dirs, files in os.walk(d):
+                for name in sorted(files):
+                    p = Path(dirpath) / name
+                    problems.extend(self._check_file(p, name, now, is_log_dir=d.name == LOGS_DIR))
+        return problems
+
+    def _check_file(self, p: Path, name: str, now: float, *, is_log_dir: bool) -> list[Problem]:
+        tmp = _TMP_RE.search(name)
+        if tmp:
+            pid = int(tmp.group(1))
+            if pid_alive(pid) and now - _mtime(p) < 600:
+                return []  # a write in progress
+            return [Problem(str(p), f"stray temporary file left by interrupted writer pid {pid}; safe to delete")]
+        if _CORRUPT_RE.search(name):
+            return [Problem(str(p), "quarantined copy of a corrupt document; inspect it, then delete it")]
+        if name.endswith(".lock"):
+            holder = read_lock_holder(p)
+            if holder is not None and lock_is_stale(holder):
+                return [Problem(str(p), f"stale lock left by {holder.describe()}; the next writer takes it over")]
+            return []
+        if is_log_dir and name.endswith(LOG_SUFFIX):
+            _entries, warnings = _parse_log(p)
+            return [Problem(str(p), w.split(": ", 1)[-1]) for w in warnings]
+        if name.endswith(DOC_SUFFIX):
+            _value, reason = parse_object(p.read_bytes())
+            if reason is not None:
+                return [Problem(str(p), f"document does not parse: {reason}")]
+        return []
+
+    def close(self) -> None:
+        pass
+
+
+def _mtime(p: Path) -> float:
+    try:
+        return p.stat().st_mtime
+    except OSError:
+        return 0.0
+
+
+def _tree_size(d: Path) -> int:
+    total = 0
+    for dirpath, _dirs, files in os.walk(d):
+        for name in files:
+            try:
+                total += os.lstat(os.path.join(dirpath, name)).st_size
+            except OSError:
+                pass
+    return total
+
+
+def _parse_log(path: Path) -> tuple[list[dict[str, Any]], list[str]]:
+    """Entries of a JSON-lines log; a torn last line or a damaged line is skipped with a warning."""
+    import json
+
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return [], []
+    entries: list[dict[str, Any]] = []
+    warnings: list[str] = []
+    lines = raw.split(b"\n")
+    tail = lines.pop()  # b"" when the file ends with a newline
+    if tail:
+        warnings.append(f"{path}: ignored an incomplete last line ({len(tail)} bytes) left by an interrupted "
+                        "append; the next append removes it")
+    for n, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            entry = None
+        if not isinstance(entry, dict):
+            warnings.append(f"{path}: line {n} is not a JSON object; skipped")
+            continue
+        entries.append(entry)
+    return entries, warnings
+
+
+# ---------------------------------------------------------------------------------------------
+# Plugin
+# ---------------------------------------------------------------------------------------------
+
+
+def open_store(path: str | Path, lock_timeout: float = 5.0) -> FileStore:
+    """Open (creating if needed) a file store rooted at ``path``."""
+    return FileStore(path, lock_timeout=lock_timeout)
+
+
+def corrupt_document(store: Store, collection: str, key: str) -> None:
+    """Damage a stored document the way a crash of a non-atomic writer would (for the conformance suite)."""
+    assert isinstance(store, FileStore)
+    path = store.document_path(collection, key)
+    data = path.read_bytes()
+    path.write_bytes(data[: max(1, len(data) // 2)])
+
+
+def _factory(ctx: Any) -> FileStore:
+    cfg = ctx.config.storage
+    root = Path(cfg.path).expanduser() if cfg.path else ctx.paths.data_dir
+    return FileStore(root, lock_timeout=cfg.lock_timeout)
+
+
+@nervous.hookimpl
+def nervous_storage_backends() -> list[Provider]:
+    return [Provider("file", "JSON files under the data directory, atomic writes, lock files (default)", _factory)]

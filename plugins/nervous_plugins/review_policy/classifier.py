@@ -1,0 +1,547 @@
+"""The built-in classifier: runs every detector over a bundle and applies the bundle-wide rules.
+
+Deterministic and static: same bundle and context, same result. Nothing in the bundle is executed,
+imported or followed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from nervous.records import Finding, ScanContext, SideEffects, SkillBundle, SkillFile
+from nervous.sideeffects import ASSUME_WORST, classes_of, normalize_host, normalize_tags
+
+from . import jscode, prose, pycode, shell
+from .catalogue import BY_ID
+from .collector import Collector, Hit
+from .indicators import CAMPAIGN_INDICATORS, PASTE_HOSTS, VENDOR_INSTALLER_HOSTS, WEBHOOK_HOSTS
+from .text import (
+    ARCHIVE_EXT,
+    BINARY_CODE_EXT,
+    DATA_EXT,
+    HTML_EXT,
+    INERT_BINARY_EXT,
+    INLINE_CODE_RE,
+    JS_EXT,
+    JS_LANGS,
+    MARKDOWN_EXT,
+    OTHER_CODE_EXT,
+    PYTHON_EXT,
+    PYTHON_LANGS,
+    SHELL_EXT,
+    SHELL_LANGS,
+    URL_RE,
+    Line,
+    ext_of,
+    host_matches,
+    ip_kind,
+    is_quoted,
+    markdown_lines,
+    snippet,
+)
+
+MAX_HITS_PER_RULE_PER_FILE = 10
+RULE_FLAGS = {"NV-PERSIST-": "persistence", "NV-OBF-": "obfuscation", "NV-REMOTE-001": "remote_instructions",
+              "NV-AUTO-": "autonomy", "NV-FIN-001": "financial", "NV-PRIV-001": "privileged"}
+
+HIDDEN_UNICODE = re.compile("[\U000e0000-\U000e007f\u200b-\u200f\u2060-\u2064\ufeff\u202a-\u202e\u2066-\u2069]")
+B64_BLOB = re.compile(r"[A-Za-z0-9+/]{200,}={0,2}|[0-9a-fA-F]{200,}")
+HTML_COMMENT = re.compile(r"<!--(.*?)-->", re.S)
+COMMENT_INSTRUCTION = re.compile(
+    r"(?i)\b(?:you\s+(?:must|should|will|are)|ignore|always|never|do\s+not|don'?t|execute|run\s|send|upload|"
+    r"read\s|fetch|curl|wget|assistant|agent|AI\b|instructions?|important|system|secretly|silently|"
+    r"the\s+user|override|forget|password|token|api[_ ]?key)"
+)
+SECRET_LITERAL = re.compile(
+    r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b|\bghp_[A-Za-z0-9]{36}\b|\bgithub_pat_[A-Za-z0-9_]{40,}|\bgh[ousr]_[A-Za-z0-9]{36}\b"
+    r"|\bxox[abprs]-[A-Za-z0-9-]{10,}|\bsk-(?:proj-|ant-(?:api\d+-)?|live_)?[A-Za-z0-9_-]{32,}|\bsk_live_[A-Za-z0-9]{20,}"
+    r"|-----BEGIN (?:RSA |EC |OPENSSH |DSA |PGP |ENCRYPTED )?PRIVATE KEY-----|\bclh_[A-Za-z0-9]{20,}"
+    r"|\bAIza[0-9A-Za-z_-]{35}\b|\bglpat-[A-Za-z0-9_-]{20}\b|\bnpm_[A-Za-z0-9]{36}\b|\bpypi-[A-Za-z0-9_-]{50,}"
+    r"|\b\d{8,10}:AA[A-Za-z0-9_-]{33}\b|\bhf_[A-Za-z0-9]{34}\b"
+)
+PLACEHOLDER = re.compile(r"(?i)x{4,}|your|example|placeholder|dummy|fake|test|sample|redacted|\*{3,}|\.\.\.|<|0{8,}|1234")
+LOOKALIKE_TARGETS = ("clawhub", "openclaw", "clawdbot", "clawdhub", "moltbot", "claude", "anthropic", "github",
+                     "openai", "metamask", "phantom", "coinbase", "binance")
+SHEBANG = re.compile(r"^#!\s*(?:/usr/bin/env\s+(?:-S\s+)?)?(?:/\S*/)?(\w+)")
+
+
+def _visible_exception(text: str, i: int) -> bool:
+    ch = text[i]
+    prev = text[i - 1] if i > 0 else ""
+    nxt = text[i + 1] if i + 1 < len(text) else ""
+    if ch == "\u200d":  # zero-width joiner inside emoji sequences or joining scripts
+        return ord(prev or " ") > 0x2000 or ord(nxt or " ") > 0x2000 or (prev + nxt).isalpha() and not (prev + nxt).isascii()
+    if ch == "\u200c":
+        return (prev + nxt).isalpha() and not (prev + nxt).isascii()
+    if ch in "\u200e\u200f":
+        return any("\u0590" <= x <= "\u08ff" for x in (prev, nxt))
+    if ch == "\ufeff":
+        return i == 0
+    return False
+
+
+class Classifier:
+    """Static side-effect classifier; one instance is reusable and holds no per-bundle state."""
+
+    def __init__(self, *, vendor_hosts: Iterable[str] = ()) -> None:
+        self.vendor_hosts = tuple(VENDOR_INSTALLER_HOSTS) + tuple(vendor_hosts)
+
+    # ------------------------------------------------------------------ entry point
+
+    def classify(self, bundle: SkillBundle, context: ScanContext) -> SideEffects:
+        c = Collector()
+        skill = bundle.skill_md
+        known_bins: set[str] = set()
+        skill_name = None
+        if skill is not None:
+            skill_name, known_bins = self._frontmatter(c, skill)
+        for f in bundle.files:
+            self._file(c, f, known_bins, is_skill=f is skill)
+        if skill is None:
+            c.hit("NV-OBF-005", None, None, "no SKILL.md in the bundle", kind="no-skill-md")
+        if skill_name:
+            self._lookalike(c, skill, skill_name)
+        self._combine(c, bundle)
+        return self._result(c, context)
+
+    # ------------------------------------------------------------------ SKILL.md frontmatter
+
+    def _frontmatter(self, c: Collector, f: SkillFile) -> tuple[str | None, set[str]]:
+        from nervous.skillmd import parse_skill_md
+
+        path = f.path
+        doc = parse_skill_md(f.data, max_bytes=max(len(f.data), 1))
+        bins: set[str] = set()
+        if doc.frontmatter_status in ("unparsable", "partial") or (doc.errors and doc.frontmatter_status != "missing"):
+            if doc.frontmatter_status == "unparsable":
+                self._assume_worst(c, path, 1, "unparsable frontmatter")
+        meta = doc.security_metadata
+        for b in (*meta.bins, *meta.any_bins):
+            name = str(b).strip().split()[0].rsplit("/", 1)[-1].lower() if str(b).strip() else ""
+            if name:
+                bins.add(name)
+                c.tag(f"shell:{name}", path, 1)
+                c.tier(name, shell.SHELL_TIERS.get(name, "CAUTION"))
+        for e in meta.env:
+            c.tag(f"read:env:{e}", path, 1)
+        if meta.primary_env:
+            c.tag(f"read:env:{meta.primary_env}", path, 1)
+            c.primary_env = meta.primary_env
+        for spec in meta.install:
+            kind = str(spec.get("kind") or spec.get("type") or "installer").lower() if hasattr(spec, "get") else "installer"
+            c.tag(f"shell:{kind.split()[0] if kind.strip() else 'installer'}", path, 1)
+            c.tag("write:?", path, 1)
+            c.tag("network:*", path, 1)
+            url = str(spec.get("url") or spec.get("download") or "") if hasattr(spec, "get") else ""
+            if url and URL_RE.search(url):
+                c.tag(f"network:{normalize_host(url)}", path, 1)
+        if meta.always:
+            c.hit("NV-AUTO-001", path, _line_of(f, r"always\s*:"), "always: true")
+        tools = doc.allowed_tools
+        if any(re.fullmatch(r"(?i)bash(?:\(\s*\*?\s*\))?|\*", t.strip(",")) for t in tools):
+            c.hit("NV-AUTO-003", path, _line_of(f, r"allowed-tools"), "allowed-tools: " + " ".join(tools)[:150])
+        if "hooks" in doc.frontmatter:
+            c.hit("NV-AUTO-003", path, _line_of(f, r"^hooks\s*:"), "hooks declared in frontmatter")
+        return doc.name, bins
+
+    def _lookalike(self, c: Collector, f: SkillFile | None, name: str) -> None:
+        n = name.lower()
+        for target in LOOKALIKE_TARGETS:
+            for part in {n, *re.split(r"[-_.]", n)}:
+                if part != target and abs(len(part) - len(target)) <= 2 and len(part) >= 5 and _edit(part, target) <= 2:
+                    if part.replace("-", "") == target:
+                        continue
+                    c.hit("NV-SUPPLY-007", f.path if f else None, 1, f"name {name!r} resembles {target!r}",
+                          target=target)
+                    return
+
+    # ------------------------------------------------------------------ files
+
+    def _file(self, c: Collector, f: SkillFile, known: set[str], *, is_skill: bool) -> None:
+        ext = ext_of(f.path)
+        data = f.data
+        if _is_native_binary(data) or ext in BINARY_CODE_EXT:
+            c.hit("NV-OBF-005", f.path, None, "compiled or binary file", kind="binary")
+            self._assume_worst(c, f.path, None, "binary")
+            return
+        if _is_archive(data) or ext in ARCHIVE_EXT:
+            if _zip_encrypted(data):
+                c.hit("NV-SUPPLY-002", f.path, None, "encrypted archive entry", kind="encrypted-archive")
+                c.fact("password_archive", f.path, None)
+            c.hit("NV-OBF-005", f.path, None, "nested archive", kind="archive")
+            self._assume_worst(c, f.path, None, "nested archive")
+            return
+        text = f.text()
+        if text is None:
+            if ext in INERT_BINARY_EXT:
+                return
+            c.hit("NV-OBF-005", f.path, None, "not UTF-8 text", kind="non-utf8")
+            self._assume_worst(c, f.path, None, "non-utf8")
+            return
+        if ext in INERT_BINARY_EXT and ext not in (".svg",):
+            return
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+        self._generic(c, f.path, text, ext)
+        first = text.split("\n", 1)[0]
+        sb = SHEBANG.match(first)
+        interp = sb.group(1).lower() if sb else ""
+        if ext in SHELL_EXT or interp in ("sh", "bash", "zsh", "dash", "ksh"):
+            c.tag(f"shell:{interp or 'bash'}", f.path, 1)
+            c.tier(interp or "bash", "DANGEROUS")
+            self._shell_script(c, f.path, text, known)
+        elif ext in PYTHON_EXT or interp.startswith("python"):
+            c.tag("shell:python", f.path, 1)
+            if not pycode.analyze(c, f.path, text):
+                self._fallback_lines(c, f.path, text, known)
+            self._comment_lines(c, f.path, text, "#")
+        elif ext in JS_EXT or interp in ("node", "deno", "bun"):
+            if interp or f.path.startswith(("scripts/", "bin/", "tools/")) or "/scripts/" in f.path:
+                c.tag("shell:node", f.path, 1)
+            jscode.analyze(c, f.path, text)
+            self._comment_lines(c, f.path, text, "//")
+        elif ext in MARKDOWN_EXT or ext in HTML_EXT or ext == "":
+            self._markdown(c, f.path, text, known, is_skill=is_skill)
+        elif ext in OTHER_CODE_EXT:
+            c.hit("NV-OBF-005", f.path, None, f"script language without a detector ({ext})", kind="no-detector")
+            self._assume_worst(c, f.path, None, "no detector")
+            self._fallback_lines(c, f.path, text, known)
+        elif ext in DATA_EXT or ext.startswith(".env"):
+            for i, line in enumerate(text.split("\n"), 1):
+                if len(line) < 2000:
+                    prose.analyze_line(c, f.path, i, line, in_code=True)
+        else:
+            self._markdown(c, f.path, text, known, is_skill=False)
+
+    def _assume_worst(self, c: Collector, path: str | None, line: int | None, why: str) -> None:
+        for t in ASSUME_WORST:
+            c.tag(t, path, line)
+        c.flags.add("incomplete")
+
+    def _generic(self, c: Collector, path: str, text: str, ext: str) -> None:
+        lines = text.split("\n")
+        # hidden unicode
+        for m in HIDDEN_UNICODE.finditer(text):
+            if not _visible_exception(text, m.start()):
+                ln = text.count("\n", 0, m.start()) + 1
+                count = len(HIDDEN_UNICODE.findall(text))
+                c.hit("NV-OBF-001", path, ln, f"U+{ord(m.group(0)):04X} hidden character ({count} in file)",
+                      codepoint=f"U+{ord(m.group(0)):04X}", count=count)
+                break
+        # padding
+        blank_run = 0
+        for i, line in enumerate(lines, 1):
+            if re.search(r"[ \t\u00a0\u3000]{200,}", line):
+                c.hit("NV-OBF-004", path, i, "long run of blanks on one line")
+                break
+            blank_run = blank_run + 1 if not line.strip() else 0
+            if blank_run == 50:
+                c.hit("NV-OBF-004", path, i, "50 or more consecutive blank lines")
+                break
+        # encoded blobs outside data files
+        if ext not in DATA_EXT and ext not in (".svg", ".html", ".htm", ".css"):
+            for i, line in enumerate(lines, 1):
+                m = B64_BLOB.search(line)
+                if m and not re.search(r"(?i)data:(?:image|font|audio|application/(?:font|x-font|octet))", line[:m.start()]) \
+                        and not re.fullmatch(r"[0-9a-f]{64,}", m.group(0)) and len(set(m.group(0))) > 16:
+                    c.hit("NV-OBF-003", path, i, snippet(m.group(0)[:60]), length=len(m.group(0)))
+                    if re.search(r"(?i)base64|b64|atob|decode|FromBase64", line):
+                        c.fact("encoded_blob_decoded", path, i)
+                    break
+        # HTML comments carrying instructions
+        if ext in MARKDOWN_EXT or ext in HTML_EXT or ext == "":
+            for m in HTML_COMMENT.finditer(text):
+                body = m.group(1)
+                if len(body.strip()) >= 20 and COMMENT_INSTRUCTION.search(body) and not re.match(
+                        r"(?is)\s*(?:prettier|markdownlint|eslint|todo|toc|omit in toc|lint|@format|htmlhint|textlint|vale|"
+                        r"cspell|\#region|\#endregion)", body):
+                    ln = text.count("\n", 0, m.start()) + 1
+                    c.hit("NV-OBF-002", path, ln, snippet(body.strip()))
+                    for j, bl in enumerate(body.split("\n")):
+                        prose.analyze_line(c, path, ln + j, bl)
+        # secret literals
+        for i, line in enumerate(lines, 1):
+            for m in SECRET_LITERAL.finditer(line):
+                if PLACEHOLDER.search(m.group(0)) or (m.group(0).startswith("-----BEGIN") and re.search(
+                        r"(?i)\b(?:detect|pattern|regex|match|scan|startswith|includes|contains)\b", line)):
+                    continue
+                if is_quoted(line, m.start(), m.end()) and re.search(r"(?i)re\.compile|regex|pattern|r['\"]", line):
+                    continue
+                c.hit("NV-CRED-002", path, i, _mask(line, m.start(), m.end()), column=m.start() + 1)
+                break
+        # URLs: raw IPs, paste sites, webhooks, campaign indicators
+        for i, line in enumerate(lines, 1):
+            if len(line) > 5000:
+                continue
+            low = line.lower()
+            for m in URL_RE.finditer(line):
+                url = m.group(0)
+                host = normalize_host(url)
+                if ip_kind(host) == "public":
+                    c.hit("NV-SUPPLY-004", path, i, snippet(line, m.start(), m.end()), column=m.start() + 1, host=host)
+                    c.fact("raw_ip", path, i)
+                if host_matches(host, url, PASTE_HOSTS):
+                    c.hit("NV-SUPPLY-005", path, i, snippet(line, m.start(), m.end()), column=m.start() + 1, host=host)
+                    c.fact("paste_url", path, i)
+                if host_matches(host, url, WEBHOOK_HOSTS):
+                    c.hit("NV-EXFIL-003", path, i, snippet(line, m.start(), m.end()), column=m.start() + 1, host=host)
+                    c.fact("webhook", path, i)
+            for ind in CAMPAIGN_INDICATORS:
+                j = low.find(ind.lower())
+                if j >= 0:
+                    executable = bool(re.search(r"(?i)\b(?:curl|wget|iwr|irm|download|unzip|extract|run|execute|"
+                                                r"open|paste|bash|sh)\b|https?://", line)) and not is_quoted(
+                        line, j, j + len(ind)) and not re.search(r"(?i)\b(?:indicator|ioc|detect|flag|block|campaign|"
+                                                                 r"malicious|malware|known\s+bad)\b", line)
+                    c.hit("NV-SUPPLY-003" if executable else "NV-SUPPLY-003b", path, i,
+                          snippet(line, j, j + len(ind)), column=j + 1, indicator=ind)
+                    break
+
+    def _markdown(self, c: Collector, path: str, text: str, known: set[str], *, is_skill: bool) -> None:
+        lines = markdown_lines(text)
+        block: list[Line] = []
+        for ln in lines + [Line(len(lines) + 1, "", "fence")]:
+            if ln.kind == "code":
+                block.append(ln)
+                continue
+            if block:
+                self._code_block(c, path, block, known)
+                block = []
+            if ln.kind == "prose":
+                if len(ln.text) > 5000:
+                    continue
+                prose.analyze_line(c, path, ln.no, ln.text)
+                for m in INLINE_CODE_RE.finditer(ln.text):
+                    code = m.group(1)
+                    if shell.looks_like_command(code, known):
+                        bad = bool(re.search(r"(?i)\b(?:detect|flag|block|never|avoid|don'?t|do\s+not|malicious|"
+                                             r"dangerous|attack|pattern|e\.g\.|such\s+as|like|unsafe|risky|warn)", ln.text))
+                        shell.analyze_line(c, path, ln.no, code, executable=not bad, quoted=bad, known=known)
+                    for u in URL_RE.finditer(code):
+                        c.tag(f"network:{normalize_host(u.group(0))}", path, ln.no)
+                self._prose_urls(c, path, ln)
+        self._download_then_exec(c, path, [ln for ln in lines if ln.kind == "code" and (ln.lang in SHELL_LANGS or not ln.lang)])
+
+    def _prose_urls(self, c: Collector, path: str, ln: Line) -> None:
+        for u in URL_RE.finditer(ln.text):
+            url = u.group(0)
+            if re.search(r"(?i)/api/|/v\d+/|^https?://api\.|/graphql|/webhook|/rest/|\.json\b|/rpc\b|/mcp\b", url):
+                c.tag(f"network:{normalize_host(url)}", path, ln.no)
+
+    def _code_block(self, c: Collector, path: str, block: list[Line], known: set[str]) -> None:
+        lang = block[0].lang
+        quoted = block[0].quoted
+        src = "\n".join(ln.text for ln in block)
+        offset = block[0].no - 1
+        if lang in PYTHON_LANGS:
+            if not pycode.analyze(c, path, src, lines_offset=offset):
+                for ln in block:
+                    if shell.PIPE_TO_SHELL.search(ln.text) or shell.REVERSE_SHELL.search(ln.text):
+                        shell.analyze_line(c, path, ln.no, ln.text, executable=not quoted, quoted=quoted, known=known)
+        elif lang in JS_LANGS:
+            jscode.analyze(c, path, src, lines_offset=offset)
+        else:
+            joined = _join_continuations(block)
+            for no, text in joined:
+                if lang in SHELL_LANGS or (not lang and shell.looks_like_command(text, known)) or (
+                        lang not in ("json", "yaml", "yml", "toml", "xml", "html", "css", "markdown", "md", "text",
+                                     "txt", "csv", "diff", "sql", "ini", "mermaid", "log", "output")
+                        and shell.looks_like_command(text, known)):
+                    shell.analyze_line(c, path, no, text, executable=not quoted, quoted=quoted, known=known)
+                elif lang == "sql" and re.search(r"(?i)\b(?:drop\s+(?:table|database)|truncate\s+table|delete\s+from)\b", text):
+                    c.tag("delete:db:?", path, no)
+                elif shell.PIPE_TO_SHELL.search(text) or shell.REVERSE_SHELL.search(text) or shell.ENCODED_TO_SHELL.search(text):
+                    shell.analyze_line(c, path, no, text, executable=not quoted, quoted=quoted, known=known)
+        for ln in block:
+            if len(ln.text) < 5000:
+                prose.analyze_line(c, path, ln.no, ln.text, in_code=True, quoted_block=quoted)
+            for u in URL_RE.finditer(ln.text):
+                if lang not in ("markdown", "md", "text", "txt"):
+                    c.tag(f"network:{normalize_host(u.group(0))}", path, ln.no)
+
+    def _shell_script(self, c: Collector, path: str, text: str, known: set[str]) -> None:
+        lines = [Line(i, t, "script", "sh") for i, t in enumerate(text.split("\n"), 1)]
+        for no, t in _join_continuations(lines):
+            if len(t) > 5000:
+                continue
+            shell.analyze_line(c, path, no, t, known=known)
+            if t.lstrip().startswith("#") or re.match(r"\s*(?:echo|printf|cat)\b", t):
+                prose.analyze_line(c, path, no, t, in_code=True)
+        self._download_then_exec(c, path, lines)
+
+    def _comment_lines(self, c: Collector, path: str, text: str, marker: str) -> None:
+        for i, line in enumerate(text.split("\n"), 1):
+            s = line.strip()
+            if (s.startswith(marker) or s.startswith(('"""', "'''", "*", "print(", "console.log("))) and len(s) < 3000:
+                prose.analyze_line(c, path, i, s.lstrip(marker + " *"), in_code=not s.startswith(marker))
+
+    def _fallback_lines(self, c: Collector, path: str, text: str, known: set[str]) -> None:
+        for i, line in enumerate(text.split("\n"), 1):
+            if len(line) > 5000:
+                continue
+            if shell.PIPE_TO_SHELL.search(line) or shell.REVERSE_SHELL.search(line) or shell.ENCODED_TO_SHELL.search(line):
+                shell.analyze_line(c, path, i, line, executable=not is_quoted(line, 0, 0), known=known)
+            for u in URL_RE.finditer(line):
+                c.tag(f"network:{normalize_host(u.group(0))}", path, i)
+
+    def _download_then_exec(self, c: Collector, path: str, lines: list[Line]) -> None:
+        downloaded: dict[str, int] = {}
+        for ln in lines:
+            t = ln.text
+            for m in re.finditer(r"(?i)\b(?:curl|wget)\b[^\n;&|]*?(?:-o|-O|--output|--output-document)\s*['\"]?([^\s'\";&|]+)", t):
+                downloaded[m.group(1).rsplit("/", 1)[-1]] = ln.no
+            m = re.search(r"(?i)\bwget\s+(?:-\S+\s+)*['\"]?(https?://\S+/([\w.-]+))['\"]?\s*(?:$|&&|;)", t)
+            if m:
+                downloaded[m.group(2)] = ln.no
+            for name in list(downloaded):
+                esc = re.escape(name)
+                if re.search(rf"(?:chmod\s+[+0-7a-z]*x?\S*\s+\S*{esc}\b|(?:^|[;&|\s])\./{esc}\b|\b(?:ba|z)?sh\s+\S*{esc}\b|"
+                             rf"\b(?:python3?|node|perl|source|\.)\s+\S*{esc}\b|\bopen\s+\S*{esc}\b|"
+                             rf"\b(?:hdiutil\s+attach|installer\s+-pkg|msiexec|Start-Process)\s+\S*{esc}\b)", t) and (
+                        ln.no != downloaded[name] or re.search(r"&&|;", t)):
+                    if name.lower().endswith((".json", ".txt", ".csv", ".md", ".html", ".xml", ".png", ".jpg")):
+                        continue
+                    c.hit("NV-EXEC-003", path, ln.no, snippet(t), action=None if ln.kind != "code" or not ln.quoted else "review",
+                          file_name=name, hosts=[normalize_host(u.group(0)) for u in URL_RE.finditer(t)])
+                    c.fact("download_exec", path, ln.no)
+                    del downloaded[name]
+
+    # ------------------------------------------------------------------ bundle-wide rules
+
+    def _combine(self, c: Collector, bundle: SkillBundle) -> None:
+        ids = c.rule_ids()
+        risky_hosts = "NV-SUPPLY-004" in ids or "NV-SUPPLY-005" in ids
+        paste = c.has("terminal_paste")
+        for h in c.hits:
+            if h.rule_id in ("NV-EXEC-001", "NV-EXEC-003") and h.action is None:
+                hosts = [x for x in h.evidence.get("hosts", []) if x]
+                urls = h.evidence.get("urls", []) or [f"https://{x}/" for x in hosts]
+                if hosts and all(host_matches(x, u, self.vendor_hosts) for x, u in zip(hosts, urls)) \
+                        and not risky_hosts and not paste:
+                    h.action = "review"
+                    h.evidence["vendor_installer"] = True
+                    c.hit("NV-SUPPLY-006", h.file, h.line, h.snippet, source="vendor installer piped to a shell")
+        ids = c.rule_ids()
+        exec_refuse = any(h.rule_id in ("NV-EXEC-001", "NV-EXEC-002", "NV-EXEC-003") and h.action is None for h in c.hits)
+        if paste and (exec_refuse or c.has("paste_url") or c.has("password_archive") or "NV-SUPPLY-003" in ids):
+            f, ln = c.facts["terminal_paste"][0]
+            c.hit("NV-SUPPLY-001", f, ln, "paste-into-terminal prerequisite with a remote or encoded payload")
+        if (c.has("harvest_read") or c.has("env_dump") or c.has("harvest_send")) and c.has("network_send"):
+            src = (c.facts.get("harvest_send") or c.facts.get("harvest_read") or c.facts.get("env_dump") or [(None, None)])[0]
+            dst = c.facts["network_send"][0]
+            c.hit("NV-EXFIL-001", src[0], src[1], "credential read or environment dump combined with a network send",
+                  send_file=dst[0], send_line=dst[1])
+        if any(r.startswith("NV-CRED-") for r in ids):
+            for h in c.hits:
+                if h.rule_id == "NV-EXFIL-003":
+                    h.action = "refuse"
+        if c.has("untrusted_input"):
+            classes = classes_of(c.tags, primary_env=c.primary_env)
+            if "sensitive_credentials" in classes and any(t.startswith("network:") for t in c.tags):
+                f, ln = c.facts["untrusted_input"][0]
+                c.hit("NV-FLOW-001", f, ln, "untrusted content, a secret and network access in one skill")
+        for h in c.hits:
+            if h.rule_id.startswith("NV-EXEC-"):
+                c.tag("shell:*" if h.rule_id != "NV-EXEC-004" else "network:*", h.file, h.line)
+                c.tag("network:*", h.file, h.line)
+                c.tier("curl" if h.rule_id in ("NV-EXEC-001", "NV-EXEC-003") else "sh", "DANGEROUS")
+            for prefix, flag in RULE_FLAGS.items():
+                if h.rule_id.startswith(prefix):
+                    c.flags.add(flag)
+
+    # ------------------------------------------------------------------ result
+
+    def _result(self, c: Collector, context: ScanContext) -> SideEffects:
+        purpose = context.purpose
+        per_rule_file: dict[tuple[str, str | None], int] = {}
+        seen: set[tuple[str, str | None, int | None]] = set()
+        findings: list[Finding] = []
+        for h in c.hits:
+            key = (h.rule_id, h.file, h.line)
+            if key in seen:
+                continue
+            seen.add(key)
+            n = per_rule_file.get((h.rule_id, h.file), 0)
+            if n >= MAX_HITS_PER_RULE_PER_FILE:
+                continue
+            per_rule_file[(h.rule_id, h.file)] = n + 1
+            findings.append(_finding(h, purpose))
+        findings.sort(key=lambda f: (f.file or "", f.line or 0, f.rule_id))
+        tags = normalize_tags(c.tags)
+        complete = "incomplete" not in c.flags
+        return SideEffects(tags=tags, flags=tuple(sorted(c.flags)), findings=tuple(findings),
+                           shell_tiers=dict(sorted(c.tiers.items())), complete=complete, primary_env=c.primary_env)
+
+
+def _finding(h: Hit, purpose: str) -> Finding:
+    rule = BY_ID[h.rule_id]
+    action = rule.action(purpose)
+    if h.action is not None and purpose != "draft":
+        action = h.action
+    return Finding(rule_id=rule.id, title=rule.title, category=rule.category, severity=rule.severity,
+                   action=action, file=h.file, line=h.line, column=h.column, snippet=h.snippet,
+                   evidence=dict(h.evidence))
+
+
+def _mask(line: str, start: int, end: int) -> str:
+    secret = line[start:end]
+    return snippet(line[:start] + secret[:4] + "****" + line[end:], start, start + 8)
+
+
+def _line_of(f: SkillFile, pattern: str) -> int:
+    text = f.text() or ""
+    for i, line in enumerate(text.split("\n"), 1):
+        if re.search(pattern, line):
+            return i
+    return 1
+
+
+def _join_continuations(lines: list[Line]) -> list[tuple[int, str]]:
+    out: list[tuple[int, str]] = []
+    buf: list[str] = []
+    start = 0
+    for ln in lines:
+        t = ln.text
+        if not buf:
+            start = ln.no
+        if t.rstrip().endswith("\\") and len(buf) < 50:
+            buf.append(t.rstrip()[:-1])
+            continue
+        buf.append(t)
+        out.append((start, " ".join(buf)))
+        buf = []
+    if buf:
+        out.append((start, " ".join(buf)))
+    return out
+
+
+def _is_native_binary(data: bytes) -> bool:
+    return data[:4] in (b"\x7fELF", b"\xcf\xfa\xed\xfe", b"\xce\xfa\xed\xfe", b"\xca\xfe\xba\xbe", b"\xfe\xed\xfa\xce",
+                        b"\xfe\xed\xfa\xcf") or data[:2] == b"MZ" and b"This program" in data[:512] or \
+        data[:4] == b"\x00asm" or (len(data) > 16 and data[2:4] == b"\r\n" and data[:2] in (b"\xa7\r", b"\x55\r", b"\x6f\r", b"\xcb\r"))
+
+
+def _is_archive(data: bytes) -> bool:
+    return data[:4] == b"PK\x03\x04" or data[:6] == b"7z\xbc\xaf\x27\x1c" or data[:4] == b"Rar!" or \
+        data[:2] == b"\x1f\x8b" or data[257:262] == b"ustar" or data[:3] == b"BZh" or data[:6] == b"\xfd7zXZ\x00"
+
+
+def _zip_encrypted(data: bytes) -> bool:
+    """True when any local file header of a zip has the 'encrypted' flag set."""
+    i = data.find(b"PK\x03\x04")
+    while i >= 0 and i + 8 <= len(data):
+        flags = int.from_bytes(data[i + 6:i + 8], "little")
+        if flags & 1:
+            return True
+        i = data.find(b"PK\x03\x04", i + 4)
+    return False
+
+
+def _edit(a: str, b: str) -> int:
+    prev = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        cur = [i]
+        for j, cb in enumerate(b, 1):
+            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb)))
+        prev = cur
+    return prev[-1]

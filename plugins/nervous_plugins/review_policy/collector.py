@@ -1,0 +1,60 @@
+"""Accumulates what detectors find in one bundle: tags, flags, shell tiers, rule hits and facts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from attrs import define, field
+
+from nervous.sideeffects import normalize_tag
+
+TIER_ORDER = {"SAFE": 0, "CAUTION": 1, "RISKY": 2, "DANGEROUS": 3}
+
+
+@define
+class Hit:
+    rule_id: str
+    file: str | None
+    line: int | None
+    column: int | None = None
+    snippet: str = ""
+    evidence: dict[str, Any] = field(factory=dict)
+    action: str | None = None  # overrides the catalogue action (e.g. vendor-installer exception)
+
+
+@define
+class Collector:
+    tags: dict[str, tuple[str | None, int | None]] = field(factory=dict)
+    flags: set[str] = field(factory=set)
+    tiers: dict[str, str] = field(factory=dict)
+    hits: list[Hit] = field(factory=list)
+    #: bundle-level facts for "combined with" rules: name -> list of (file, line)
+    facts: dict[str, list[tuple[str | None, int | None]]] = field(factory=dict)
+    primary_env: str | None = None
+
+    def tag(self, tag: str, file: str | None = None, line: int | None = None) -> None:
+        try:
+            t = normalize_tag(tag)
+        except ValueError:
+            return
+        self.tags.setdefault(t, (file, line))
+
+    def tier(self, cmd: str, tier: str) -> None:
+        cur = self.tiers.get(cmd)
+        if cur is None or TIER_ORDER[tier] > TIER_ORDER[cur]:
+            self.tiers[cmd] = tier
+
+    def fact(self, name: str, file: str | None = None, line: int | None = None) -> None:
+        self.facts.setdefault(name, []).append((file, line))
+
+    def has(self, name: str) -> bool:
+        return bool(self.facts.get(name))
+
+    def hit(self, rule_id: str, file: str | None, line: int | None, snippet: str = "", *,
+            column: int | None = None, action: str | None = None, **evidence: Any) -> Hit:
+        h = Hit(rule_id, file, line, column, snippet[:200], dict(evidence), action)
+        self.hits.append(h)
+        return h
+
+    def rule_ids(self) -> set[str]:
+        return {h.rule_id for h in self.hits}

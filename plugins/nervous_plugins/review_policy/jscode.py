@@ -1,0 +1,136 @@
+"""JavaScript/TypeScript detector: line patterns (no parser), following sinks rather than any string."""
+
+from __future__ import annotations
+
+import re
+
+from nervous.sideeffects import is_credential_path, normalize_host
+
+from . import shell
+from .collector import Collector
+from .text import URL_RE, snippet
+
+EXEC_CALL = re.compile(r"\b(?:exec|execSync|spawn|spawnSync|execFile|execFileSync|execa|execaSync|\$)\s*\(\s*"
+                       r"(?:(['\"])(.*?)\1|`([^`]*)`|\[\s*(['\"])([^'\"]+)\4)")
+DYN_EXEC = re.compile(r"\b(?:exec|execSync|spawn|spawnSync|execFile|execFileSync)\s*\(\s*[A-Za-z_$]")
+CHILD = re.compile(r"child_process|\bexeca\b|\bshelljs\b|Deno\.Command|Bun\.spawn|zx/globals|from ['\"]zx['\"]")
+FETCH = re.compile(r"\b(?:fetch|axios(?:\.\w+)?|got(?:\.\w+)?|ky(?:\.\w+)?|superagent|needle|request|"
+                   r"https?\.(?:request|get)|new\s+WebSocket|net\.connect|net\.createConnection|"
+                   r"XMLHttpRequest|undici\.\w+)\s*\(")
+SEND = re.compile(r"""(?i)method\s*:\s*['"](?:post|put|patch)['"]|\baxios\.(?:post|put|patch)\b|\.(?:post|put|patch)\s*\(\s*[`'"]https?:|"""
+                  r"""\bsendBeacon\s*\(|\.write\s*\(\s*JSON\.stringify|\bgot\.(?:post|put)\b""")
+DELETE_REQ = re.compile(r"""(?i)method\s*:\s*['"]delete['"]|\baxios\.delete\b|\.delete\s*\(\s*[`'"]https?:""")
+FS_WRITE = re.compile(r"\b(?:fs|fsp|fs\.promises|fse|Deno|Bun)\.(?:writeFile|writeFileSync|appendFile|appendFileSync|"
+                      r"createWriteStream|mkdir|mkdirSync|copyFile|copyFileSync|rename|renameSync|cp|cpSync|"
+                      r"outputFile|writeJson|ensureDir|writeTextFile|write)\s*\(\s*(?:(['\"`])([^'\"`]*)\1)?")
+FS_DELETE = re.compile(r"\b(?:fs|fsp|fs\.promises|fse|Deno)\.(?:rm|rmSync|unlink|unlinkSync|rmdir|rmdirSync|remove|"
+                       r"removeSync|emptyDir|truncate|truncateSync)\s*\(\s*(?:(['\"`])([^'\"`]*)\1)?|\brimraf\s*\(")
+ENV_READ = re.compile(r"process\.env(?:\.([A-Za-z_][\w]*)|\[\s*['\"]([^'\"]+)['\"]\s*\])|Deno\.env\.get\(\s*['\"]([^'\"]+)|"
+                      r"Bun\.env\.([A-Za-z_]\w*)|import\.meta\.env\.([A-Za-z_]\w*)")
+ENV_DUMP = re.compile(r"(?:JSON\.stringify|Object\.(?:entries|keys|values|assign\(\s*\{\s*\}\s*,))\s*\(\s*process\.env\s*\)"
+                      r"|console\.(?:log|dir)\s*\(\s*process\.env\s*\)|Deno\.env\.toObject\(\)|body\s*:\s*process\.env\b")
+EVAL = re.compile(r"\beval\s*\(|\bnew\s+Function\s*\(|\bvm\.run\w*\s*\(|\bFunction\s*\(\s*[a-z]")
+TLS_OFF = re.compile(r"rejectUnauthorized\s*:\s*false|NODE_TLS_REJECT_UNAUTHORIZED|strictSSL\s*:\s*false")
+STRING = re.compile(r"""(['"`])((?:(?!\1).){2,300}?)\1""")
+
+
+def analyze(c: Collector, file: str, source: str, *, lines_offset: int = 0) -> None:
+    lines = source.split("\n")
+    child = bool(CHILD.search(source))
+    has_fetch = bool(FETCH.search(source))
+    if has_fetch:
+        c.tag("network:*" if not URL_RE.search(source) else "network:*", file, lines_offset + 1)
+    long_lines = sum(1 for ln in lines if len(ln) > 1000)
+    if long_lines and len(source) > 2000 and sum(len(ln) for ln in lines if len(ln) > 1000) > 0.5 * len(source):
+        c.hit("NV-OBF-005", file, lines_offset + 1, "minified code", kind="minified")
+        c.flags.add("obfuscation")
+        c.flags.add("incomplete")
+        for t in ("shell:*", "write:?", "delete:?", "network:*"):
+            c.tag(t, file, lines_offset + 1)
+        return
+    in_block = False
+    for i, raw in enumerate(lines, 1):
+        no = i + lines_offset
+        line = raw
+        s = line.strip()
+        if in_block:
+            if "*/" in s:
+                in_block = False
+            continue
+        if s.startswith("/*") and "*/" not in s:
+            in_block = True
+            continue
+        if s.startswith("//") or s.startswith("*"):
+            continue
+        if child or "exec" in line:
+            for m in EXEC_CALL.finditer(line):
+                cmd = m.group(2) or m.group(3) or m.group(5)
+                if cmd is None:
+                    continue
+                cmd = re.sub(r"\$\{[^}]*\}", "$X", cmd)
+                if m.group(5):
+                    c.tag(f"shell:{m.group(5).split()[0].rsplit('/', 1)[-1]}", file, no)
+                    rest = line[m.end():]
+                    args = re.findall(r"['\"]([^'\"]+)['\"]", rest.split("]")[0])
+                    cmd = " ".join([m.group(5), *args])
+                shell.analyze_line(c, file, no, cmd)
+            if child and DYN_EXEC.search(line):
+                c.tag("shell:*", file, no)
+        for m in URL_RE.finditer(line):
+            if has_fetch or child:
+                c.tag(f"network:{normalize_host(m.group(0))}", file, no)
+        if SEND.search(line) or (re.search(r"\bbody\s*:", line) and has_fetch):
+            c.flags.add("network_send")
+            c.fact("network_send", file, no)
+            hosts = [normalize_host(u.group(0)) for u in URL_RE.finditer(line)] or ["*"]
+            for h in hosts:
+                c.tag(f"write:remote:{h}", file, no)
+        if DELETE_REQ.search(line):
+            c.tag("delete:remote:*", file, no)
+        m = FS_WRITE.search(line)
+        if m:
+            c.tag(f"write:{m.group(2) or '?'}", file, no)
+            target = m.group(2) or ""
+            if shell.AGENT_STATE.search(target) or shell.AGENT_STATE.search(line):
+                sm = shell.AGENT_STATE.search(target) or shell.AGENT_STATE.search(line)
+                assert sm is not None
+                c.hit("NV-PERSIST-002", file, no, snippet(line), target=sm.group(1))
+                c.flags.add("persistence")
+            if shell.PERSIST_PATH.search(line):
+                c.hit("NV-PERSIST-001", file, no, snippet(line))
+        m = FS_DELETE.search(line)
+        if m:
+            c.tag(f"delete:{m.group(2) or '?'}", file, no)
+        for m in ENV_READ.finditer(line):
+            name = next((g for g in m.groups() if g), None)
+            if name:
+                c.tag(f"read:env:{name}", file, no)
+        if ENV_DUMP.search(line):
+            c.hit("NV-CRED-004", file, no, snippet(line))
+            c.fact("env_dump", file, no)
+        if EVAL.search(line):
+            if re.search(r"(?i)atob|base64|Buffer\.from", line):
+                c.hit("NV-EXEC-002", file, no, snippet(line))
+                c.fact("encoded_exec", file, no)
+            elif re.search(r"(?i)fetch|\.text\(\)|response|res\.data|\.body\b|axios|http", line):
+                c.hit("NV-EXEC-004", file, no, snippet(line))
+            else:
+                c.tag("shell:*", file, no)
+        if TLS_OFF.search(line):
+            c.hit("NV-NET-001", file, no, snippet(line))
+        if re.search(r"\bprocess\.kill\s*\(|\.kill\s*\(\s*['\"]SIG", line):
+            c.tag("delete:process", file, no)
+        if re.search(r"console\.(?:log|error)\s*\([^)]*process\.env\.[A-Z_]*(?:KEY|TOKEN|SECRET|PASSW)", line):
+            c.hit("NV-CRED-003", file, no, snippet(line))
+        for m in STRING.finditer(line):
+            v = m.group(2)
+            if ("/" in v or v.startswith(".")) and is_credential_path(v) and (
+                    re.search(r"readFile|homedir|join|resolve|open", line)):
+                c.tag(f"read:file:{v}", file, no)
+                if not re.search(r"(?:^|/)\.env(?:\.|$)", v):
+                    c.hit("NV-CRED-001", file, no, snippet(line), path=v)
+                    c.fact("harvest_read", file, no)
+                break
+        if re.search(r"\b(?:reverse|bind)[_ ]?shell\b|\.pipe\(\s*\w+\.stdin\s*\)", line) and re.search(r"net\.|socket", source):
+            if re.search(r"spawn\(\s*['\"](?:/bin/)?(?:ba)?sh|cmd\.exe", source):
+                c.hit("NV-EXEC-005", file, no, snippet(line))

@@ -1,0 +1,78 @@
+"""The ``default`` review policy: findings decide, registry and intent verdicts can only raise."""
+
+from __future__ import annotations
+
+from nervous.records import (
+    DECISION_ORDER,
+    IntentVerdict,
+    ReviewDecision,
+    RiskAssessment,
+    ScanContext,
+    SideEffects,
+    SkillBundle,
+)
+
+ACTION_TO_DECISION = {"note": "allow", "info": "allow", "review": "review", "refuse": "refuse"}
+
+
+def _raise(current: str, to: str) -> str:
+    return to if DECISION_ORDER[to] > DECISION_ORDER[current] else current
+
+
+class DefaultReviewPolicy:
+    """refuse if any finding refuses, else review if any reviews or classification is incomplete, else allow."""
+
+    name = "default"
+
+    @property
+    def rules_version(self) -> str:
+        from .catalogue import RULES_VERSION
+
+        return RULES_VERSION
+
+    def fingerprint(self, limits: dict[str, object]) -> str:
+        """SHA-256 over the active rules, their actions and the limits (reports compare only when equal)."""
+        from .catalogue import policy_fingerprint
+
+        return policy_fingerprint(dict(limits), {"policy": self.name})
+
+    def rules(self) -> list[dict[str, object]]:
+        from .catalogue import catalogue_json
+
+        return catalogue_json()
+
+    def decide(self, bundle: SkillBundle, side_effects: SideEffects, risk: RiskAssessment, context: ScanContext,
+               intent: IntentVerdict | None) -> ReviewDecision:
+        decision = "allow"
+        reasons: list[str] = []
+        rule_ids: list[str] = []
+        for f in side_effects.findings:
+            d = ACTION_TO_DECISION.get(f.action, "review")
+            if d != "allow":
+                rule_ids.append(f.rule_id)
+                where = f"{f.file}:{f.line}" if f.file and f.line else (f.file or "bundle")
+                reasons.append(f"{f.rule_id} {f.title} ({where}) -> {f.action}")
+            decision = _raise(decision, d)
+        if not side_effects.complete:
+            decision = _raise(decision, "review")
+            reasons.append("classification incomplete: worst case assumed, a person must review")
+        scan = context.registry_scan
+        if scan is not None:
+            if scan.status in ("malicious", "malware"):
+                decision = _raise(decision, "refuse")
+                reasons.append(f"registry scan verdict: {scan.status}" + (f" ({scan.reason})" if scan.reason else ""))
+            elif scan.status == "suspicious":
+                decision = _raise(decision, "review")
+                reasons.append(f"registry scan verdict: suspicious" + (f" ({scan.reason})" if scan.reason else ""))
+        if intent is not None:
+            if intent.verdict == "deceptive":
+                decision = _raise(decision, "refuse")
+                reasons.append(f"intent judge{f' {intent.judge}' if intent.judge else ''}: deceptive: {intent.reason}")
+            elif intent.verdict == "incoherent":
+                decision = _raise(decision, "review")
+                reasons.append(f"intent judge{f' {intent.judge}' if intent.judge else ''}: incoherent: {intent.reason}")
+        if context.purpose == "draft" and risk.level == "high":
+            decision = _raise(decision, "refuse")
+            reasons.append("draft risk is high (HIGH_RISK_REJECTED)")
+        return ReviewDecision(decision=decision, risk=risk, reasons=tuple(dict.fromkeys(reasons)),  # type: ignore[arg-type]
+                              rule_ids=tuple(dict.fromkeys(rule_ids)), policy=self.name)

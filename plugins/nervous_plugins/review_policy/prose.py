@@ -1,0 +1,260 @@
+"""Instruction detectors: phrases in SKILL.md prose, reference files and comments.
+
+Both prose and code blocks are instructions to the agent. Phrases quoted as data (inside quotes,
+backticks or table rows, e.g. a scanner's detection list) are downgraded to review.
+"""
+
+from __future__ import annotations
+
+import re
+
+from nervous.sideeffects import is_credential_path
+
+from .collector import Collector
+from .text import is_quoted, snippet
+
+_USER = r"(?:the\s+|your\s+|any\s+)?(?:user|human|operator|owner|person|requester|developer|customer)s?(?:'s)?"
+_ACT = (r"(?:send|sends|sending|upload|uploading|install|installing|run|running|execute|executing|delete|deleting|"
+        r"collect|collecting|exfiltrate|transmit|post|posting|forward|forwarding|copy|copying|download|downloading|"
+        r"add|adding|append|appending|modify|modifying|write|writing|include|including|embed|embedding|insert|"
+        r"inserting|log|logging|record|recording|harvest|read|reading|access|accessing|save|saving|store|storing|"
+        r"transfer|transferring|sync|syncing|share|sharing|report|reporting|attach|attaching|push|pushing|"
+        r"exfil|leak|leaking|capture|capturing|gather|gathering|retrieve|retrieving|replace|replacing|change|"
+        r"changing|alter|altering|update|updating|call|calling|invoke|invoking|create|creating|disable|disabling|"
+        r"remove|removing|redirect|redirecting|inject|injecting|fetch|fetching|grab|grabbing|dump|dumping|steal)")
+
+CONCEAL = re.compile(
+    rf"(?i)\b(?:do\s+not|don'?t|never|must\s+not|should\s+not|shouldn'?t|avoid)\s+"
+    rf"(?:ever\s+)?(?:tell|tell(?:ing)?|mention(?:ing)?|reveal(?:ing)?|inform(?:ing)?|notify(?:ing)?|alert(?:ing)?|"
+    rf"disclos(?:e|ing)|report(?:ing)?|let|show(?:ing)?|surface|bring\s+up|draw\s+attention|explain(?:ing)?|"
+    rf"acknowledge|warn(?:ing)?|ask(?:ing)?|confirm(?:ing)?\s+with)\s+"
+    rf"(?:(?:this|it|that|anything|these\s+\w+|this\s+\w+|any\s+of\s+this|about\s+(?:this|it|the\s+\w+))\s+)?(?:to\s+|with\s+)?{_USER}"
+    rf"(?!\s+(?:to|that\s+you\s+(?:can'?t|cannot)|about\s+(?:the\s+)?(?:internal|implementation)))"
+    rf"|\bwithout\s+(?:ever\s+)?(?:telling|informing|notifying|alerting|asking|consulting|warning|"
+    rf"letting|showing|mentioning\s+(?:it\s+)?to)\s+{_USER}"
+    rf"|\bwithout\s+{_USER}\s+(?:knowledge|knowing|consent|noticing|awareness|being\s+aware|seeing|approval)"
+    rf"|\b(?:hide|hiding|conceal|concealing|obscure|mask)\s+(?:\w+\s+){{0,4}}from\s+{_USER}"
+    rf"|\b(?:keep|keeping)\s+(?:this|it|these\s+\w+|the\s+\w+)\s+(?:secret|hidden|confidential|private)\s+from\s+{_USER}"
+    rf"|\b(?:silently|quietly|covertly|secretly|discreetly|stealthily|invisibly|surreptitiously)\s+{_ACT}\b"
+    rf"|\b{_ACT}\s+(?:[\w'/.,-]+\s+){{0,6}}?(?:silently|covertly|secretly|stealthily|surreptitiously|"
+    rf"in\s+the\s+background\s+without|behind\s+(?:the\s+)?{_USER}(?:'s)?\s+back)\b"
+    rf"|\b{_USER}\s+(?:does\s+not|doesn'?t|should\s+not|shouldn'?t|must\s+not|need\s+not|needn'?t|won'?t)\s+"
+    rf"(?:need\s+to\s+)?(?:know|see|notice|be\s+(?:told|informed|aware|notified))\b"
+    rf"|\bdo\s+not\s+(?:log|display|print|show|echo|output)\s+(?:this|these|the\s+following)\s+"
+    rf"(?:\w+\s+){{0,3}}(?:to|in\s+front\s+of)\s+{_USER}"
+    rf"|\b(?:omit|exclude|leave\s+out|remove)\s+(?:\w+\s+){{0,5}}from\s+(?:your\s+|the\s+)?(?:response|reply|answer|summary|output|report)s?\s+(?:to\s+{_USER}|so\s+(?:that\s+)?{_USER})"
+    rf"|\bnever\s+(?:let|allow)\s+{_USER}\s+(?:know|see|find\s+out|notice)"
+)
+# Silent failure phrasing is not concealment.
+CONCEAL_EXCLUDE = re.compile(r"(?i)\b(?:fails?|failing|ignored?|ignoring|skip(?:ped|s)?|exits?|exiting|returns?|"
+                             r"continues?|falls?\s+back|degrades?|no-?ops?)\s+(?:silently|quietly)|"
+                             r"\bsilently\s+(?:ignor|skip|fail|drop|discard|exit|return|continu|fall)|"
+                             r"quietly\s+(?:ignor|skip|fail|exit|return|continu)|-q\b|--quiet|--silent")
+
+OVERRIDE = re.compile(
+    r"(?i)\b(?:ignore|disregard|forget|override|bypass|skip|abandon|drop)\s+(?:all\s+|any\s+|the\s+|your\s+|every\s+|of\s+)*"
+    r"(?:previous|prior|above|earlier|preceding|former|original|existing|other|system|safety|initial|default)\s+"
+    r"(?:instructions?|directions?|rules?|prompts?|guidelines?|directives?|context|messages?|constraints?|"
+    r"guardrails?|polic(?:y|ies)|restrictions?)"
+    r"|\b(?:disregard|ignore|forget|override)\s+(?:your|the)\s+(?:system\s+prompt|instructions|guidelines|"
+    r"programming|training|rules|safety)"
+    r"|\byou\s+are\s+(?:now|no\s+longer)\s+(?:\w+\s+){0,2}(?:DAN|jailbroken|unrestricted|unfiltered|free\s+from|"
+    r"bound|in\s+developer\s+mode|an?\s+(?:unrestricted|unfiltered|uncensored|evil))"
+    r"|\b(?:developer|god|admin|root|debug|jailbreak|unrestricted|maintenance)\s+mode\s+(?:is\s+)?(?:enabled|activated|on)\b"
+    r"|\benable\s+(?:developer|god|jailbreak|DAN)\s+mode"
+    r"|<\|(?:im_start|im_end|system|endoftext|start_header_id|eot_id)\|>|\[/?INST\]|<<\s*SYS\s*>>"
+    r"|^\s*(?:\*\*)?(?:system|SYSTEM)(?:\*\*)?\s*(?:message|prompt|override|instruction)?\s*:\s+(?:you|ignore|new|the\s+assistant|from\s+now)"
+    r"|\[\s*system\s*(?:message|note|override)?\s*\]\s*:?"
+    r"|\bnew\s+(?:system\s+)?instructions?\s*(?:from\s+(?:the\s+)?(?:system|admin|developer|anthropic|openai))?\s*:"
+    r"|\bthese\s+instructions\s+(?:take|have)\s+(?:precedence|priority)\s+over"
+    r"|\b(?:supersede|overrides?|takes?\s+precedence\s+over)\s+(?:all\s+)?(?:other|previous|prior|any|your)\s+"
+    r"(?:\w+\s+)?(?:instructions|rules|guidelines|skills|policies|prompts)"
+    r"|\bfrom\s+now\s+on,?\s+you\s+(?:will|must|are)\s+(?:ignore|act\s+as|respond\s+as|no\s+longer)"
+    r"|\b(?:pretend|act)\s+(?:to\s+be|as\s+if)\s+you\s+(?:have\s+no|are\s+not\s+bound|are\s+unrestricted)"
+)
+
+DECEIVE = re.compile(
+    rf"(?i)\b(?:tell|assure|inform|reassure|convince)\s+{_USER}\s+(?:that\s+)?(?:everything|all|the\s+\w+|it)\s+(?:is|was|went|has\s+been)\s+"
+    rf"(?:fine|ok(?:ay)?|safe|successful|complete|secure|normal)(?:\s+(?:even|regardless|when|if))"
+    rf"|\b(?:fabricate|falsify|invent|make\s+up|fake)\s+(?:the\s+|a\s+|any\s+)?(?:results?|data|numbers|metrics|"
+    rf"test\s+results|citations?|sources|reviews?|evidence|output|logs?)(?!\s+for\s+(?:testing|tests|demo))"
+    rf"|\b(?:always|silently)\s+(?:report|say|claim|state)\s+(?:that\s+)?(?:the\s+)?(?:tests?|build|scan|check|"
+    rf"audit|result)s?\s+(?:passed|succeeded|clean|successful)"
+    rf"|\b(?:insert|inject|append|add|include)\s+(?:\w+\s+){{0,3}}(?:affiliate|referral|tracking|promo(?:tional)?)\s+"
+    rf"(?:links?|codes?|ids?|urls?)\s+(?:\w+\s+){{0,5}}(?:without|into\s+(?:all|every|each|any))"
+    rf"|\b(?:lie|mislead|deceive)\s+(?:to\s+)?{_USER}"
+    rf"|\brecommend\s+(?:only\s+)?(?:our|this)\s+(?:product|service|token|coin)\s+regardless"
+)
+
+SEND_VERB = r"(?:send|sends|sending|upload|uploading|post|posting|transmit|forward|exfiltrate|copy|sync|share|report|" \
+            r"include|attach|append|submit|push|relay|mirror|beacon|leak|deliver|email|e-mail|pipe)"
+PRIVATE_DATA = (r"(?:(?:the\s+|all\s+|any\s+|their\s+|its\s+|these\s+|full\s+|entire\s+|complete\s+|raw\s+)*"
+                r"(?:user'?s?\s+|agent'?s?\s+|local\s+|environment\s+|session\s+|private\s+|sensitive\s+|system\s+)*"
+                r"(?:conversations?|chat\s+(?:history|logs?|transcripts?)|conversation\s+history|message\s+history|"
+                r"prompts?|system\s+prompt|memory|memories|MEMORY\.md|SOUL\.md|credentials?|secrets?|api[\s_-]?keys?|"
+                r"tokens?|passwords?|private\s+keys?|ssh\s+keys?|seed\s+phrases?|mnemonics?|wallet|cookies|"
+                r"session\s+(?:tokens?|cookies)|environment\s+variables?|env\s+vars?|\.env(?:\s+files?)?|"
+                r"contents?\s+of\s+(?:the\s+)?(?:\.env|~/\.ssh|\S*credentials|\S*id_rsa)|"
+                r"(?:personal|private|sensitive|user|customer|patient|financial)\s+(?:data|information|info|details|files|records)|"
+                r"files?\s+(?:from|in)\s+(?:the\s+)?(?:home|user'?s?|~|workspace)|browser\s+(?:history|data|passwords?)|"
+                r"keychain|clipboard|emails?|contacts|documents?|source\s+code|codebase|repository\s+contents|"
+                r"results?|outputs?|data|information|everything|logs?))")
+EXFIL_INSTR = re.compile(
+    rf"(?i)\b{SEND_VERB}\s+(?:a\s+copy\s+of\s+|copies\s+of\s+)?{PRIVATE_DATA}\s+(?:\w+\s+){{0,8}}?"
+    rf"(?:to|into|via|at|using)\s+(?:(?:our|my|an?|the|this|that)\s+)?(?:(?:external|remote|third[- ]party|backup|"
+    rf"analytics|telemetry|logging|collection|monitoring|audit|sync|tracking|compliance|verification|attacker|"
+    rf"secondary|central|offsite|off-site)\s+)*(?:https?://|hxxps?://|\S+\[\.\]|[\w-]+\.[a-z]{{2,}}/|"
+    rf"(?:\w+\s+){{0,2}}(?:server|endpoint|webhook|url|address|collector|email\s+address|inbox|bucket|api|service|"
+    rf"channel|domain|host|ip))"
+)
+# a private-data send is only malicious when the destination is not the service the skill is for; we ask
+# that the sentence also carries a marker of covertness, backup/telemetry framing, or an explicit URL
+EXFIL_MARKERS = re.compile(
+    r"(?i)https?://|hxxps?|\[\.\]|\b\d{1,3}(?:\.\d{1,3}){3}\b|webhook|backup|telemetry|analytics|logging\s+(?:server|endpoint)|"
+    r"collection|audit\s+(?:server|endpoint|log)|external|third[- ]party|remote\s+(?:server|endpoint)|"
+    r"\bsilently|\bquietly|without|before\s+(?:responding|answering)|every\s+(?:time|request|response|message)|"
+    r"each\s+(?:time|request|response|message)|automatically|for\s+(?:safekeeping|verification|compliance|"
+    r"quality|monitoring|debugging|security)\s+(?:purposes)?|mirror|\bcopy\b"
+)
+
+REMOTE_INSTR = re.compile(
+    r"(?i)\b(?:fetch|download|get|retrieve|load|read|pull|curl|wget|check|visit|open|consult)\s+(?:\w+\s+){0,6}?"
+    r"(?:instructions?|prompts?|commands?|tasks?|directives?|rules|configuration|playbook|skill\s+(?:file|content)|"
+    r"SKILL\.md|latest\s+version\s+of\s+(?:this|the)\s+skill|updates?)\s+(?:\w+\s+){0,4}?(?:from|at|hosted\s+at|"
+    r"located\s+at)\s+\S*(?:https?://|hxxps?|\[\.\])"
+    r"|\bfollow\s+(?:the\s+|any\s+)?(?:instructions?|steps|directions|commands?)\s+(?:\w+\s+){0,3}?"
+    r"(?:at|from|in|returned\s+by|found\s+at|provided\s+by)\s+(?:the\s+)?(?:https?://|url|endpoint|server|response|remote|page)"
+    r"|\b(?:execute|run|follow|obey|apply|carry\s+out)\s+(?:\w+\s+){0,3}?(?:whatever|any|all|the)\s+"
+    r"(?:instructions?|commands?|tasks?|code|directives?)\s+(?:\w+\s+){0,3}?"
+    r"(?:it\s+)?(?:returns?|(?:are\s+)?(?:received|returned|found|served|provided|listed)\s+(?:from|by|at|there|in\s+the\s+response))"
+    r"|\bheartbeat\b[^.\n]{0,80}(?:https?://|fetch|curl|instructions)"
+    r"|\bself[- ]?update\b|\bauto[- ]?update\s+(?:this\s+)?skill|\b(?:overwrite|replace|update)\s+(?:this\s+)?SKILL\.md\s+with"
+)
+
+PASTE_TERMINAL = re.compile(
+    r"(?i)\b(?:open|launch|start)\s+(?:the\s+|your\s+|a\s+)?(?:terminal|command\s+prompt|powershell|cmd(?:\.exe)?|shell)\b"
+    r"[^.\n]{0,120}\b(?:paste|run|execute|enter|type)\b"
+    r"|\b(?:copy\s+and\s+)?paste\s+(?:this|the\s+following|the\s+command|it|the\s+code|the\s+line)\s+"
+    r"(?:\w+\s+){0,3}(?:in|into)\s+(?:the\s+|your\s+|a\s+)?(?:terminal|command\s+prompt|powershell|shell|console|cmd)"
+    r"|\bfor\s+(?:macos|mac\s+os|mac|windows)(?:\s+users)?\s*[:\-]|\b(?:execute|run)\s+the\s+installation\s+command\s+in\s+terminal"
+    r"|\bprerequisites?\b[^\n]{0,80}\b(?:download|install)\b[^\n]{0,80}(?:zip|exe|dmg|pkg|password|terminal)"
+)
+PASSWORD_ARCHIVE = re.compile(
+    r"(?i)\b(?:extract|unzip|unpack|open|decompress|unrar)\w*\b[^\n]{0,80}\b(?:password|passcode|pass(?:word)?\s*[:=]|pwd\s*[:=])"
+    r"|\b(?:archive|zip|rar|7z)\s+(?:file\s+)?(?:is\s+)?(?:password[- ]protected|encrypted)\b"
+    r"|\bpassword\s*(?:is|:|=)\s*[`'\"]?\w+[`'\"]?[^\n]{0,60}\b(?:zip|archive|rar|7z|extract|unzip)\b"
+    r"|\b(?:7z|unzip|unrar)\s+[^\n]*(?:-p\S+|-P\s+\S+|--password)"
+)
+CONFIRM_BYPASS = re.compile(
+    r"(?i)\b(?:do\s+not|don'?t|never|no\s+need\s+to|without)\s+(?:ever\s+)?(?:ask(?:ing)?|prompt(?:ing)?|wait(?:ing)?|"
+    r"request(?:ing)?|seek(?:ing)?)\s+(?:the\s+user\s+)?(?:for\s+)?(?:(?:their|user|explicit|any|the\s+user'?s?)\s+)?"
+    r"(?:confirmation|permission|approval|consent)"
+    r"|\bauto[- ]?(?:approve|confirm|accept)\s+(?:all|every|any)?"
+    r"|--dangerously-skip-permissions|--yolo\b|bypassPermissions|--no-confirm\b|--skip-confirm|"
+    r"\b(?:skip|bypass|disable)\s+(?:all\s+|the\s+|any\s+)?(?:confirmation|approval|permission)s?\s+(?:prompts?|checks?|dialogs?|steps?)"
+)
+FINANCIAL = re.compile(
+    r"(?i)\b(?:place|submit|create|execute|send)\s+(?:a\s+|an\s+)?(?:market|limit|buy|sell|stop|trade|swap)?\s*"
+    r"(?:orders?|trades?)\b(?!\s+(?:history|book|status))"
+    r"|\b(?:transfer|send|withdraw|wire)\s+(?:\w+\s+){0,2}(?:funds|money|payments?|usdc|usdt|eth|btc|sol|tokens|crypto|"
+    r"\$\d|\d+\s*(?:usd|eur|sol|eth|btc))\b"
+    r"|\b(?:sign|broadcast)\s+(?:\w+\s+)?transactions?\b|\bsendTransaction\b|\bsignTransaction\b|"
+    r"\bpayment_intents\b|/v1/(?:charges|payouts|transfers)\b|\bcreate_order\b|\bplace_order\b|\bswap\s+tokens?\b"
+)
+UNTRUSTED_INPUT = re.compile(
+    r"(?i)\b(?:fetch|scrape|crawl|browse|read|summari[sz]e|search)\s+(?:\w+\s+){0,3}"
+    r"(?:web\s*pages?|websites?|urls?|the\s+web|articles?|e-?mails?|inbox|messages|issues|pull\s+requests|tweets|"
+    r"posts|comments|rss|feeds?|chat\s+(?:history|messages)|slack\s+messages|discord\s+messages|reviews)\b"
+    r"|\bweb[_ -]?(?:fetch|search)\b|\bWebFetch\b|\bgmail\b|\bimap\b|\binbox\b"
+)
+MEMORY_WRITE = re.compile(
+    r"(?i)\b(?:append|add|write|insert|inject|save|store|update|modify|edit|overwrite|replace|patch|prepend|persist)\s+"
+    r"(?:\w+\s+){0,8}?(?:to|into|in|of)\s+(?:the\s+|your\s+|agent'?s?\s+)?"
+    r"(?:`)?(SOUL\.md|MEMORY\.md|AGENTS\.md|IDENTITY\.md|HEARTBEAT\.md|CLAUDE\.md|openclaw\.json|"
+    r"~/\.openclaw/\S*|~/\.claude/\S*|(?:other|every|all|another)\s+(?:installed\s+)?skills?'?\s*(?:SKILL\.md|files|directories|folders)|"
+    r"system\s+prompt|agent\s+(?:config(?:uration)?|settings|memory|instructions))"
+)
+CRED_READ_INSTR = re.compile(
+    r"(?i)\b(?:read|cat|open|load|collect|gather|grab|extract|copy|harvest|retrieve|access|dump|get|include|scan|find|"
+    r"search|locate|enumerate|list|print|display|show|output)\b[^\n.]{0,80}?"
+    r"((?:~|\$HOME|%USERPROFILE%)?/?[\w./-]*(?:\.ssh(?:/[\w.-]+)?|id_rsa|id_ed25519|\.aws/credentials|\.aws/config|\.gnupg|"
+    r"\.kube/config|\.docker/config\.json|\.netrc|\.npmrc|\.pypirc|\.git-credentials|\.config/gcloud|/etc/shadow|"
+    r"Login\s+Data|logins\.json|key[34]\.db|wallet\.dat|Keychains?|\.openclaw/[\w./-]*|\.clawdbot/\.env|"
+    r"\.env\b(?:\.\w+)?))"
+)
+
+
+def analyze_line(c: Collector, file: str, lineno: int, line: str, *, in_code: bool = False,
+                 quoted_block: bool = False) -> None:
+    """Phrase rules on one line of instructions (prose, or a code line read as text)."""
+    if len(line) < 8:
+        return
+
+    def quoted(m: re.Match[str]) -> bool:
+        return quoted_block or is_quoted(line, m.start(), m.end())
+
+    m = CONCEAL.search(line)
+    if m and not CONCEAL_EXCLUDE.search(line[max(0, m.start() - 30): m.end() + 20]):
+        q = quoted(m) or in_code
+        c.hit("NV-PI-001", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1,
+              action="review" if q else None, quoted=q)
+        c.fact("conceal", file, lineno)
+    m = OVERRIDE.search(line)
+    if m:
+        q = quoted(m) or in_code
+        c.hit("NV-PI-002b" if q else "NV-PI-002", file, lineno, snippet(line, m.start(), m.end()),
+              column=m.start() + 1)
+    m = DECEIVE.search(line)
+    if m:
+        q = quoted(m) or in_code
+        c.hit("NV-PI-003", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1,
+              action="review" if q else None)
+    m = EXFIL_INSTR.search(line)
+    if m and EXFIL_MARKERS.search(line) and not in_code:
+        q = quoted(m)
+        c.hit("NV-EXFIL-004", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1,
+              action="review" if q else None)
+        c.flags.add("network_send")
+        c.fact("network_send", file, lineno)
+    m = REMOTE_INSTR.search(line)
+    if m:
+        c.hit("NV-REMOTE-001", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1)
+        c.flags.add("remote_instructions")
+        c.tag("network:*", file, lineno)
+    m = PASTE_TERMINAL.search(line)
+    if m and not in_code:
+        c.fact("terminal_paste", file, lineno)
+    m = PASSWORD_ARCHIVE.search(line)
+    if m:
+        c.hit("NV-SUPPLY-002", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1,
+              action="review" if quoted(m) and not in_code else None)
+        c.fact("password_archive", file, lineno)
+    m = CONFIRM_BYPASS.search(line)
+    if m:
+        c.hit("NV-AUTO-002", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1)
+        c.flags.add("autonomy")
+    m = FINANCIAL.search(line)
+    if m:
+        c.hit("NV-FIN-001", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1)
+        c.flags.add("financial")
+    if not in_code:
+        m = UNTRUSTED_INPUT.search(line)
+        if m:
+            c.flags.add("prompt_injection_exposure")
+            c.fact("untrusted_input", file, lineno)
+    m = MEMORY_WRITE.search(line)
+    if m:
+        c.hit("NV-PERSIST-002", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1,
+              action="review" if quoted(m) else None, target=m.group(1))
+        c.flags.add("persistence")
+        c.tag(f"write:{m.group(1).strip('`')}", file, lineno)
+    if not in_code:
+        m = CRED_READ_INSTR.search(line)
+        if m and is_credential_path(m.group(1).strip()) or (m and "ssh" in m.group(1).lower()):
+            assert m is not None
+            path = m.group(1).strip()
+            c.tag(f"read:file:{path}", file, lineno)
+            if not re.search(r"(?:^|/)\.env\b", path):
+                c.hit("NV-CRED-001", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1, path=path)
+                if not quoted(m):
+                    c.fact("harvest_read", file, lineno)

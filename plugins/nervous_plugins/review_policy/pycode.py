@@ -1,0 +1,278 @@
+"""Python detector: walks the ``ast`` (never imports or runs the code).
+
+Only strings that reach an execution, file or network sink are treated as commands or targets;
+string constants elsewhere (for example a scanner's pattern list) are data.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from nervous.sideeffects import is_credential_path, normalize_host
+
+from . import shell
+from .collector import Collector
+from .text import URL_RE, snippet
+
+EXEC_FUNCS = {"system", "popen", "run", "call", "check_call", "check_output", "Popen", "getoutput",
+              "getstatusoutput", "spawnl", "spawnlp", "spawnv", "spawnvp", "execl", "execlp", "execv", "execvp",
+              "execve", "create_subprocess_exec", "create_subprocess_shell", "startfile"}
+EXEC_MODULES = {"os", "subprocess", "commands", "asyncio", "sh", "pexpect"}
+NET_MODULES = {"requests", "httpx", "urllib", "urllib2", "urllib3", "aiohttp", "http", "socket", "websocket",
+               "websockets", "smtplib", "ftplib", "paramiko", "boto3", "telnetlib", "pycurl", "grpc", "openai",
+               "anthropic", "google", "slack_sdk", "telegram", "discord", "tweepy", "httplib2", "mechanize",
+               "selenium", "playwright", "feedparser", "yfinance", "ccxt", "web3", "stripe", "twilio"}
+SEND_METHODS = {"post", "put", "patch"}
+FETCH_FUNCS = {"get", "post", "put", "patch", "delete", "request", "urlopen", "urlretrieve", "Request", "head",
+               "stream", "fetch", "send"}
+
+
+def _const_str(node: ast.AST) -> str | None:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.JoinedStr):
+        parts = []
+        for v in node.values:
+            if isinstance(v, ast.Constant) and isinstance(v.value, str):
+                parts.append(v.value)
+            else:
+                parts.append("${X}")
+        return "".join(parts)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = _const_str(node.left), _const_str(node.right)
+        if left is not None or right is not None:
+            return (left or "${X}") + (right or "${X}")
+    return None
+
+
+def _dotted(node: ast.AST) -> str:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return f"{_dotted(node.value)}.{node.attr}"
+    if isinstance(node, ast.Call):
+        return _dotted(node.func) + "()"
+    return "?"
+
+
+def analyze(c: Collector, file: str, source: str, *, lines_offset: int = 0) -> bool:
+    """Classify Python source; returns False when it does not parse."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError):
+        return False
+    src_lines = source.split("\n")
+
+    def ln(node: ast.AST) -> int:
+        return getattr(node, "lineno", 1) + lines_offset
+
+    def snip(node: ast.AST) -> str:
+        i = getattr(node, "lineno", 1) - 1
+        return snippet(src_lines[i]) if 0 <= i < len(src_lines) else ""
+
+    imports: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            imports |= {a.name.split(".")[0] for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            imports.add(node.module.split(".")[0])
+    has_net = bool(imports & NET_MODULES)
+    has_socket = "socket" in imports
+    if imports & NET_MODULES:
+        c.tag("network:*" if not has_socket or len(imports & NET_MODULES) > 1 else "network:*", file, lines_offset + 1)
+    if "smtplib" in imports:
+        c.flags.add("network_send")
+        c.fact("network_send", file, lines_offset + 1)
+    dup2 = pty = False
+    fetch_names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+            fn = _dotted(node.value.func)
+            if fn.split(".")[-1] in FETCH_FUNCS and (fn.split(".")[0] in NET_MODULES or "session" in fn.lower()
+                                                       or "client" in fn.lower()):
+                fetch_names |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            _string_constant(c, file, ln(node), node.value, has_net)
+        if not isinstance(node, ast.Call):
+            if isinstance(node, ast.Subscript) and _dotted(node.value) in ("os.environ", "environ"):
+                key = _const_str(node.slice)
+                if key:
+                    c.tag(f"read:env:{key}", file, ln(node))
+            continue
+        fn = _dotted(node.func)
+        last = fn.split(".")[-1]
+        head = fn.split(".")[0]
+        # environment
+        if fn in ("os.getenv", "getenv", "os.environ.get", "environ.get", "os.environ.setdefault") and node.args:
+            key = _const_str(node.args[0])
+            if key:
+                c.tag(f"read:env:{key}", file, ln(node))
+        if any(_dotted(a) in ("os.environ", "environ") for a in node.args) and last in (
+                "dict", "dumps", "dump", "str", "repr", "print", "json", "post", "put", "send", "write", "items",
+                "list", "sorted", "format", "b64encode", "encode", "urlencode"):
+            c.hit("NV-CRED-004", file, ln(node), snip(node))
+            c.fact("env_dump", file, ln(node))
+        if fn in ("os.environ.items", "environ.items", "os.environ.keys", "os.environ.values") and not isinstance(
+                getattr(node, "parent", None), ast.DictComp):
+            c.hit("NV-CRED-004", file, ln(node), snip(node))
+            c.fact("env_dump", file, ln(node))
+        # process execution
+        if last in EXEC_FUNCS and (head in EXEC_MODULES or fn in ("system", "popen", "Popen", "run")):
+            if head == "asyncio" or head in ("os", "subprocess", "commands", "sh", "pexpect") or last in ("Popen", "system"):
+                _exec_call(c, file, ln(node), node)
+        # network
+        if last in FETCH_FUNCS and (head in NET_MODULES or "session" in fn.lower() or "client" in fn.lower()
+                                    or (has_net and head in ("self", "s", "sess", "http", "api", "r"))):
+            url = _const_str(node.args[0]) if node.args else None
+            if url is None:
+                for kw in node.keywords:
+                    if kw.arg == "url":
+                        url = _const_str(kw.value)
+            host = normalize_host(url) if url and URL_RE.search(url) else "*"
+            if host.startswith("${x}") or "$" in host:
+                host = "*"
+            c.tag(f"network:{host}", file, ln(node))
+            method = last.lower()
+            if last == "request" and node.args:
+                method = (_const_str(node.args[0]) or "").lower()
+            if method in SEND_METHODS or any(kw.arg in ("data", "json", "files") for kw in node.keywords) and method != "get":
+                c.flags.add("network_send")
+                c.fact("network_send", file, ln(node))
+                c.tag(f"write:remote:{host}", file, ln(node))
+            if any(kw.arg == "files" for kw in node.keywords):
+                c.hit("NV-EXFIL-002", file, ln(node), snip(node))
+            if method == "delete":
+                c.tag(f"delete:remote:{host}", file, ln(node))
+            for kw in node.keywords:
+                if kw.arg == "verify" and isinstance(kw.value, ast.Constant) and kw.value.value is False:
+                    c.hit("NV-NET-001", file, ln(node), snip(node))
+        if fn in ("ssl._create_unverified_context", "ssl.create_default_context") and fn.endswith("unverified_context"):
+            c.hit("NV-NET-001", file, ln(node), snip(node))
+        if last in ("connect", "create_connection") and has_socket:
+            c.tag("network:*", file, ln(node))
+        if last == "sendall" or last == "sendto":
+            c.flags.add("network_send")
+            c.fact("network_send", file, ln(node))
+        if fn in ("os.dup2", "dup2"):
+            dup2 = True
+        if fn in ("pty.spawn",):
+            pty = True
+        # files
+        if last == "open" and head in ("open", "io", "codecs", "builtins", "gzip", "os") or fn == "open":
+            target = _const_str(node.args[0]) if node.args else None
+            mode = _const_str(node.args[1]) if len(node.args) > 1 else None
+            for kw in node.keywords:
+                if kw.arg == "mode":
+                    mode = _const_str(kw.value)
+            if mode and any(ch in mode for ch in "wax+"):
+                c.tag(f"write:{target or '?'}", file, ln(node))
+                _agent_state_write(c, file, ln(node), target, snip(node))
+            elif target and is_credential_path(target):
+                c.tag(f"read:file:{target}", file, ln(node))
+        if last in ("write_text", "write_bytes", "mkdir", "makedirs", "touch", "copy", "copy2", "copyfile",
+                    "copytree", "move", "rename", "replace", "symlink_to", "dump", "savefig", "save", "to_csv",
+                    "to_excel", "to_json", "to_parquet", "writestr", "extractall", "urlretrieve"):
+            if last not in ("dump", "save") or head not in ("json", "pickle", "yaml") or node.args:
+                arg = node.args[-1] if last in ("copy", "copy2", "copyfile", "copytree", "move") and node.args else (
+                    node.args[0] if node.args else None)
+                target = _const_str(arg) if arg is not None else None
+                c.tag(f"write:{target or '?'}", file, ln(node))
+                _agent_state_write(c, file, ln(node), target or _dotted(node.func), snip(node))
+            if last == "urlretrieve":
+                c.fact("download_to_file", file, ln(node))
+        if last in ("remove", "unlink", "rmdir", "removedirs", "rmtree") and (
+                head in ("os", "shutil", "pathlib", "Path") or last in ("unlink", "rmtree", "rmdir") or "path" in fn.lower()):
+            target = _const_str(node.args[0]) if node.args else None
+            c.tag(f"delete:{target or '?'}", file, ln(node))
+            if last == "rmtree":
+                arg = ast.unparse(node.args[0]) if node.args else ""
+                if not re.search(r"(?i)tmp|temp|cache|build|dist|__pycache__|out", arg):
+                    c.hit("NV-DESTR-002", file, ln(node), snip(node), command="shutil.rmtree")
+        if last in ("kill", "killpg", "terminate") and head in ("os", "proc", "process", "p", "self"):
+            c.tag("delete:process", file, ln(node))
+        if last in ("execute", "executescript", "query", "sql") and node.args:
+            sql = _const_str(node.args[0]) or ""
+            if re.search(r"(?i)\b(?:drop\s+table|delete\s+from|truncate)\b", sql):
+                c.tag("delete:db:?", file, ln(node))
+            elif re.search(r"(?i)\b(?:insert|update|create\s+table|replace\s+into)\b", sql):
+                c.tag("write:db:?", file, ln(node))
+        # dynamic code
+        if fn in ("eval", "exec", "builtins.exec", "compile") and node.args and not isinstance(node.args[0], ast.Constant):
+            inner = ast.unparse(node.args[0])
+            if re.search(r"(?i)b64decode|base64|decode\(|codecs|zlib|marshal|bytes\.fromhex|rot13|fromhex", inner):
+                c.hit("NV-EXEC-002", file, ln(node), snip(node))
+                c.fact("encoded_exec", file, ln(node))
+            elif re.search(r"(?i)urlopen|requests|\.text|\.content|\.read\(\)|\.json\(\)|recv", inner) or (
+                    any(n in inner for n in fetch_names)):
+                c.hit("NV-EXEC-004", file, ln(node), snip(node))
+            else:
+                c.tag("shell:*", file, ln(node))
+                c.flags.add("incomplete")
+        if fn in ("marshal.loads", "pickle.loads") and node.args:
+            inner = ast.unparse(node.args[0])
+            if re.search(r"(?i)urlopen|requests|\.content|\.read\(\)|recv|b64decode", inner):
+                c.hit("NV-EXEC-004", file, ln(node), snip(node))
+        if fn in ("print", "logging.info", "logger.info", "sys.stdout.write") and node.args:
+            text = ast.unparse(node.args[0])
+            if re.search(r"(?i)environ(?:\.get)?\s*[\[(]\s*['\"][A-Z_]*(?:KEY|TOKEN|SECRET|PASSW)", text):
+                c.hit("NV-CRED-003", file, ln(node), snip(node))
+        if "webhook" in fn.lower():
+            c.fact("webhook_post", file, ln(node))
+    if has_socket and (dup2 or pty) and any(k for k in c.tags if k.startswith("shell:")) or (dup2 and pty):
+        c.hit("NV-EXEC-005", file, lines_offset + 1, "socket connected to a spawned shell")
+    return True
+
+
+def _agent_state_write(c: Collector, file: str, line: int, target: str | None, snip: str) -> None:
+    if not target:
+        return
+    m = shell.AGENT_STATE.search(target)
+    if m:
+        c.hit("NV-PERSIST-002", file, line, snip, target=m.group(1))
+        c.flags.add("persistence")
+    if shell.PERSIST_PATH.search(target):
+        c.hit("NV-PERSIST-001", file, line, snip)
+
+
+def _exec_call(c: Collector, file: str, line: int, node: ast.Call) -> None:
+    if not node.args:
+        c.tag("shell:*", file, line)
+        return
+    first = node.args[0]
+    cmd: str | None = None
+    if isinstance(first, (ast.List, ast.Tuple)):
+        parts = [_const_str(e) for e in first.elts]
+        if parts and parts[0]:
+            cmd = " ".join(shlex_quote(p) if p is not None else "${X}" for p in parts)
+        else:
+            c.tag("shell:*", file, line)
+            return
+    else:
+        cmd = _const_str(first)
+    if cmd is None:
+        shell_true = any(kw.arg == "shell" and isinstance(kw.value, ast.Constant) and kw.value.value for kw in node.keywords)
+        c.tag("shell:*", file, line)
+        if shell_true or _dotted(node.func) in ("os.system", "os.popen", "subprocess.getoutput"):
+            c.tag("delete:?", file, line)
+            c.flags.add("incomplete")
+        return
+    shell.analyze_line(c, file, line, cmd.replace("${X}", "$X"))
+
+
+def shlex_quote(s: str) -> str:
+    return s if re.match(r"^[\w@%+=:,./-]+$", s) else "'" + s.replace("'", "") + "'"
+
+
+def _string_constant(c: Collector, file: str, line: int, value: str, has_net: bool) -> None:
+    if len(value) > 500:
+        return
+    if URL_RE.match(value.strip()) and has_net:
+        c.tag(f"network:{normalize_host(value.strip())}", file, line)
+    v = value.strip()
+    if ("/" in v or v.startswith(".")) and len(v) < 200 and is_credential_path(v):
+        c.tag(f"read:file:{v}", file, line)
+        if not re.search(r"(?:^|/)\.env(?:\.|$)", v):
+            c.hit("NV-CRED-001", file, line, snippet(v), path=v)
+            c.fact("harvest_read", file, line)

@@ -1,0 +1,461 @@
+"""Shell detector: one command line at a time (scripts, code blocks, inline code spans).
+
+A tokenizer splits the line into simple commands; each gets a ``shell:<cmd>`` tag, a tier (§5.3)
+and the read/write/delete/network tags of what it does. Line-level patterns catch the shapes that
+matter regardless of tokenizing (pipe-to-shell, reverse shells, catastrophic deletes).
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+
+from nervous.sideeffects import is_credential_path, normalize_host
+
+from .collector import Collector
+from .indicators import KNOWN_COMMANDS, SHELL_SINKS, SHELL_TIERS
+from .text import URL_RE, snippet
+
+DOWNLOADERS = r"(?:curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod|fetch|http|xh|aria2c)"
+SINK = r"(?:sudo\s+(?:-\S+\s+)*)?(?:/usr/bin/env\s+|/bin/|/usr/bin/|/usr/local/bin/)?" \
+       r"(?:ba|z|da|k|fi)?sh|python[0-9.]*|node|perl|ruby|php|iex|invoke-expression|pwsh|powershell|osascript"
+
+PIPE_TO_SHELL = re.compile(
+    rf"(?i)\b{DOWNLOADERS}\b[^\n|;]*\|\s*(?:{SINK})\b(?!\s*-c\b\s*['\"]?\s*import\s+json)"
+    rf"|\b(?:ba|z)?sh\s+<\(\s*{DOWNLOADERS}\b"
+    rf"|\b(?:source|\.)\s+<\(\s*{DOWNLOADERS}\b"
+    rf"|\b(?:ba|z)?sh\s+-c\s+['\"]?\$\(\s*{DOWNLOADERS}\b"
+    rf"|\b(?:eval|exec)\s+['\"]?\$\(\s*{DOWNLOADERS}\b"
+    rf"|\biex\s*\(?\s*(?:\(\s*)?(?:iwr|irm|invoke-webrequest|invoke-restmethod|new-object\s+net\.webclient)"
+    rf"|(?:iwr|irm|invoke-webrequest|invoke-restmethod)\b[^\n]*\|\s*iex\b"
+    rf"|\b(?:python[0-9.]*|node|perl|ruby)\s+<\(\s*{DOWNLOADERS}\b"
+    rf"|\b(?:python[0-9.]*)\s+-c\s+['\"][^'\"]*(?:urlopen|requests\.get)[^'\"]*\bexec\b"
+)
+ENCODED_TO_SHELL = re.compile(
+    rf"(?i)base64\s+(?:-d|-D|--decode|-di)\b[^\n]*\|\s*(?:{SINK})\b"
+    rf"|\|\s*base64\s+(?:-d|-D|--decode)[^\n]*\|\s*(?:{SINK})\b"
+    rf"|(?:FromBase64String|frombase64)[^\n]*(?:iex|invoke-expression)"
+    rf"|(?:iex|invoke-expression)[^\n]*(?:FromBase64String)"
+    rf"|-(?:enc|encodedcommand|e)\s+[A-Za-z0-9+/=]{{40,}}"
+    rf"|\b(?:eval|exec)\s+[\"']?\$\(\s*(?:echo|printf)[^\n]*base64\s+(?:-d|-D|--decode)"
+    rf"|xxd\s+-r\s+-p[^\n]*\|\s*(?:{SINK})\b"
+)
+REVERSE_SHELL = re.compile(
+    r"(?i)/dev/(?:tcp|udp)/[\w.\-\[\]:$]+/\d*|\bbash\s+-i\s*>&|\b(?:nc|ncat|netcat)\b[^\n|;]*\s-[a-z]*e\s*\S*"
+    r"(?:sh|bash|cmd)\b|\bsocat\b[^\n]*\bexec:|\bmkfifo\b[^\n]*\b(?:nc|ncat|netcat)\b|"
+    r"\bpty\.spawn\s*\(|\bos\.dup2\s*\(\s*\w+\.fileno\(\)|New-Object\s+System\.Net\.Sockets\.TCPClient"
+)
+CATASTROPHIC = re.compile(
+    r"(?i)\brm\s+(?:-[a-z]*\s+)*-[a-z]*[rf][a-z]*\s+(?:-[a-z-]+\s+)*(?:--no-preserve-root\s+)?"
+    r"(?:/|/\*|~/?\*?|\$HOME/?\*?|\$\{HOME\}/?|\"\$HOME\"/?|/(?:etc|usr|bin|boot|var|lib|home|Users|System)/?)"
+    r"(?=\s|$|;|&|\||\"|')"
+    r"|\bmkfs(?:\.\w+)?\s+/dev/|\bdd\b[^\n]*\bof=/dev/(?:sd|hd|nvme|disk|rdisk|xvd|vd|mmcblk)"
+    r"|:\(\)\s*\{\s*:\s*\|\s*:\s*&\s*\}\s*;\s*:|\bformat\s+c:|\bdel\s+/[sfq][^\n]*\bc:\\"
+    r"|Remove-Item\s+[^\n]*-Recurse[^\n]*\b(?:C:\\|\$env:USERPROFILE|~)\s*(?:$|-)"
+    r"|>\s*/dev/(?:sd[a-z]|nvme\d|disk\d)"
+)
+DISABLE_SECURITY = re.compile(
+    r"(?i)\bxattr\s+(?:-[a-z]*\s+)*-[a-z]*[dc][a-z]*\s+(?:-[a-z]+\s+)*(?:com\.apple\.quarantine)?"
+    r"|\bspctl\s+--master-disable|\bspctl\s+--global-disable|\bsetenforce\s+0|\bcsrutil\s+disable"
+    r"|Set-MpPreference\s+[^\n]*-Disable|Add-MpPreference\s+[^\n]*-Exclusion|\bufw\s+disable"
+    r"|systemctl\s+(?:stop|disable)\s+(?:firewalld|apparmor|auditd)|\bSet-ExecutionPolicy\s+(?:Bypass|Unrestricted)"
+    r"|defaults\s+write\s+[^\n]*LSQuarantine|\bnetsh\s+advfirewall\s+set\s+\w+\s+state\s+off"
+)
+TLS_OFF = re.compile(r"(?i)(?:^|\s)(?:-k|--insecure|--no-check-certificate)(?=\s|$)|NODE_TLS_REJECT_UNAUTHORIZED\s*=\s*['\"]?0"
+                     r"|GIT_SSL_NO_VERIFY|PYTHONHTTPSVERIFY\s*=\s*0|--trusted-host\b")
+UPLOAD = re.compile(r"(?i)(?:^|\s)(?:-d|--data(?:-binary|-raw|-urlencode|-ascii)?|-F|--form|-T|--upload-file)"
+                    r"(?:\s+|=)['\"]?(?:[\w-]+=)?@[^\s'\"]+")
+CMD_OUTPUT_IN_REQUEST = re.compile(
+    r"(?i)\b(?:curl|wget)\b[^\n]*\$\(\s*(?:cat|whoami|hostname|id|uname|env|printenv|ls|pwd|ifconfig|ip\s+a)"
+    r"|\b(?:cat|env|printenv|whoami|hostname|uname|ls)\b[^\n|]*\|\s*(?:curl|wget|nc|ncat)\b[^\n]*"
+    r"(?:-d\s*@-|--data(?:-binary)?\s*@-|-T\s*-|-F\s*\S*=@-|\s\d{2,5}\b)"
+)
+PERSIST_PATH = re.compile(
+    r"(?i)(?:~|\$HOME|\$\{HOME\}|/home/\w+|/Users/\w+|/root)/\.(?:bashrc|zshrc|profile|bash_profile|zprofile|"
+    r"bash_login|zshenv|config/fish/config\.fish)|/etc/(?:profile|bash\.bashrc|zshrc|rc\.local|crontab|cron\.)"
+    r"|Library/Launch(?:Agents|Daemons)|/etc/systemd/|\.config/systemd/user|\.config/autostart"
+    r"|CurrentVersion\\+Run|\.git/hooks/|core\.hooksPath|/etc/init\.d/|Microsoft\\+Windows\\+Start Menu\\+Programs\\+Startup"
+)
+AGENT_STATE = re.compile(
+    r"(?i)(?:^|[/\s\"'`~(]|\b)(SOUL\.md|MEMORY\.md|AGENTS\.md|IDENTITY\.md|USER\.md|HEARTBEAT\.md|TOOLS\.md|"
+    r"openclaw\.json|clawdbot\.json|\.openclaw/(?:skills|workspace|agents)/|\.claude/(?:skills|settings[\w.]*\.json|CLAUDE\.md)|"
+    r"CLAUDE\.md|\.clawhub/|\.clawdhub/|\.skill-evolver/|\.cursor/rules|\.codex/)"
+)
+SECRET_STORE_CMDS = re.compile(
+    r"(?i)\bsecurity\s+(?:find-generic-password|find-internet-password|dump-keychain|export)\b|"
+    r"\bsecret-tool\s+(?:lookup|search)\b|\bcmdkey\s+/list\b|\bvaultcmd\b|\bkeyring\s+get\b|"
+    r"\bpass\s+show\b|\bgpg\s+(?:-d|--decrypt)\b|\bop\s+(?:read|item\s+get)\b|\bbw\s+(?:get|list)\b|"
+    r"\blpass\s+show\b|\bvault\s+(?:kv\s+get|read)\b|\baws\s+secretsmanager\s+get-secret-value|"
+    r"\bgcloud\s+secrets\s+versions\s+access|\bkubectl\s+get\s+secrets?\b|\bgh\s+auth\s+token\b"
+)
+HARVEST_STORE_CMDS = re.compile(
+    r"(?i)\bsecurity\s+(?:dump-keychain|find-generic-password\s+[^\n]*-w|find-internet-password)|\bcmdkey\s+/list"
+    r"|\bsecret-tool\s+search|\bvaultcmd\b|\bgh\s+auth\s+token\b"
+)
+PRIV_CMD = re.compile(r"(?i)(?:^|[;&|(`]\s*|\$\(\s*)(?:sudo|su|doas|pkexec|runas)(?=\s|$)|\bStart-Process\b[^\n]*-Verb\s+RunAs")
+SYSTEM_WRITE = re.compile(r"(?i)(?:>>?|\btee\s+(?:-a\s+)?|\b(?:cp|mv|install|ln)\s+[^\n]*\s)\s*/(?:etc|usr|bin|sbin|boot|lib|System|Library)/")
+ENV_DUMP = re.compile(r"(?i)(?:^|[;&|(`]\s*|\$\(\s*)(?:env|printenv|export\s+-p|set)\s*(?:$|[|>;)&`])"
+                      r"|\bGet-ChildItem\s+env:|\bgci\s+env:|\bdir\s+env:|\bcompgen\s+-e")
+DESTRUCTIVE_SUBCOMMANDS = {"delete", "remove", "rm", "destroy", "drop", "purge", "uninstall", "wipe", "prune",
+                           "kill", "terminate", "trash", "erase", "clear", "reset", "revoke", "archive-delete"}
+PKG_INSTALL = {"install", "add", "i", "ci", "update", "upgrade", "sync", "get"}
+PKG_MANAGERS = {"pip", "pip3", "pipx", "npm", "pnpm", "yarn", "bun", "brew", "apt", "apt-get", "dnf", "yum",
+                "pacman", "apk", "snap", "cargo", "go", "gem", "uv", "conda", "mamba", "poetry", "npx", "uvx",
+                "choco", "winget", "scoop", "port", "composer", "dotnet", "deno", "clawhub", "openclaw"}
+WRAPPERS = {"sudo", "doas", "env", "nohup", "time", "command", "builtin", "nice", "stdbuf", "timeout", "xargs",
+            "exec", "then", "do", "else", "if", "while", "until", "!", "{", "(", "caffeinate", "unbuffer", "strace"}
+NOT_ENV = {"HOME", "PATH", "PWD", "OLDPWD", "USER", "SHELL", "TMPDIR", "TMP", "TEMP", "LANG", "LC_ALL", "TERM",
+           "HOSTNAME", "RANDOM", "IFS", "UID", "EUID", "PPID", "SECONDS", "LINENO", "BASH_SOURCE", "OSTYPE",
+           "DISPLAY", "EDITOR", "VISUAL", "PAGER", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME",
+           "LOGNAME", "SHLVL", "COLUMNS", "LINES", "BASH_REMATCH", "PIPESTATUS", "OPTARG", "OPTIND", "REPLY",
+           "FUNCNAME", "BASH_VERSION", "ZSH_VERSION", "HOSTTYPE", "MACHTYPE", "PS1", "PS2", "CI"}
+ENV_REF = re.compile(r"\$\{?([A-Z][A-Z0-9_]{1,})\b|%([A-Z][A-Z0-9_]{2,})%|\$env:([A-Za-z_][\w]*)")
+OPERATORS = {"|", "||", "&&", ";", "&", ";;", "|&", "(", ")", "\n"}
+
+
+def _tokens(line: str) -> list[str]:
+    try:
+        lex = shlex.shlex(line, posix=True, punctuation_chars="|&;()<>")
+        lex.whitespace_split = True
+        lex.commenters = "#"
+        return list(lex)
+    except ValueError:
+        return line.split()
+
+
+def _split_commands(tokens: list[str]) -> list[list[str]]:
+    cmds: list[list[str]] = [[]]
+    for t in tokens:
+        if t in OPERATORS or (set(t) <= set("|&;()") and t):
+            cmds.append([])
+        else:
+            cmds[-1].append(t)
+    return [c for c in cmds if c]
+
+
+def _first_word(cmd: list[str]) -> tuple[str, list[str], bool]:
+    """(command, args, via_privilege) after assignments and wrappers."""
+    priv = False
+    i = 0
+    while i < len(cmd):
+        w = cmd[i]
+        if re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", w):
+            i += 1
+            continue
+        base = w.rsplit("/", 1)[-1].lower()
+        if base in WRAPPERS:
+            if base in ("sudo", "doas"):
+                priv = True
+            i += 1
+            while i < len(cmd) and cmd[i].startswith("-") and base in ("sudo", "doas", "env", "nice", "timeout",
+                                                                         "xargs", "stdbuf"):
+                i += 1
+            if base == "timeout" and i < len(cmd) and re.match(r"^\d", cmd[i]):
+                i += 1
+            continue
+        return base, cmd[i + 1:], priv
+    return "", [], priv
+
+
+def looks_like_command(text: str, extra: frozenset[str] | set[str] = frozenset()) -> bool:
+    s = text.strip().lstrip("$>#% ").strip()
+    if not s:
+        return False
+    word = s.split()[0].rsplit("/", 1)[-1].lower()
+    return word in KNOWN_COMMANDS or word in extra or (word.startswith("./") and len(word) > 2)
+
+
+def analyze_line(c: Collector, file: str, lineno: int, raw: str, *, executable: bool = True,
+                 quoted: bool = False, known: frozenset[str] | set[str] = frozenset()) -> None:
+    """Classify one shell command line. ``executable`` false = quoted as data (rules downgraded)."""
+    line = raw.strip()
+    if not line or line.startswith("#") and not line.startswith("#!"):
+        return
+    line = re.sub(r"^(?:\$|>|%|PS [^>]*>)\s+", "", line)
+    low = line.lower()
+    act = None if executable and not quoted else "review"
+
+    # --- shapes that matter whatever the tokenizer makes of the line
+    m = PIPE_TO_SHELL.search(line)
+    if m:
+        hosts = [normalize_host(u.group(0)) for u in URL_RE.finditer(line)]
+        urls = [u.group(0) for u in URL_RE.finditer(line)]
+        c.hit("NV-EXEC-001", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1, action=act,
+              hosts=hosts, urls=urls)
+        c.fact("download_exec", file, lineno)
+        c.tier("curl", "DANGEROUS")
+    m = ENCODED_TO_SHELL.search(line)
+    if m:
+        c.hit("NV-EXEC-002", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1, action=act)
+        c.fact("encoded_exec", file, lineno)
+    m = REVERSE_SHELL.search(line)
+    if m:
+        c.hit("NV-EXEC-005", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1, action=act)
+        c.tag("network:*", file, lineno)
+    m = CATASTROPHIC.search(line)
+    if m:
+        c.hit("NV-DESTR-001", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1, action=act)
+        c.tag("delete:/", file, lineno)
+    m = DISABLE_SECURITY.search(line)
+    if m:
+        c.hit("NV-PRIV-002", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1, action=act)
+    m = TLS_OFF.search(line)
+    if m and re.search(r"(?i)\b(curl|wget|git|pip|npm|export|node|set)\b", line):
+        c.hit("NV-NET-001", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1)
+    m = UPLOAD.search(line) or CMD_OUTPUT_IN_REQUEST.search(line)
+    if m and re.search(r"(?i)\b(curl|wget|http|xh|nc|ncat)\b", line):
+        c.hit("NV-EXFIL-002", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1)
+        c.flags.add("network_send")
+        c.fact("network_send", file, lineno)
+        for at in re.findall(r"@([^\s'\"]+)", m.group(0)):
+            if is_credential_path(at):
+                c.tag(f"read:file:{at}", file, lineno)
+                c.fact("harvest_send", file, lineno)
+    m = SECRET_STORE_CMDS.search(line)
+    if m:
+        store = m.group(0).split()[0].lower()
+        c.tag(f"read:secret:{store}", file, lineno)
+        c.hit("NV-CRED-001", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1, store=store)
+        if HARVEST_STORE_CMDS.search(line):
+            c.fact("harvest_read", file, lineno)
+    m = ENV_DUMP.search(line)
+    if m and not re.search(r"(?i)\benv\s+[A-Z_]+=", line) and not re.search(r"\|\s*grep\s+-q?\w*\s*['\"]?[A-Z_]{3,}", line):
+        c.hit("NV-CRED-004", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1)
+        c.fact("env_dump", file, lineno)
+    m = PRIV_CMD.search(line)
+    if m:
+        c.hit("NV-PRIV-001", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1)
+        c.flags.add("privileged")
+    m = SYSTEM_WRITE.search(line)
+    if m:
+        c.hit("NV-PRIV-001", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1, system_write=True)
+        c.flags.add("privileged")
+    m = PERSIST_PATH.search(line)
+    if m and re.search(r">>?|\btee\b|\b(?:cp|mv|ln|install|cat\s*>|echo|printf|git\s+config|chmod)\b", line):
+        c.hit("NV-PERSIST-001", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1)
+        c.tag(f"write:{m.group(0)}", file, lineno)
+    m = AGENT_STATE.search(line)
+    if m and re.search(r"(?:>>?\s*\S*" + re.escape(m.group(1)) + r"|\btee\s+(?:-a\s+)?\S*" + re.escape(m.group(1))
+                       + r"|\b(?:cp|mv|ln|rsync|install)\s+[^\n]*" + re.escape(m.group(1)) + r"\s*$"
+                       + r"|\bsed\s+-i[^\n]*" + re.escape(m.group(1)) + ")", line):
+        c.hit("NV-PERSIST-002", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1,
+              action=act, target=m.group(1))
+        c.tag(f"write:{m.group(1)}", file, lineno)
+        c.flags.add("persistence")
+    m = re.search(r"(?i)\bcrontab\s+(?!-l\b)|\bsystemctl\s+(?:--user\s+)?enable\b|\blaunchctl\s+(?:load|bootstrap|submit)\b"
+                  r"|\bschtasks\s+/create\b|\breg\s+add\s+[^\n]*\\Run\b|\bat\s+now\b|\bNew-ScheduledTask", line)
+    if m:
+        c.hit("NV-PERSIST-001", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1)
+        c.flags.add("persistence")
+        c.tag("write:crontab" if "cron" in m.group(0).lower() else "write:?", file, lineno)
+    if re.search(r"(?i)(?:^|[^\w.-])\.env(?:\.[\w-]+)?(?=$|[\s'\"`;|)])", line) and re.search(
+            r"(?i)\b(?:cat|source|\.|grep|head|tail|less|more|export|cp|base64|xargs|read)\b", line):
+        c.tag("read:file:.env", file, lineno)
+    for word in re.findall(r"(?:~|\$HOME|\$\{HOME\}|/home/\w+|/Users/\w+|/root)?/?[\w./-]*(?:\.ssh|\.aws|\.gnupg|"
+                           r"\.kube|\.docker|\.netrc|\.npmrc|\.pypirc|\.git-credentials|\.azure|gcloud|Keychains|"
+                           r"Login Data|logins\.json|key[34]\.db|wallet\.dat|\.openclaw|\.clawdbot|id_rsa|id_ed25519|"
+                           r"/etc/shadow)[\w./-]*", line):
+        if is_credential_path(word) and not re.search(r"(?i)ssh-keygen|chmod\s+[0-7]+\s|mkdir", line):
+            c.tag(f"read:file:{word}", file, lineno)
+            c.hit("NV-CRED-001", file, lineno, snippet(line), path=word)
+            if not re.search(r"(?i)\.env\b", word):
+                c.fact("harvest_read", file, lineno)
+            break
+    for var in ENV_REF.findall(line):
+        name = next(v for v in var if v)
+        if name not in NOT_ENV:
+            c.tag(f"read:env:{name}", file, lineno)
+    if re.search(r"(?i)\b(?:echo|printf|print|console\.log)\s+[^\n|>]*\$\{?[A-Z_]*(?:KEY|TOKEN|SECRET|PASSW)",
+                 line) and not re.search(r">\s*/dev/null|\|\s*(?:base64|sha|md5|wc|grep|cut|head|tr|jq|cat|openssl|gh|docker|kubectl)", line) \
+            or re.search(r"(?i)--password[= ]['\"]?(?!\$|\{|<|\*|x{3})[^\s'\"]{3,}", line):
+        c.hit("NV-CRED-003", file, lineno, snippet(line))
+
+    # --- per simple command
+    for cmd in _split_commands(_tokens(line)):
+        name, args, priv = _first_word(cmd)
+        if not name or not re.match(r"^[\w.+-]+$", name):
+            continue
+        if name.startswith("$"):
+            continue
+        is_known = name in KNOWN_COMMANDS or name in known or name.startswith("./")
+        if not executable and not is_known:
+            continue
+        if not is_known and not re.match(r"^[a-z][\w.+-]*$", name):
+            continue
+        _command(c, file, lineno, line, name, args, priv)
+
+
+def _command(c: Collector, file: str, lineno: int, line: str, name: str, args: list[str], priv: bool) -> None:
+    tag_name = name if not name.startswith("./") else name
+    c.tag(f"shell:{tag_name}", file, lineno)
+    tier = SHELL_TIERS.get(name, "CAUTION")
+    if name in ("python", "python3", "node", "perl", "ruby") and any(a in ("-c", "-e") for a in args):
+        tier = "DANGEROUS"
+    if priv:
+        tier = "DANGEROUS"
+    c.tier(name, tier)
+    argline = " ".join(args)
+    urls = [u.group(0) for u in URL_RE.finditer(argline)]
+    for u in urls:
+        c.tag(f"network:{normalize_host(u)}", file, lineno)
+    lowargs = [a.lower() for a in args]
+    if name in ("curl", "wget", "http", "https", "xh", "httpie", "aria2c", "iwr", "irm", "invoke-webrequest",
+                "invoke-restmethod"):
+        if not urls:
+            c.tag("network:*", file, lineno)
+        sends = any(re.match(r"^(?:-d|--data.*|-F|--form.*|-T|--upload-file|--json|--post-data|--post-file|--body.*)$", a)
+                    or re.match(r"^--data|^-d.", a) for a in args)
+        method = None
+        for i, a in enumerate(args):
+            if a in ("-X", "--request", "--method") and i + 1 < len(args):
+                method = args[i + 1].upper()
+            elif a.startswith("-X") and len(a) > 2:
+                method = a[2:].upper()
+        if name in ("http", "xh", "httpie") and args and args[0].upper() in ("POST", "PUT", "PATCH", "DELETE"):
+            method = args[0].upper()
+        hosts = [normalize_host(u) for u in urls] or ["?"]
+        if sends or method in ("POST", "PUT", "PATCH"):
+            c.flags.add("network_send")
+            c.fact("network_send", file, lineno)
+            for h in hosts:
+                c.tag(f"write:remote:{h}", file, lineno)
+        if method == "DELETE":
+            for h in hosts:
+                c.tag(f"delete:remote:{h}", file, lineno)
+        for i, a in enumerate(args):
+            if a in ("-o", "--output", "-O") and i + 1 < len(args) and not args[i + 1].startswith("-"):
+                c.tag(f"write:{args[i + 1]}", file, lineno)
+                c.fact("download_to_file", file, lineno)
+        if name == "wget" or "-O" in args or "--remote-name" in args:
+            c.fact("download_to_file", file, lineno)
+    elif name == "git":
+        sub = lowargs[0] if lowargs else ""
+        if sub in ("clone", "pull", "fetch", "ls-remote", "submodule"):
+            if not urls:
+                c.tag("network:*", file, lineno)
+            if sub == "clone":
+                c.tag("write:?", file, lineno)
+        elif sub == "push":
+            c.tag("network:*", file, lineno)
+            c.tag("write:repo:?", file, lineno)
+            c.flags.add("network_send")
+            c.fact("network_send", file, lineno)
+            if any(a in ("--force", "-f", "--force-with-lease", "--delete", "--mirror") or a.startswith("+")
+                   for a in lowargs[1:]):
+                c.tag("delete:repo:?", file, lineno)
+                c.hit("NV-DESTR-002", file, lineno, snippet(line), command="git push --force")
+        elif sub in ("reset", "clean", "checkout", "restore", "stash", "branch", "rm", "filter-branch"):
+            if ("--hard" in lowargs or (sub == "clean" and any("f" in a for a in lowargs if a.startswith("-")))
+                    or (sub == "branch" and any(a in ("-d", "-D", "--delete") for a in args)) or sub in ("rm", "filter-branch")):
+                c.tag("delete:repo:?", file, lineno)
+                if sub in ("reset", "clean", "filter-branch"):
+                    c.hit("NV-DESTR-002", file, lineno, snippet(line), command=f"git {sub}")
+            elif sub in ("checkout", "restore", "stash"):
+                c.tag("write:?", file, lineno)
+        elif sub in ("commit", "add", "init", "merge", "rebase", "tag", "config", "apply", "am", "cherry-pick",
+                     "mv", "worktree"):
+            c.tag("write:repo:?", file, lineno)
+            if sub == "rebase":
+                c.tag("delete:repo:?", file, lineno)
+    elif name in ("ssh", "scp", "rsync", "sftp", "mosh"):
+        hosts = [re.sub(r"^.*@", "", a).split(":", 1)[0] for a in args if "@" in a or (":" in a and name != "ssh")]
+        for h in hosts or ["*"]:
+            c.tag(f"network:{normalize_host(h) if h else '*'}", file, lineno)
+        if name in ("scp", "rsync", "sftp"):
+            c.tag("write:?", file, lineno)
+            if args and ("@" in args[-1] or re.match(r"^[\w.-]+:", args[-1])):
+                c.flags.add("network_send")
+                c.fact("network_send", file, lineno)
+        if name == "rsync" and "--delete" in lowargs:
+            c.tag("delete:?", file, lineno)
+    elif name in ("rm", "rmdir", "unlink", "shred", "srm", "trash", "del", "rd", "remove-item", "erase"):
+        targets = [a for a in args if not a.startswith("-")] or ["?"]
+        for t in targets[:8]:
+            c.tag(f"delete:{t}", file, lineno)
+        if name == "rm" and any(re.match(r"^-[a-zA-Z]*[rR]", a) or a == "--recursive" for a in args):
+            c.hit("NV-DESTR-002", file, lineno, snippet(line), command="rm -r", targets=targets[:8])
+        if name in ("shred", "srm"):
+            c.hit("NV-DESTR-002", file, lineno, snippet(line), command=name)
+    elif name in ("kill", "pkill", "killall", "taskkill", "stop-process"):
+        c.tag("delete:process", file, lineno)
+    elif name == "dd":
+        for a in args:
+            if a.startswith("of="):
+                c.tag(f"delete:{a[3:]}", file, lineno)
+    elif name in ("cp", "mv", "install", "ln", "tee", "touch", "mkdir", "rsync"):
+        targets = [a for a in args if not a.startswith("-")]
+        if name == "mv" and len(targets) >= 2:
+            c.tag(f"write:{targets[-1]}", file, lineno)
+        elif name in ("cp", "install", "ln") and len(targets) >= 2:
+            c.tag(f"write:{targets[-1]}", file, lineno)
+            for src in targets[:-1]:
+                if is_credential_path(src):
+                    c.tag(f"read:file:{src}", file, lineno)
+        else:
+            for t in targets[:4] or ["?"]:
+                c.tag(f"write:{t}", file, lineno)
+    elif name in ("sed", "perl") and any(a.startswith("-i") or a == "--in-place" for a in args):
+        targets = [a for a in args if not a.startswith("-")]
+        c.tag(f"write:{targets[-1] if len(targets) > 1 else '?'}", file, lineno)
+    elif name in ("truncate",):
+        c.tag("delete:?", file, lineno)
+    elif name in ("kubectl", "helm", "terraform", "pulumi", "docker", "podman", "aws", "gcloud", "az", "gh",
+                  "vercel", "netlify", "wrangler", "fly", "flyctl", "heroku", "firebase", "supabase", "doctl"):
+        c.tag("network:*", file, lineno)
+        if any(a in DESTRUCTIVE_SUBCOMMANDS or a in ("destroy", "rmi", "down") for a in lowargs[:4]):
+            c.tag(f"delete:{name}", file, lineno)
+            if name in ("kubectl", "terraform", "pulumi", "helm", "aws", "gcloud", "az") and \
+                    any(a in ("delete", "destroy", "rm", "uninstall") for a in lowargs[:3]):
+                c.hit("NV-DESTR-002", file, lineno, snippet(line), command=f"{name} {' '.join(lowargs[:2])}")
+            if name == "docker" and "prune" in lowargs:
+                c.hit("NV-DESTR-002", file, lineno, snippet(line), command="docker prune")
+        elif any(a in ("apply", "deploy", "create", "run", "push", "up", "put", "cp", "sync", "set", "edit",
+                       "update", "upload", "release", "publish", "merge", "comment", "post", "send") for a in lowargs[:3]):
+            c.tag(f"write:remote:{name}", file, lineno)
+    elif name in PKG_MANAGERS:
+        sub = lowargs[0] if lowargs else ""
+        if sub in PKG_INSTALL or name in ("npx", "uvx", "pipx") or (name == "go" and sub in ("install", "get")):
+            c.tag("write:?", file, lineno)
+            c.tag("network:*", file, lineno)
+            _untrusted_install(c, file, lineno, line, name, args)
+        elif sub in ("uninstall", "remove", "rm", "purge", "autoremove"):
+            c.tag(f"delete:{name}", file, lineno)
+        elif sub in ("publish", "push"):
+            c.tag("network:*", file, lineno)
+            c.flags.add("network_send")
+    else:
+        # other CLIs: subcommands that delete, and anything that looks like a remote write
+        if any(a in DESTRUCTIVE_SUBCOMMANDS for a in lowargs[:4]):
+            c.tag(f"delete:{name}", file, lineno)
+        if name in ("psql", "mysql", "sqlite3", "mongosh", "redis-cli", "clickhouse-client"):
+            if re.search(r"(?i)\b(?:drop\s+(?:table|database|schema)|truncate\s+table|delete\s+from|flushall|flushdb)\b", line):
+                c.tag(f"delete:db:{name}", file, lineno)
+                c.hit("NV-DESTR-002", file, lineno, snippet(line), command="SQL delete")
+            elif re.search(r"(?i)\b(?:insert|update|create|alter)\b", line):
+                c.tag(f"write:db:{name}", file, lineno)
+    if name in ("eval",) or (name in SHELL_SINKS and "-c" in args and any("$" in a for a in args)):
+        if any("$" in a for a in args):
+            c.tag("shell:*", file, lineno)
+            c.tag("delete:?", file, lineno)
+            c.flags.add("incomplete")
+    # redirections
+    for m in re.finditer(r"(?<![<>&0-9])(?:\d?>>?|&>>?)\s*([^\s;&|<>]+)", line):
+        target = m.group(1).strip("\"'")
+        if target.startswith("&") or target in ("/dev/null", "/dev/stdout", "/dev/stderr", "-") or target.startswith("("):
+            continue
+        c.tag(f"write:{target}", file, lineno)
+    if name in ("tee",):
+        pass
+
+
+def _untrusted_install(c: Collector, file: str, lineno: int, line: str, name: str, args: list[str]) -> None:
+    low = line.lower()
+    m = re.search(r"(?i)(?:-i|--index-url|--extra-index-url|--registry|--index)(?:\s+|=)(\S+)", line)
+    if m and not re.search(r"(?i)pypi\.org|registry\.npmjs\.org|registry\.yarnpkg\.com|download\.pytorch\.org|"
+                           r"\$|\{|test\.pypi", m.group(1)):
+        c.hit("NV-SUPPLY-006", file, lineno, snippet(line), source=m.group(1))
+        c.tier(name, "DANGEROUS")
+        return
+    if name in ("pip", "pip3", "uv", "pipx", "npm", "pnpm", "yarn", "bun") and re.search(
+            r"(?i)\s(?:git\+|https?://\S+\.(?:tar\.gz|tgz|zip|whl)\b|https?://(?!github\.com|gitlab\.com))", low):
+        c.hit("NV-SUPPLY-006", file, lineno, snippet(line), source="url install")

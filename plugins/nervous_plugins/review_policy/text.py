@@ -1,0 +1,162 @@
+"""Text helpers shared by the detectors: line segmentation, URLs, quoting heuristics, snippets."""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+from collections.abc import Iterator
+
+from attrs import frozen
+
+MARKDOWN_EXT = (".md", ".markdown", ".mdx", ".txt", ".rst", ".skill", ".mdc")
+SHELL_EXT = (".sh", ".bash", ".zsh", ".command", ".ksh")
+PYTHON_EXT = (".py", ".pyw")
+JS_EXT = (".js", ".mjs", ".cjs", ".ts", ".tsx", ".jsx", ".mts", ".cts")
+DATA_EXT = (".json", ".yaml", ".yml", ".toml", ".csv", ".tsv", ".xml", ".svg", ".lock", ".ini", ".cfg", ".conf",
+            ".css", ".bib", ".gitkeep", ".gitignore", ".env.example", ".sample", ".jsonl", ".ndjson", ".map",
+            ".txt.example", ".properties", ".editorconfig", ".npmignore", ".prettierrc", ".eslintrc")
+HTML_EXT = (".html", ".htm", ".vue", ".svelte")
+#: Scripts in languages nervous has no detector for (assume the worst, §4).
+OTHER_CODE_EXT = (".go", ".rb", ".php", ".pl", ".pm", ".ps1", ".psm1", ".bat", ".cmd", ".vbs", ".rs", ".java",
+                  ".kt", ".swift", ".c", ".cc", ".cpp", ".h", ".hpp", ".cs", ".lua", ".r", ".scala", ".ex",
+                  ".exs", ".applescript", ".scpt", ".groovy", ".dart", ".zig", ".nim", ".jl", ".fish", ".awk")
+BINARY_CODE_EXT = (".pyc", ".pyo", ".so", ".dll", ".exe", ".dylib", ".bin", ".o", ".a", ".class", ".wasm",
+                   ".node", ".msi", ".app", ".elf", ".com", ".scr", ".jar", ".apk", ".deb", ".rpm", ".dmg", ".pkg")
+ARCHIVE_EXT = (".zip", ".tar", ".gz", ".tgz", ".bz2", ".xz", ".7z", ".rar", ".whl", ".zst", ".cab", ".iso")
+INERT_BINARY_EXT = (".png", ".jpg", ".jpeg", ".gif", ".webp", ".ico", ".bmp", ".tiff", ".avif", ".heic", ".woff",
+                    ".woff2", ".ttf", ".otf", ".eot", ".pdf", ".mp3", ".mp4", ".wav", ".ogg", ".webm", ".mov",
+                    ".m4a", ".flac", ".docx", ".xlsx", ".pptx", ".odt", ".ods", ".odp", ".ds_store", ".psd",
+                    ".sqlite", ".db", ".parquet", ".npy", ".pt", ".onnx")
+
+SHELL_LANGS = {"sh", "bash", "shell", "zsh", "console", "terminal", "shellsession", "cmd", "bat", "powershell",
+               "ps1", "ps", "pwsh", "fish", "ksh", "cli", "command", "commandline"}
+PYTHON_LANGS = {"python", "py", "python3", "ipython", "pycon"}
+JS_LANGS = {"javascript", "js", "typescript", "ts", "node", "jsx", "tsx", "mjs"}
+
+URL_RE = re.compile(r"""(?i)\b(?:https?|ftp|wss?)://[^\s<>"'`)\]}|\\]+""")
+FENCE_RE = re.compile(r"^\s{0,3}(`{3,}|~{3,})\s*([\w+#.-]*)")
+INLINE_CODE_RE = re.compile(r"`([^`\n]+)`")
+
+
+@frozen
+class Line:
+    """One line of a file with what kind of content it is."""
+
+    no: int  # 1-based
+    text: str
+    kind: str  # prose | code | script
+    lang: str = ""  # code-fence language or script language
+    quoted: bool = False  # a code block introduced as an example of bad behaviour / quoted data
+
+
+def ext_of(path: str) -> str:
+    name = path.rsplit("/", 1)[-1].lower()
+    if name.endswith(".env.example"):
+        return ".env.example"
+    dot = name.rfind(".")
+    return name[dot:] if dot > 0 else ("." + name if name.startswith(".") else "")
+
+
+_BAD_EXAMPLE_RE = re.compile(
+    r"(?i)(malicious|attack(?:er)?s?\b|dangerous|\bbad\b|\bunsafe|\bevil|exploit|payload|\bavoid|\bdon'?t\b|"
+    r"\bnever\b|\bdetect|\bflag(?:s|ged)?\b|red[- ]flag|suspicious|example of|\u274c|\u26a0|\bblocked\b|"
+    r"\bvulnerab|injection|\bthreat|indicator|signature)"
+)
+
+
+def markdown_lines(text: str) -> list[Line]:
+    """Split markdown into prose and fenced-code lines; code blocks remember their language."""
+    out: list[Line] = []
+    fence: str | None = None
+    lang = ""
+    quoted = False
+    recent: list[str] = []
+    for i, raw in enumerate(text.split("\n"), 1):
+        m = FENCE_RE.match(raw)
+        if fence is None and m:
+            fence, lang = m.group(1), m.group(2).lower()
+            quoted = any(_BAD_EXAMPLE_RE.search(r) for r in recent[-3:])
+            out.append(Line(i, raw, "fence", lang))
+            continue
+        if fence is not None and raw.strip().startswith(fence[0] * len(fence)) and not raw.strip().strip(fence[0]):
+            fence, lang, quoted = None, "", False
+            out.append(Line(i, raw, "fence"))
+            continue
+        if fence is not None:
+            out.append(Line(i, raw, "code", lang, quoted))
+        else:
+            out.append(Line(i, raw, "prose"))
+            if raw.strip():
+                recent.append(raw)
+                recent = recent[-3:]
+    return out
+
+
+def script_lines(text: str, lang: str) -> list[Line]:
+    return [Line(i, raw, "script", lang) for i, raw in enumerate(text.split("\n"), 1)]
+
+
+def is_quoted(line: str, start: int, end: int) -> bool:
+    """Whether ``line[start:end]`` sits inside quotes, backticks or a table row: quoted as data."""
+    if line.lstrip().startswith("|"):
+        return True
+    before, after = line[:start], line[end:]
+    for q in ('"', "`", "\u201c", "'", "\u2018"):
+        close = {"\u201c": "\u201d", "\u2018": "\u2019"}.get(q, q)
+        if q == "'":
+            # apostrophes inside words are not quotes
+            opens = [m.start() for m in re.finditer(r"(?<![A-Za-z])'", before)]
+            if len(opens) % 2 == 1 and re.search(r"'(?![A-Za-z])", after):
+                return True
+            continue
+        if q == close:
+            if before.count(q) % 2 == 1 and q in after:
+                return True
+        elif before.rfind(q) > before.rfind(close) and close in after:
+            return True
+    return False
+
+
+def snippet(text: str, start: int = 0, end: int | None = None, width: int = 200) -> str:
+    s = text[max(0, start - 40): (end if end is not None else len(text)) + 40].strip()
+    return s if len(s) <= width else s[: width - 1] + "\u2026"
+
+
+def url_host(url: str) -> str:
+    from nervous.sideeffects import normalize_host
+
+    return normalize_host(url)
+
+
+def iter_urls(text: str) -> Iterator[re.Match[str]]:
+    return URL_RE.finditer(text)
+
+
+def ip_kind(host: str) -> str | None:
+    """``public``, ``local`` or ``None`` (not an IP literal)."""
+    try:
+        ip = ipaddress.ip_address(host.strip("[]"))
+    except ValueError:
+        return None
+    if ip.is_loopback or ip.is_unspecified or ip.is_private or ip.is_link_local or ip.is_reserved:
+        return "local"
+    return "public"
+
+
+def host_matches(host: str, url: str, entries: tuple[str, ...]) -> str | None:
+    """The list entry matching a URL: ``host`` entries by domain suffix, ``host/path`` by prefix."""
+    lowered = url.lower()
+    bare = re.sub(r"^[a-z][a-z0-9+.-]*://", "", lowered)
+    bare = bare.split("@", 1)[-1] if "@" in bare.split("/", 1)[0] else bare
+    for entry in entries:
+        e = entry.lower()
+        if "/" in e:
+            if bare.startswith(e) or ("." + e.split("/", 1)[0] in host and bare.split("/", 1)[-1].startswith(
+                    e.split("/", 1)[1])):
+                return entry
+        elif "." not in e:
+            if e in host:
+                return entry
+        elif host == e or host.endswith("." + e):
+            return entry
+    return None

@@ -1,0 +1,384 @@
+"""The ``skills-dir`` install target: ``<workdir>/skills/<slug>/``, compatible with the clawhub CLI.
+
+Layout and formats follow specs/protocols.md §A7: a bare slug installs to ``<skills>/<slug>``, an
+owner-qualified reference to ``<skills>/@<owner>/<slug>``; ClawHub installs get a
+``<workdir>/.clawhub/lock.json`` entry and ``<skill>/.clawhub/origin.json`` written exactly as the
+official CLI writes them, so ``clawhub list`` and ``clawhub update`` see our installs.
+
+Ownership: a folder is ours only when nervous's own install record (kept in the configured storage
+backend, collection ``installs``) names it. Lockfile entries and origin files alone prove nothing
+(the official CLI writes the same), so skills installed by hand or by other tools are listed as
+unmanaged and are never modified or removed.
+
+Installs are staged: files are written to a hidden sibling folder, verified, then swapped in with a
+rename; a replaced install of ours is moved aside first and restored if anything fails.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import uuid
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import nervous
+from nervous.errors import BadInput, Refused, StorageError
+from nervous.records import FileDigest, InstallRecord, SkillBundle, SkillRef
+
+if TYPE_CHECKING:
+    from nervous.context import ProviderContext
+    from nervous.storage import Store
+
+NAME = "skills-dir"
+COLLECTION = "installs"
+STAGING_PREFIX = ".nervous-staging-"
+ASIDE_PREFIX = ".nervous-previous-"
+
+
+@nervous.hookimpl
+def nervous_install_targets() -> list[nervous.Provider]:
+    return [nervous.Provider(NAME, "A skills folder with a clawhub-compatible lockfile (default ./skills)",
+                             _factory)]
+
+
+def _factory(ctx: ProviderContext) -> SkillsDirTarget:
+    configured = ctx.settings.get("workdir") or os.environ.get("CLAWHUB_WORKDIR") or None
+    skills = Path(ctx.config.install.dir).expanduser()
+    if skills.is_absolute():
+        workdir = Path(configured).expanduser().absolute() if configured else skills.parent
+        skills_dir = skills
+    else:
+        workdir = Path(configured).expanduser().absolute() if configured else Path.cwd()
+        skills_dir = workdir / skills
+    return SkillsDirTarget(skills_dir, workdir=workdir, store=lambda: ctx.manager.storage())
+
+
+class SkillsDirTarget:
+    """An :class:`nervous.interfaces.InstallTarget` over one skills folder."""
+
+    name = NAME
+
+    def __init__(self, skills_dir: Path, *, workdir: Path | None = None, store: Any = None) -> None:
+        self.skills_dir = Path(skills_dir).absolute()
+        self.workdir = Path(workdir).absolute() if workdir else self.skills_dir.parent
+        self._store_factory = store
+        self._store: Store | None = None
+        self.warnings: list[str] = []
+
+    # ------------------------------------------------------------------ records
+
+    @property
+    def store(self) -> Store:
+        if self._store is None:
+            if self._store_factory is None:
+                from nervous.storage import MemoryStore
+
+                self._store = MemoryStore()
+            else:
+                self._store = self._store_factory() if callable(self._store_factory) else self._store_factory
+        assert self._store is not None
+        return self._store
+
+    @property
+    def _key_prefix(self) -> str:
+        """Records are keyed per skills folder (several projects share one nervous home)."""
+        return hashlib.sha256(str(self.skills_dir).encode()).hexdigest()[:16] + "/"
+
+    def _record_key(self, lock_key: str) -> str:
+        return self._key_prefix + lock_key
+
+    def _records(self) -> dict[str, dict[str, Any]]:
+        """Our records for this skills folder, by lock key."""
+        prefix = self._key_prefix
+        out: dict[str, dict[str, Any]] = {}
+        for key in self.store.keys(COLLECTION):
+            if key.startswith(prefix):
+                snap = self.store.read(COLLECTION, key)
+                self.warnings.extend(snap.warnings)
+                if snap.value is not None:
+                    out[key[len(prefix):]] = snap.value
+        return out
+
+    # ------------------------------------------------------------------ layout
+
+    @property
+    def lock_path(self) -> Path:
+        return self.workdir / ".clawhub" / "lock.json"
+
+    def folder_for(self, ref: SkillRef) -> Path:
+        slug = _safe_segment(ref.name, "slug")
+        if ref.owner:
+            return self.skills_dir / f"@{_safe_segment(ref.owner, 'owner')}" / slug
+        return self.skills_dir / slug
+
+    @staticmethod
+    def lock_key(ref: SkillRef) -> str:
+        return f"@{ref.owner}/{ref.name}" if ref.owner else ref.name
+
+    # ------------------------------------------------------------------ lockfile
+
+    def read_lock(self) -> dict[str, Any]:
+        """The lockfile (legacy ``.clawdhub`` as fallback); a corrupt one is copied aside and refused."""
+        for path in (self.lock_path, self.workdir / ".clawdhub" / "lock.json"):
+            if not path.is_file():
+                continue
+            raw = path.read_bytes()
+            try:
+                data = json.loads(raw)
+                if not isinstance(data, dict) or data.get("version") != 1 or not isinstance(data.get("skills"), dict):
+                    raise ValueError("expected {\"version\": 1, \"skills\": {...}}")
+            except ValueError as exc:
+                from nervous.clock import now
+
+                aside = path.with_name(f"lock.json.corrupt-{int(now() * 1000)}")
+                if not any(p.name.startswith("lock.json.corrupt-") for p in path.parent.iterdir()):
+                    shutil.copyfile(path, aside)
+                raise BadInput(
+                    f"{path}: the clawhub lockfile is not valid ({exc}); a copy was kept beside it. Fix or "
+                    "remove it before installing or uninstalling; nothing was changed", code="corrupt_lockfile",
+                ) from None
+            return data
+        return {"version": 1, "skills": {}}
+
+    def write_lock(self, lock: dict[str, Any]) -> None:
+        """Pretty JSON (two spaces, trailing newline), replaced atomically, as the CLI writes it."""
+        _atomic_write(self.lock_path, json.dumps(lock, indent=2, ensure_ascii=False) + "\n")
+
+    # ------------------------------------------------------------------ install
+
+    def preflight(self, ref: SkillRef, *, registry: str | None = None, force: bool = False) -> None:
+        """Refuse early (before any download) what :meth:`install` would refuse."""
+        target = self.folder_for(ref)
+        key = self.lock_key(ref)
+        lock = self.read_lock() if registry == "clawhub" else None
+        exists = target.exists() or target.is_symlink()
+        if exists and key not in self._records():
+            raise Refused(f"{target} exists and was not installed by nervous (an unmanaged skill); it is never "
+                          "replaced. Remove it yourself or install under another name", code="unmanaged")
+        if exists and not force:
+            raise Refused(f"{key} is already installed at {target}; use --force to replace it",
+                          code="already_installed")
+        if lock is not None and (lock["skills"].get(key) or {}).get("pinned"):
+            raise Refused(f"{key} is pinned in {self.lock_path}; unpin it with the clawhub CLI first", code="pinned")
+
+    def install(self, bundle: SkillBundle, *, force: bool = False, source: dict[str, Any] | None = None,
+                layout_ref: SkillRef | None = None) -> InstallRecord:
+        """Stage, verify and swap ``bundle`` into place; record it as ours.
+
+        ``source`` carries what the origin file needs (``registry`` URL, resolved ``ownerHandle``);
+        ``layout_ref`` is the reference as the user wrote it (a bare slug installs without the owner
+        folder, as the clawhub CLI does).
+        """
+        from nervous.clock import now, utc_timestamp
+
+        ref = layout_ref or bundle.ref
+        source = dict(source or {})
+        target = self.folder_for(ref)
+        key = self.lock_key(ref)
+        clawhub = bundle.registry == "clawhub"
+        self.preflight(ref, registry=bundle.registry, force=force)
+        lock = self.read_lock() if clawhub else None
+        exists = target.exists() or target.is_symlink()
+
+        target.parent.mkdir(parents=True, exist_ok=True)
+        staging = target.parent / f"{STAGING_PREFIX}{target.name}-{uuid.uuid4().hex[:8]}"
+        aside: Path | None = None
+        swapped = False
+        lock_written = False
+        lock_before = self.lock_path.read_bytes() if self.lock_path.is_file() else None
+        try:
+            self._write_files(staging, bundle)
+            from nervous.fingerprint import folder_fingerprint
+
+            installed_fp = folder_fingerprint(staging)
+            installed_at_ms = int(now() * 1000)
+            if clawhub:
+                origin = {"version": 1, "registry": source.get("registry") or "https://clawhub.ai",
+                          "slug": bundle.ref.name}
+                owner = source.get("ownerHandle") or bundle.ref.owner
+                if owner:
+                    origin["ownerHandle"] = owner
+                origin.update({"installedVersion": bundle.version, "installedAt": installed_at_ms,
+                               "fingerprint": installed_fp})
+                _atomic_write(staging / ".clawhub" / "origin.json", json.dumps(origin, indent=2) + "\n")
+            if exists:
+                aside = target.parent / f"{ASIDE_PREFIX}{target.name}-{uuid.uuid4().hex[:8]}"
+                os.replace(target, aside)
+            os.replace(staging, target)
+            swapped = True
+            if lock is not None:
+                previous = lock["skills"].get(key) or {}
+                entry: dict[str, Any] = {"version": bundle.version, "installedAt": installed_at_ms}
+                if previous.get("pinned"):
+                    entry["pinned"] = True
+                owner = source.get("ownerHandle") or bundle.ref.owner
+                if owner:
+                    entry["ownerHandle"] = owner
+                lock["skills"][key] = entry
+                lock_written = True
+                self.write_lock(lock)
+            record = InstallRecord(
+                ref=bundle.ref, registry=bundle.registry or "?", slug=key, version=bundle.version,
+                fingerprint=installed_fp, path=str(target), installed_at=utc_timestamp(), target=NAME,
+                files=tuple(FileDigest(f.path, f.size, f.sha256) for f in bundle.files),
+            )
+            self._save_record(key, record, source)
+        except BaseException:
+            if lock_written:
+                if lock_before is None:
+                    self.lock_path.unlink(missing_ok=True)
+                else:
+                    _atomic_write_bytes(self.lock_path, lock_before)
+            if swapped:
+                shutil.rmtree(target, ignore_errors=True)
+            if aside is not None and aside.exists():
+                os.replace(aside, target)
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
+        if aside is not None:
+            shutil.rmtree(aside, ignore_errors=True)
+        return record
+
+    def _write_files(self, staging: Path, bundle: SkillBundle) -> None:
+        staging.mkdir(parents=True)
+        root = staging.resolve()
+        for f in bundle.files:
+            rel = _safe_relpath(f.path)
+            dest = (staging / rel)
+            if not str(dest.resolve()).startswith(str(root) + os.sep):
+                raise BadInput(f"archive entry {f.path!r} would be written outside the skill folder",
+                               code="unsafe_path")
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            with open(dest, "xb") as fh:
+                fh.write(f.data)
+            if hashlib.sha256(dest.read_bytes()).hexdigest() != f.sha256:
+                raise BadInput(f"{f.path}: written bytes differ from the verified bytes", code="integrity")
+
+    def _save_record(self, key: str, record: InstallRecord, source: dict[str, Any]) -> None:
+        from nervous.serialize import to_json
+
+        doc = to_json(record)
+
+        def put(d: dict[str, Any]) -> None:
+            d.clear()
+            d.update(doc)
+            d["source"] = {k: v for k, v in source.items() if isinstance(v, (str, int, float, bool))}
+
+        try:
+            updated = self.store.update(COLLECTION, self._record_key(key), put)
+        except StorageError:
+            raise
+        self.warnings.extend(updated.warnings)
+
+    # ------------------------------------------------------------------ uninstall and listing
+
+    def uninstall(self, slug: str) -> InstallRecord:
+        """Remove an install of ours and its lockfile entry; anything else is refused untouched."""
+        from nervous.serialize import from_json
+
+        ref = SkillRef.parse(slug) if not isinstance(slug, SkillRef) else slug
+        key = self.lock_key(ref)
+        records = self._records()
+        if key not in records:
+            # a bare slug may name an owner-qualified install of ours
+            matches = [k for k in records if k.split("/")[-1] == ref.name] if not ref.owner else []
+            if len(matches) == 1:
+                key = matches[0]
+            else:
+                folder = self.folder_for(ref)
+                where = f" ({folder} is an unmanaged skill: left untouched)" if folder.exists() else ""
+                raise Refused(f"{key} was not installed by nervous; refusing to uninstall it{where}",
+                              code="not_ours")
+        doc = dict(records[key])
+        doc.pop("source", None)
+        record = from_json(doc, InstallRecord, f"install record {key}")
+        folder = Path(record.path)
+        lock = self.read_lock() if record.registry == "clawhub" else None
+        if folder.exists():
+            trash = folder.parent / f"{ASIDE_PREFIX}{folder.name}-{uuid.uuid4().hex[:8]}"
+            os.replace(folder, trash)
+            shutil.rmtree(trash, ignore_errors=True)
+        if lock is not None and key in lock["skills"]:
+            del lock["skills"][key]
+            self.write_lock(lock)
+        self.store.delete(COLLECTION, self._record_key(key))
+        return record
+
+    def installed(self) -> list[InstallRecord]:
+        from nervous.serialize import from_json
+
+        out = []
+        for key, doc in sorted(self._records().items()):
+            doc = dict(doc)
+            doc.pop("source", None)
+            out.append(from_json(doc, InstallRecord, f"install record {key}"))
+        return out
+
+    def unmanaged(self) -> list[str]:
+        """Skill folders present without an install record of ours (``slug`` or ``@owner/slug``)."""
+        ours = set(self._records())
+        found: list[str] = []
+        if not self.skills_dir.is_dir():
+            return found
+        for entry in sorted(self.skills_dir.iterdir()):
+            if entry.name.startswith(".") or not entry.is_dir():
+                continue
+            if entry.name.startswith("@"):
+                for sub in sorted(entry.iterdir()):
+                    name = f"{entry.name}/{sub.name}"
+                    if sub.is_dir() and not sub.name.startswith(".") and name not in ours and _is_skill(sub):
+                        found.append(name)
+                continue
+            if entry.name not in ours and _is_skill(entry):
+                found.append(entry.name)
+        return found
+
+    def close(self) -> None:
+        self._store = None
+
+
+# ---------------------------------------------------------------------------------------- helpers
+
+
+def _is_skill(folder: Path) -> bool:
+    return any((folder / n).is_file() for n in ("SKILL.md", "skill.md", "skills.md", ".clawhub/origin.json",
+                                                 ".clawdhub/origin.json"))
+
+
+def _safe_segment(value: str, what: str) -> str:
+    if not value or value in (".", "..") or "/" in value or "\\" in value or "\0" in value or ".." in value:
+        raise BadInput(f"invalid {what} {value!r} for a folder name")
+    return value
+
+
+def _safe_relpath(path: str) -> str:
+    if not path or path.startswith("/") or "\\" in path or "\0" in path:
+        raise BadInput(f"archive entry {path!r}: absolute paths, backslashes and NUL are refused", code="unsafe_path")
+    parts = path.split("/")
+    if any(p in ("", ".", "..") for p in parts):
+        raise BadInput(f"archive entry {path!r}: empty, '.' or '..' segments are refused", code="unsafe_path")
+    return path
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    _atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def _atomic_write_bytes(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:8]}.tmp")
+    try:
+        with open(tmp, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+
+
+__all__ = ["SkillsDirTarget"]

@@ -1,0 +1,390 @@
+"""The ``sqlite`` storage backend: one database file, the standard library's sqlite3.
+
+WAL journal (readers never block the writer), ``synchronous=FULL`` (a committed update survives a
+crash or power loss), ``BEGIN IMMEDIATE`` for every read-modify-write (the write lock is taken
+before the document is read, so two processes cannot both read the old version), and a busy
+timeout equal to ``[storage] lock_timeout``. Each document row keeps its previous version, the
+equivalent of the file backend's ``.bak``; a body that does not parse is copied once into the
+``quarantine`` table, reported, and replaced at the next update.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+import threading
+import time
+from collections.abc import Callable
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import nervous
+from nervous import Provider
+from nervous.durable import ensure_dir, parse_object
+from nervous.errors import NotFound, StorageBusy, StorageError, UnsupportedVersion
+from nervous.storage import (
+    SCHEMA_VERSION,
+    Problem,
+    R,
+    Snapshot,
+    Store,
+    StoreInfo,
+    Updated,
+    check_collection,
+    check_document,
+    check_key,
+)
+
+DEFAULT_FILE = "nervous.sqlite3"
+
+
+def _v1(conn: sqlite3.Connection) -> None:
+    conn.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+    conn.execute(
+        "CREATE TABLE documents (collection TEXT NOT NULL, key TEXT NOT NULL, body TEXT NOT NULL,"
+        " updated_at REAL NOT NULL, previous TEXT, previous_at REAL, PRIMARY KEY (collection, key))"
+        " WITHOUT ROWID"
+    )
+    conn.execute("CREATE TABLE log_entries (id INTEGER PRIMARY KEY AUTOINCREMENT, log TEXT NOT NULL,"
+                 " entry TEXT NOT NULL)")
+    conn.execute("CREATE INDEX log_entries_by_log ON log_entries (log, id)")
+    conn.execute(
+        "CREATE TABLE quarantine (id INTEGER PRIMARY KEY AUTOINCREMENT, collection TEXT NOT NULL,"
+        " key TEXT NOT NULL, body TEXT NOT NULL, sha256 TEXT NOT NULL, reason TEXT NOT NULL,"
+        " quarantined_at REAL NOT NULL, UNIQUE (collection, key, sha256))"
+    )
+
+
+#: MIGRATIONS[i] brings a database from schema version i to i + 1 (0 = empty file)
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_v1]
+
+
+def _when(t: float | None) -> str:
+    if t is None:
+        return "unknown time"
+    return datetime.fromtimestamp(t, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+class SqliteStore(Store):
+    """Documents and logs in one SQLite database; one connection per thread."""
+
+    name = "sqlite"
+
+    def __init__(self, path: Path | str, *, lock_timeout: float = 5.0) -> None:
+        self.path = Path(path).expanduser().absolute()
+        self.lock_timeout = lock_timeout
+        self._local = threading.local()
+        self._all: list[sqlite3.Connection] = []
+        self._guard = threading.Lock()
+        self._pending_warnings: list[str] = []
+        if self.path.is_dir():
+            raise StorageError(f"sqlite storage path {self.path} is a directory; give a file name")
+        ensure_dir(self.path.parent)
+        if not self.path.exists():
+            os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT, 0o600))
+        self._migrate()
+
+    # ------------------------------------------------------------------ connections
+
+    def _conn(self) -> sqlite3.Connection:
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is not None and getattr(self._local, "pid", None) == os.getpid():
+            return conn
+        try:
+            conn = sqlite3.connect(self.path, timeout=self.lock_timeout, isolation_level=None,
+                                   check_same_thread=False)
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=FULL")
+        except sqlite3.DatabaseError as exc:
+            raise StorageError(f"cannot open sqlite store {self.path}: {exc}") from None
+        self._local.conn, self._local.pid = conn, os.getpid()
+        with self._guard:
+            self._all.append(conn)
+        return conn
+
+    def _begin(self, conn: sqlite3.Connection) -> None:
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as exc:
+            raise self._busy(exc) from None
+
+    def _busy(self, exc: sqlite3.OperationalError) -> StorageError:
+        if "locked" in str(exc) or "busy" in str(exc):
+            return StorageBusy(f"timed out after {self.lock_timeout:g}s waiting for the write lock of {self.path}: "
+                               "another process or thread holds it", details={"lock": str(self.path)})
+        return StorageError(f"sqlite store {self.path}: {exc}")
+
+    def _migrate(self) -> None:
+        conn = self._conn()
+        current = self._version(conn)
+        if current > len(MIGRATIONS):
+            raise UnsupportedVersion(
+                f"{self.path}: schema_version {current} was written by a newer nervous (this release reads up "
+                f"to {len(MIGRATIONS)}); upgrade nervous. The database was not modified.")
+        if current == len(MIGRATIONS):
+            return
+        self._begin(conn)
+        try:
+            current = self._version(conn)
+            for step in MIGRATIONS[current:]:
+                step(conn)
+            conn.execute("INSERT INTO meta (key, value) VALUES ('schema_version', ?)"
+                         " ON CONFLICT (key) DO UPDATE SET value = excluded.value", (str(len(MIGRATIONS)),))
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+
+    @staticmethod
+    def _version(conn: sqlite3.Connection) -> int:
+        try:
+            has_meta = conn.execute(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'").fetchone()
+            if not has_meta:
+                return 0
+            row = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+        except sqlite3.DatabaseError as exc:
+            raise StorageError(f"cannot read sqlite store: {exc}") from None
+        return int(row[0]) if row else 0
+
+    # ------------------------------------------------------------------ documents
+
+    def _where(self, collection: str, key: str) -> str:
+        return f"{self.path}#{collection}/{key}"
+
+    def _recover(self, conn: sqlite3.Connection, collection: str, key: str, row: tuple[Any, ...],
+                 reason: str) -> tuple[dict[str, Any] | None, list[str]]:
+        """Quarantine a corrupt body (once per distinct content) and offer the previous version."""
+        body, _updated_at, previous, previous_at = row
+        digest = hashlib.sha256(body.encode("utf-8", "surrogatepass")).hexdigest()
+        conn.execute("INSERT OR IGNORE INTO quarantine (collection, key, body, sha256, reason, quarantined_at)"
+                     " VALUES (?, ?, ?, ?, ?, ?)", (collection, key, body, digest, reason, time.time()))
+        qid = conn.execute("SELECT id FROM quarantine WHERE collection = ? AND key = ? AND sha256 = ?",
+                           (collection, key, digest)).fetchone()[0]
+        where = self._where(collection, key)
+        warnings = [f"{where} is corrupt ({reason}); quarantined as {self.path}#quarantine/{qid}"]
+        restored = parse_object(previous.encode("utf-8", "surrogatepass"))[0] if previous else None
+        if restored is not None:
+            warnings.append(f"{where}: restored from backup of {_when(previous_at)}; later changes lost")
+        return restored, warnings
+
+    def _select(self, conn: sqlite3.Connection, collection: str, key: str) -> tuple[Any, ...] | None:
+        row = conn.execute("SELECT body, updated_at, previous, previous_at FROM documents"
+                           " WHERE collection = ? AND key = ?", (collection, key)).fetchone()
+        return tuple(row) if row is not None else None
+
+    def read(self, collection: str, key: str) -> Snapshot:
+        check_collection(collection)
+        check_key(key)
+        conn = self._conn()
+        row = self._select(conn, collection, key)
+        if row is None:
+            return Snapshot(None)
+        value, reason = parse_object(row[0].encode("utf-8", "surrogatepass"))
+        if reason is None:
+            return Snapshot(value)
+        self._begin(conn)
+        try:
+            row = self._select(conn, collection, key)
+            if row is None:
+                conn.execute("COMMIT")
+                return Snapshot(None)
+            value, reason = parse_object(row[0].encode("utf-8", "surrogatepass"))
+            warnings: list[str] = []
+            if reason is not None:
+                value, warnings = self._recover(conn, collection, key, row, reason)
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        return Snapshot(value, tuple(warnings))
+
+    def keys(self, collection: str) -> list[str]:
+        check_collection(collection)
+        rows = self._conn().execute("SELECT key FROM documents WHERE collection = ?", (collection,))
+        return sorted(r[0] for r in rows)
+
+    def update(self, collection: str, key: str, fn: Callable[[dict[str, Any]], R], *,
+               create: bool = True) -> Updated[R]:
+        check_collection(collection)
+        check_key(key)
+        conn = self._conn()
+        self._begin(conn)
+        try:
+            row = self._select(conn, collection, key)
+            warnings: list[str] = []
+            corrupt = False
+            doc: dict[str, Any] | None = None
+            if row is None:
+                if not create:
+                    raise NotFound(f"no document {collection}/{key}")
+            else:
+                doc, reason = parse_object(row[0].encode("utf-8", "surrogatepass"))
+                if reason is not None:
+                    corrupt = True
+                    doc, warnings = self._recover(conn, collection, key, row, reason)
+            restored = doc is not None
+            if doc is None:
+                doc = {}
+            result = fn(doc)
+            check_document(doc, f"{collection}/{key}")
+            body = json.dumps(doc, ensure_ascii=False, allow_nan=False)
+            now = time.time()
+            if row is None:
+                previous, previous_at = None, None
+            elif corrupt:
+                previous, previous_at = row[2], row[3]
+            else:
+                previous, previous_at = row[0], row[1]
+            conn.execute(
+                "INSERT INTO documents (collection, key, body, updated_at, previous, previous_at)"
+                " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (collection, key) DO UPDATE SET body = excluded.body,"
+                " updated_at = excluded.updated_at, previous = excluded.previous,"
+                " previous_at = excluded.previous_at",
+                (collection, key, body, now, previous, previous_at))
+            if corrupt:
+                source = "its backup" if restored else "an empty document"
+                warnings.append(f"{self._where(collection, key)}: rebuilt from {source} and replaced the "
+                                "corrupt document")
+            conn.execute("COMMIT")
+        except sqlite3.OperationalError as exc:
+            conn.execute("ROLLBACK")
+            raise self._busy(exc) from None
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        return Updated(result, tuple(warnings))
+
+    def delete(self, collection: str, key: str) -> bool:
+        check_collection(collection)
+        check_key(key)
+        try:
+            cur = self._conn().execute("DELETE FROM documents WHERE collection = ? AND key = ?", (collection, key))
+        except sqlite3.OperationalError as exc:
+            raise self._busy(exc) from None
+        return cur.rowcount > 0
+
+    # ------------------------------------------------------------------ logs
+
+    def append(self, log: str, entry: dict[str, Any]) -> None:
+        check_collection(log)
+        check_document(entry, f"log {log}")
+        line = json.dumps(entry, ensure_ascii=False, allow_nan=False)
+        try:
+            self._conn().execute("INSERT INTO log_entries (log, entry) VALUES (?, ?)", (log, line))
+        except sqlite3.OperationalError as exc:
+            raise self._busy(exc) from None
+
+    def read_log(self, log: str, *, limit: int | None = None) -> list[dict[str, Any]]:
+        check_collection(log)
+        conn = self._conn()
+        if limit:
+            rows = conn.execute("SELECT id, entry FROM log_entries WHERE log = ? ORDER BY id DESC LIMIT ?",
+                                (log, limit)).fetchall()[::-1]
+        else:
+            rows = conn.execute("SELECT id, entry FROM log_entries WHERE log = ? ORDER BY id", (log,)).fetchall()
+        out = []
+        for rid, text in rows:
+            entry, reason = parse_object(text.encode("utf-8", "surrogatepass"))
+            if entry is None:
+                self._pending_warnings.append(f"{self.path}#logs/{log}: entry {rid} is damaged ({reason}); skipped")
+                continue
+            out.append(entry)
+        return out
+
+    # ------------------------------------------------------------------ administration
+
+    def pop_warnings(self) -> list[str]:
+        out, self._pending_warnings = self._pending_warnings, []
+        return out
+
+    def info(self) -> StoreInfo:
+        conn = self._conn()
+        collections = dict(conn.execute(
+            "SELECT collection, count(*) FROM documents GROUP BY collection ORDER BY collection").fetchall())
+        logs = dict(conn.execute("SELECT log, count(*) FROM log_entries GROUP BY log ORDER BY log").fetchall())
+        size = 0
+        for suffix in ("", "-wal", "-shm"):
+            try:
+                size += os.stat(f"{self.path}{suffix}").st_size
+            except OSError:
+                pass
+        return StoreInfo("sqlite", str(self.path), self._version(conn), collections, size, logs)
+
+    def check(self) -> list[Problem]:
+        conn = self._conn()
+        problems = []
+        try:
+            results = [r[0] for r in conn.execute("PRAGMA integrity_check").fetchall()]
+        except sqlite3.DatabaseError as exc:
+            return [Problem(str(self.path), f"integrity check failed: {exc}")]
+        if results != ["ok"]:
+            problems.extend(Problem(str(self.path), f"integrity_check: {r}") for r in results)
+        for coll, key, body in conn.execute("SELECT collection, key, body FROM documents ORDER BY collection, key"):
+            _value, reason = parse_object(body.encode("utf-8", "surrogatepass"))
+            if reason is not None:
+                problems.append(Problem(self._where(coll, key), f"document does not parse: {reason}"))
+        for rid, log, text in conn.execute("SELECT id, log, entry FROM log_entries ORDER BY id"):
+            entry, reason = parse_object(text.encode("utf-8", "surrogatepass"))
+            if entry is None:
+                problems.append(Problem(f"{self.path}#logs/{log}", f"entry {rid} is damaged: {reason}"))
+        for qid, coll, key, reason in conn.execute(
+                "SELECT id, collection, key, reason FROM quarantine ORDER BY id"):
+            problems.append(Problem(f"{self.path}#quarantine/{qid}",
+                                    f"quarantined copy of corrupt document {coll}/{key} ({reason}); inspect it, "
+                                    "then delete the row"))
+        return problems
+
+    def close(self) -> None:
+        with self._guard:
+            conns, self._all = self._all, []
+        for c in conns:
+            try:
+                c.close()
+            except sqlite3.Error:
+                pass
+        self._local = threading.local()
+
+
+# ---------------------------------------------------------------------------------------------
+# Plugin
+# ---------------------------------------------------------------------------------------------
+
+
+def open_store(path: str | Path, lock_timeout: float = 5.0) -> SqliteStore:
+    """Open (creating and migrating if needed) the SQLite store at ``path``."""
+    return SqliteStore(path, lock_timeout=lock_timeout)
+
+
+def corrupt_document(store: Store, collection: str, key: str) -> None:
+    """Damage a stored body behind the store's back (for the conformance suite)."""
+    assert isinstance(store, SqliteStore)
+    conn = sqlite3.connect(store.path, isolation_level=None)
+    try:
+        conn.execute("UPDATE documents SET body = substr(body, 1, length(body) / 2)"
+                     " WHERE collection = ? AND key = ?", (collection, key))
+    finally:
+        conn.close()
+
+
+def default_path(data_dir: Path) -> Path:
+    return data_dir / DEFAULT_FILE
+
+
+def _factory(ctx: Any) -> SqliteStore:
+    cfg = ctx.config.storage
+    if cfg.path:
+        path = Path(cfg.path).expanduser()
+        if path.is_dir() or cfg.path.endswith(("/", os.sep)):
+            path = path / DEFAULT_FILE
+    else:
+        path = default_path(ctx.paths.data_dir)
+    return SqliteStore(path, lock_timeout=cfg.lock_timeout)
+
+
+@nervous.hookimpl
+def nervous_storage_backends() -> list[Provider]:
+    return [Provider("sqlite", "one SQLite database (WAL), embedded, no server", _factory)]

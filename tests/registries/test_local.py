@@ -1,0 +1,138 @@
+"""The ``local`` registry: folders of skills, searched and fetched offline."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from nervous_plugins.local_registry import LocalRegistry
+
+from nervous.errors import BadInput, NotFound, RegistryError
+from nervous.fingerprint import folder_fingerprint
+from nervous.records import SkillRef
+
+
+def skill(root: Path, name: str, description: str, body: str = "", extra: str = "",
+          files: dict[str, bytes] | None = None, file_name: str = "SKILL.md") -> Path:
+    folder = root / name
+    folder.mkdir(parents=True)
+    (folder / file_name).write_text(f"---\nname: {name}\ndescription: {description}\n{extra}---\n{body}\n")
+    for rel, data in (files or {}).items():
+        (folder / rel).parent.mkdir(parents=True, exist_ok=True)
+        (folder / rel).write_bytes(data)
+    return folder
+
+
+@pytest.fixture
+def catalog(tmp_path: Path) -> Path:
+    root = tmp_path / "catalog"
+    skill(root, "pdf-tools", "Extract text from PDF files and fill PDF forms.", "Use pdftotext.",
+          "version: 1.4.0\n", {"scripts/extract.sh": b"pdftotext \"$1\" -\n", ".secret": b"x"})
+    skill(root, "csv-clean", "Clean and normalise CSV files.", "Mentions pdf once.",
+          "metadata:\n  version: '2.0.0'\n")
+    skill(root, "weather", "Forecasts from wttr.in.", file_name="skill.md")
+    (root / "broken").mkdir()
+    (root / "broken" / "SKILL.md").write_text("---\nname: broken\n---\nno description\n")
+    (root / "notes").mkdir()
+    (root / "notes" / "README.md").write_text("not a skill")
+    return root
+
+
+def test_search_scores_name_over_description_over_body(catalog: Path) -> None:
+    reg = LocalRegistry([catalog])
+    hits = reg.search("pdf")
+    assert [h.ref.name for h in hits] == ["pdf-tools", "csv-clean"]
+    assert hits[0].score is not None and hits[1].score is not None and hits[0].score > hits[1].score
+    top = hits[0]
+    assert (top.registry, top.version, top.reviewed, top.scan.status) == ("local", "1.4.0", True, "unknown")
+    assert str(top.ref) == "local:pdf-tools" and top.url and top.url.startswith("file://")
+    assert any("broken" in w and "description is missing" in w for w in reg.warnings)
+
+
+def test_search_is_deterministic_and_limited(catalog: Path) -> None:
+    reg = LocalRegistry([catalog])
+    assert [h.ref.name for h in reg.search("")] == ["csv-clean", "pdf-tools", "weather"]
+    assert [h.ref.name for h in reg.search("", limit=1)] == ["csv-clean"]
+    assert reg.search("forms fill") == reg.search("fill forms")
+    assert reg.search("nothing-matches-this") == []
+
+
+def test_resolve_versions_and_fetch(catalog: Path) -> None:
+    reg = LocalRegistry([catalog])
+    meta = reg.resolve(SkillRef.parse("local:pdf-tools"))
+    assert meta.latest_version == "1.4.0" and meta.reviewed and meta.scan.status == "unknown"
+    assert reg.resolve(SkillRef.parse("local:csv-clean")).latest_version == "2.0.0"
+    assert reg.resolve(SkillRef.parse("local:weather")).latest_version == "0.0.0"
+    bundle = reg.fetch(SkillRef.parse("local:pdf-tools"))
+    assert [f.path for f in bundle.files] == ["scripts/extract.sh", "SKILL.md"]
+    assert (bundle.registry, bundle.version) == ("local", "1.4.0")
+    v = reg.version(SkillRef.parse("local:pdf-tools"))
+    assert v.fingerprint == folder_fingerprint(catalog / "pdf-tools")
+    assert {f.path: f.sha256 for f in v.files}["SKILL.md"] == bundle.file("SKILL.md").sha256  # type: ignore[union-attr]
+    assert [x.version for x in reg.versions(SkillRef.parse("local:pdf-tools"))] == ["1.4.0"]
+
+
+def test_unknown_skill_and_version(catalog: Path) -> None:
+    reg = LocalRegistry([catalog])
+    with pytest.raises(NotFound, match="no skill named 'nope'"):
+        reg.resolve(SkillRef.parse("local:nope"))
+    with pytest.raises(NotFound, match="at version 1.4.0, not 9.9.9"):
+        reg.fetch(SkillRef.parse("local:pdf-tools"), "9.9.9")
+    with pytest.raises(NotFound):
+        reg.fetch(SkillRef.parse("local:broken"))
+
+
+def test_first_folder_wins_and_missing_folders_warn(catalog: Path, tmp_path: Path) -> None:
+    other = tmp_path / "other"
+    skill(other, "pdf-tools", "Another PDF skill.", extra="version: 0.1.0\n")
+    skill(other, "jq", "Query JSON with jq.")
+    reg = LocalRegistry([catalog, other, tmp_path / "missing"])
+    assert reg.resolve(SkillRef.parse("local:pdf-tools")).latest_version == "1.4.0"
+    assert reg.resolve(SkillRef.parse("local:jq")).summary == "Query JSON with jq."
+    assert any("shadowed" in w for w in reg.warnings)
+    assert any("does not exist" in w for w in reg.warnings)
+
+
+def test_no_folders_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(RegistryError, match="no skill folders configured"):
+        LocalRegistry([]).search("x")
+    with pytest.raises(RegistryError, match="none of the configured skill folders exists"):
+        LocalRegistry([tmp_path / "nope"]).search("x")
+
+
+def test_symlink_in_a_skill_is_refused_on_fetch(catalog: Path, tmp_path: Path) -> None:
+    (tmp_path / "secret").write_text("s")
+    os.symlink(tmp_path / "secret", catalog / "weather" / "leak.txt")
+    with pytest.raises(BadInput, match="'leak.txt' is a symlink"):
+        LocalRegistry([catalog]).fetch(SkillRef.parse("local:weather"))
+
+
+def test_limits_from_install_config(catalog: Path) -> None:
+    from nervous.config import InstallConfig
+
+    reg = LocalRegistry([catalog], limits=InstallConfig(max_files=1))
+    with pytest.raises(BadInput, match="more than 1 files"):
+        reg.fetch(SkillRef.parse("local:pdf-tools"))
+
+
+def test_paths_relative_to_config_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, nervous_home: Path) -> None:
+    from nervous.config import load_config
+    from nervous.manager import PluginManager
+
+    project = tmp_path / "project"
+    skill(project / "team-skills", "deploy", "Deploy the service.")
+    cfg_file = project / ".nervous.toml"
+    cfg_file.write_text('[plugins.local]\npaths = ["team-skills"]\n')
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    cfg = load_config(files=[cfg_file], cwd=elsewhere)
+    pm = PluginManager(cfg, autoload=False)
+    try:
+        reg: Any = pm.create("registry", "local")
+        assert reg.paths == [project / "team-skills"]
+        assert [h.ref.name for h in reg.search("deploy")] == ["deploy"]
+    finally:
+        pm.close()
