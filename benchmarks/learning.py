@@ -494,6 +494,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--policies", default=",".join(POLICIES), help="comma-separated policy names")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="worker processes")
     ap.add_argument("--json", action="store_true", help="print the summary as JSON")
+    ap.add_argument("--progress", action="store_true", help="report progress on stderr")
     args = ap.parse_args(argv)
     args.scenarios = [s for s in args.scenarios.split(",") if s]
     args.policies = [p for p in args.policies.split(",") if p]
@@ -515,8 +516,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         methods = multiprocessing.get_all_start_methods()
         ctx = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
         with ctx.Pool(args.jobs) as pool:
-            for scenario, seed, res in pool.imap_unordered(run_job, jobs, chunksize=1):
+            for done, (scenario, seed, res) in enumerate(pool.imap_unordered(run_job, jobs, chunksize=1), 1):
                 results[scenario][seed] = res
+                if args.progress and done % max(1, len(jobs) // 20) == 0:
+                    print(f"  {done}/{len(jobs)} runs", file=sys.stderr, flush=True)
     else:
         for job in jobs:
             scenario, seed, res = run_job(job)

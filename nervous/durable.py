@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import random
 import socket
 import threading
 import time
@@ -29,7 +30,7 @@ from attrs import define, field
 
 from .errors import StorageBusy, StorageError
 
-#: seconds between attempts to create a lock file
+#: seconds between attempts to create a lock file (on average; each wait is jittered ±50 %)
 RETRY_INTERVAL = 0.025
 #: a stale-lock check runs on the first failed attempt and then on every Nth
 STALE_CHECK_EVERY = 20
@@ -200,7 +201,7 @@ class FileLock:
                     f"timed out after {self.timeout:g}s waiting for lock {self.path}: held by {who}",
                     details={"lock": str(self.path), "pid": holder.pid if holder else None},
                 )
-            time.sleep(RETRY_INTERVAL)
+            time.sleep(RETRY_INTERVAL * random.uniform(0.5, 1.5))  # jitter: waiters do not move in step
 
     def _take_over(self, holder: LockHolder) -> bool:
         """Remove a stale lock: rename it aside, check it is the one judged stale, delete it."""

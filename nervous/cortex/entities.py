@@ -21,6 +21,9 @@ _POSSESSIVES = ("'s", "’s")
 _SENTENCE_END = (".", "!", "?", ":")
 _BULLET = re.compile(r"^(?:[-*•+·–—]|\d{1,3}[.)]|[a-z][.)])$")
 _STEM_SUFFIXES = ("ing", "ed", "es", "s")
+#: abbreviations whose final dot does not end a sentence (so "Dr. Smith" keeps its evidence)
+_ABBREVIATIONS = frozenset({"dr.", "mr.", "mrs.", "ms.", "prof.", "st.", "sr.", "jr.", "mt.", "ft.", "e.g.",
+                            "i.e.", "etc.", "vs.", "inc.", "co.", "ltd.", "no.", "capt.", "gen.", "rev."})
 
 
 def stem(word: str) -> str:
@@ -79,8 +82,9 @@ def tokenize(text: str) -> list[Token]:
             stripped, possessive = _strip_token(raw)
             if stripped:
                 tokens.append(Token(raw, stripped, stripped.casefold(), has_shape(stripped), possessive, start))
-            start = raw.rstrip(SURROUNDING.replace(".", "").replace("!", "").replace("?", "")
-                               .replace(":", "")).endswith(_SENTENCE_END)
+            start = (raw.rstrip(SURROUNDING.replace(".", "").replace("!", "").replace("?", "")
+                                .replace(":", "")).endswith(_SENTENCE_END)
+                     and raw.casefold() not in _ABBREVIATIONS)
     return tokens
 
 

@@ -6,7 +6,7 @@ raised :class:`GoalError` discards the whole mutation.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from attrs import define, field
@@ -279,10 +279,10 @@ def plan(gf: GoalFile, ctx: Ctx, *, goal_id: Any = None, subtasks: Any = None, m
     check_transition(goal.id, goal.status, "planned")
     ids = [f"plan-{i + 1:03d}" for i in range(len(specs))]
     by_title: dict[str, str] = {}
-    for pid, spec in zip(ids, specs):
+    for pid, spec in zip(ids, specs, strict=True):
         by_title.setdefault(spec["title"].strip().lower(), pid)
     built = []
-    for pid, spec in zip(ids, specs):
+    for pid, spec in zip(ids, specs, strict=True):
         deps: list[str] = []
         for dep in spec["dependencies"]:
             target = by_title.get(dep.strip().lower(), dep.strip())
@@ -540,7 +540,9 @@ def set_current(gf: GoalFile, ctx: Ctx, *, goal_id: Any = None) -> Goal:
     return goal
 
 
-MUTATIONS = {
+
+
+MUTATIONS: dict[str, Callable[..., Goal]] = {
     "analyze": analyze, "refine": refine, "plan": plan, "link": link, "verify": verify, "complete": complete,
     "block": block, "escalate": escalate, "accept_risk": accept_risk, "record_failure": record_failure,
     "reopen": reopen, "cancel": cancel, "set_current": set_current,

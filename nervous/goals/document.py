@@ -115,7 +115,8 @@ def load(raw: dict[str, Any] | None, warn: Warn, *, known_policies: Iterable[str
                         f"{where}: format version {version!r} is not supported (this release reads version "
                         f"{FORMAT_VERSION}); the document was left untouched")
     gf = GoalFile(existed=True)
-    meta = raw.get("meta") if isinstance(raw.get("meta"), dict) else {}
+    meta_raw = raw.get("meta")
+    meta: dict[str, Any] = meta_raw if isinstance(meta_raw, dict) else {}
     for key in ("project", "created_at", "updated_at"):
         value = raw.get(key, meta.get(key))
         if isinstance(value, str):

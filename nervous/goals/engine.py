@@ -18,11 +18,12 @@ from attrs import define, field
 from .. import clock
 from ..errors import BadInput, NervousError
 from ..storage import Store
-from . import document
 from . import args as A
+from . import document
 from .actions import MUTATIONS, Ctx, readiness_gaps, resolve
 from .document import GoalFile
-from .drain import clamp_max_goals, drain as run_drain, latest_run
+from .drain import clamp_max_goals, latest_run
+from .drain import drain as run_drain
 from .errors import GoalError, invalid_arg
 from .hardstop import HardStopMatcher
 from .location import Scope, resolve_scope
@@ -37,7 +38,8 @@ from .render import (
     run_markdown,
     summary_markdown,
 )
-from .settings import describe, set_config as apply_config
+from .settings import describe
+from .settings import set_config as apply_config
 from .status import ACTIONABLE, NON_TERMINAL, WAITING
 
 COLLECTION = "goals"
@@ -326,7 +328,10 @@ class Goals:
                                and g.blocker.awaits_human],
             "quarantined": len(gf.quarantined_goals) + len(gf.pending_quarantine),
         }
-        brief = (lambda g: {"id": g.id, "status": g.status, "prompt": g.prompt})
+
+        def brief(g: Goal) -> dict[str, str]:
+            return {"id": g.id, "status": g.status, "prompt": g.prompt}
+
         data: dict[str, Any] = {
             "counts": counts,
             "current": brief(current) if current is not None else None,

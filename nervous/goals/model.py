@@ -299,7 +299,7 @@ def _fields(cls: type) -> tuple[attrs.Attribute, ...]:  # type: ignore[type-arg]
     if cls not in _resolved:
         attrs.resolve_types(cls, globals())
         _resolved.add(cls)
-    return attrs.fields(cls)
+    return tuple(attrs.fields(cls))
 
 
 def parse(cls: type[T], raw: Any, where: str, warn: Warn) -> T:

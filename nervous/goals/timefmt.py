@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from .. import clock
 
 
 def iso(t: float | None = None) -> str:
     t = clock.now() if t is None else t
-    dt = datetime.fromtimestamp(t, timezone.utc)
+    dt = datetime.fromtimestamp(t, UTC)
     return dt.strftime("%Y-%m-%dT%H:%M:%S.") + f"{dt.microsecond // 1000:03d}Z"
 
 

@@ -32,7 +32,7 @@ from typing import Any
 import pytest
 from attrs import field, frozen
 
-from ..errors import BadInput, NervousError, NotFound
+from ..errors import BadInput, NervousError, NotFound, StorageBusy
 from ..storage import SCHEMA_VERSION, MemoryStore, Store, migrate
 
 
@@ -93,6 +93,21 @@ def _mp(spec: StoreSpec) -> Any:
     return _context
 
 
+def _patiently(call: Callable[[], Any]) -> Any:
+    """Run a store call, retrying on :class:`StorageBusy`.
+
+    A time-out is an explicit failure that wrote nothing, so retrying cannot hide a lost update;
+    it only keeps these tests independent of machine load (8 writers on 2 busy cores can wait
+    longer than a lock time-out).
+    """
+    for _ in range(100):
+        try:
+            return call()
+        except StorageBusy:
+            continue
+    return call()
+
+
 def _increment_worker(spec: StoreSpec, collection: str, key: str, worker: int, count: int, go: Any) -> None:
     store = spec.open()
     try:
@@ -104,7 +119,7 @@ def _increment_worker(spec: StoreSpec, collection: str, key: str, worker: int, c
             counts[str(worker)] = counts.get(str(worker), 0) + 1
 
         for _ in range(count):
-            store.update(collection, key, bump)
+            _patiently(lambda: store.update(collection, key, bump))
     finally:
         store.close()
 
@@ -128,7 +143,7 @@ def _crash_writer(spec: StoreSpec, collection: str, key: str, conn: Any) -> None
         return n
 
     while True:
-        n = store.update(collection, key, step).result
+        n = _patiently(lambda: store.update(collection, key, step)).result
         conn.send_bytes(str(n).encode())
 
 
@@ -143,7 +158,7 @@ def _churn_writer(spec: StoreSpec, collection: str, key: str, stop: Any, done: A
                 doc.clear()
                 doc.update(committed_state(i))
 
-            store.update(collection, key, put)
+            _patiently(lambda put=put: store.update(collection, key, put))
             if i == 5:
                 done.set()
     finally:
@@ -156,7 +171,8 @@ def _log_appender(spec: StoreSpec, log: str, worker: int, count: int, go: Any) -
     try:
         go.wait(30)
         for i in range(count):
-            store.append(log, {"worker": worker, "i": i, "text": f"entry {i} from {worker} — ✓"})
+            entry = {"worker": worker, "i": i, "text": f"entry {i} from {worker} — ✓"}
+            _patiently(lambda entry=entry: store.append(log, entry))
     finally:
         store.close()
 
@@ -385,7 +401,7 @@ class StoreConformance:
         def work() -> None:
             try:
                 for _ in range(per_thread):
-                    store.update("counters", "threads", lambda d: d.update(n=d.get("n", 0) + 1))
+                    _patiently(lambda: store.update("counters", "threads", lambda d: d.update(n=d.get("n", 0) + 1)))
             except BaseException as exc:  # reported below
                 errors.append(exc)
 
@@ -499,7 +515,7 @@ class StoreConformance:
                 lane["conn"].close()
         assert kills >= self.KILLS
         assert acked > 0, "no writer ever committed: the test exercised nothing"
-        final = store.update("crash", "doc", lambda d: int(d["n"]))
+        final = _patiently(lambda: store.update("crash", "doc", lambda d: int(d["n"])))
         assert final.result >= acked
         assert store.read("crash", "doc").value == committed_state(final.result)
         assert store.check() == [], "killed writers left problems behind"

@@ -116,7 +116,7 @@ def _factory(ctx: ProviderContext) -> PostgresStore:
     if unknown:
         raise ConfigError(f"plugins.postgres: unknown key(s) {', '.join(unknown)}; "
                           f"expected {', '.join(sorted(known))}")
-    settings.setdefault("lock_timeout", int(ctx.config.storage.lock_timeout * 1000))
+    settings.setdefault("lock_timeout", max(1, round(ctx.config.storage.lock_timeout * 1000)))
     return open_store(dsn, **settings)
 
 
@@ -131,28 +131,35 @@ def open_store(dsn: str, schema: str = DEFAULT_SCHEMA, **options: Any) -> Postgr
 def describe_dsn(dsn: str) -> str:
     """``host:port/database (user U)`` for messages; never the password."""
     parts = _dsn_parts(dsn)
-    host = parts.get("host") or parts.get("hostaddr") or "localhost"
-    port = parts.get("port") or "5432"
-    where = f"{host}:{port}/{parts.get('dbname') or parts.get('user') or '?'}"
-    return f"{where} (user {parts['user']})" if parts.get("user") else where
-
-
-def _dsn_parts(dsn: str) -> dict[str, str]:
-    from psycopg.conninfo import conninfo_to_dict
-
-    try:
-        return {k: str(v) for k, v in conninfo_to_dict(dsn).items() if v is not None}
-    except Exception:
-        raise ConfigError("storage.dsn: not a valid PostgreSQL connection string "
-                          "(expected postgresql://USER@HOST:PORT/DATABASE)") from None
+    where = f"{parts['host']}:{parts['port']}/{parts['dbname']}"
+    return f"{where} (user {parts['user']})" if parts["user"] else where
 
 
 def redacted_dsn(dsn: str) -> str:
     """The DSN as a URL without its password (for ``info`` and logs)."""
     parts = _dsn_parts(dsn)
-    user = f"{parts['user']}@" if parts.get("user") else ""
-    host = parts.get("host") or parts.get("hostaddr") or "localhost"
-    return f"postgresql://{user}{host}:{parts.get('port') or '5432'}/{parts.get('dbname') or ''}"
+    user = f"{parts['user']}@" if parts["user"] else ""
+    return f"postgresql://{user}{parts['host']}:{parts['port']}/{parts['dbname']}"
+
+
+def _dsn_parts(dsn: str) -> dict[str, str]:
+    """Host, port, database, user and password, with libpq's environment variables as fallbacks."""
+    from psycopg.conninfo import conninfo_to_dict
+
+    try:
+        given = {k: str(v) for k, v in conninfo_to_dict(dsn).items() if v not in (None, "")}
+    except Exception:
+        raise ConfigError("storage.dsn: not a valid PostgreSQL connection string "
+                          "(expected postgresql://USER@HOST:PORT/DATABASE)") from None
+    env = os.environ
+    user = given.get("user") or env.get("PGUSER", "")
+    return {
+        "host": given.get("host") or given.get("hostaddr") or env.get("PGHOST") or "localhost",
+        "port": given.get("port") or env.get("PGPORT") or "5432",
+        "dbname": given.get("dbname") or env.get("PGDATABASE") or user or "?",
+        "user": user,
+        "password": given.get("password") or env.get("PGPASSWORD", ""),
+    }
 
 
 def _unavailable(message: str, **details: Any) -> StorageError:
@@ -195,9 +202,9 @@ class PostgresStore(Store):
         if not isinstance(schema, str) or not _SCHEMA_RE.match(schema):
             raise ConfigError(f"plugins.postgres.schema: invalid schema name {schema!r}; expected lower-case "
                               "letters, digits and '_' (at most 63, not starting with a digit)")
-        self.dsn = dsn
+        self._dsn = dsn  # holds the password, if any: never shown
         parts = _dsn_parts(dsn)
-        self._password = parts.get("password")
+        self._password = parts["password"]
         self.where = describe_dsn(dsn)
         self._redacted = redacted_dsn(dsn)
         self.schema = schema
@@ -235,18 +242,17 @@ class PostgresStore(Store):
         from psycopg import IsolationLevel
 
         conn.isolation_level = IsolationLevel.READ_COMMITTED
-        for name, value in (("statement_timeout", self.statement_timeout),
-                            ("lock_timeout", self.lock_timeout),
-                            ("idle_in_transaction_session_timeout", self.idle_in_transaction_timeout),
-                            ("synchronous_commit", "on")):
-            conn.execute("SELECT set_config(%s, %s, false)", (name, str(value)))
+        conn.execute("SELECT set_config('statement_timeout', %s, false), set_config('lock_timeout', %s, false),"
+                     " set_config('idle_in_transaction_session_timeout', %s, false),"
+                     " set_config('synchronous_commit', 'on', false)",
+                     (str(self.statement_timeout), str(self.lock_timeout), str(self.idle_in_transaction_timeout)))
 
     def _direct_connection(self) -> Any:
         """One connection outside the pool; its failure says exactly what is wrong."""
         import psycopg
 
         try:
-            conn = psycopg.connect(self.dsn, **self._connect_kwargs())
+            conn = psycopg.connect(self._dsn, **self._connect_kwargs())
         except psycopg.Error as exc:
             raise self._connection_failure(exc) from None
         try:
@@ -271,7 +277,7 @@ class PostgresStore(Store):
             with self._direct_connection() as conn:
                 self._migrate(conn)
             pool = ConnectionPool(
-                self.dsn,
+                self._dsn,
                 min_size=self.pool_min_size,
                 max_size=self.pool_max_size,
                 kwargs=self._connect_kwargs(),
@@ -293,7 +299,7 @@ class PostgresStore(Store):
             cm = pool.connection()
             conn = cm.__enter__()
         except PoolTimeout:
-            raise self._pool_timeout() from None
+            raise self._pool_timeout(pool.timeout) from None
         try:
             yield conn
         except BaseException as exc:
@@ -302,7 +308,7 @@ class PostgresStore(Store):
         else:
             cm.__exit__(None, None, None)
 
-    def _pool_timeout(self) -> StorageError:
+    def _pool_timeout(self, waited: float) -> StorageError:
         """No pooled connection in time: either the server is gone or every connection is busy."""
         try:
             self._direct_connection().close()
@@ -310,16 +316,15 @@ class PostgresStore(Store):
             return exc
         return StorageBusy(
             f"postgres {self.where}: all {self.pool_max_size} pooled connections stayed busy for "
-            f"{self._pool.timeout:g}s; raise plugins.postgres.pool_max_size",
+            f"{waited:g}s; raise plugins.postgres.pool_max_size",
             details={"host": self.where})
 
     def _run(self, what: str, op: Callable[[Any], R], *, idempotent: bool) -> R:
         """Run ``op(conn)``; retry conflicts, and a stale pooled connection that failed at once."""
         import psycopg
 
-        attempt = 0
+        conflicts = stale = 0
         while True:
-            attempt += 1
             tracked: _Tracked | None = None
             try:
                 with self._connection() as conn:
@@ -327,11 +332,15 @@ class PostgresStore(Store):
                     return op(tracked)
             except psycopg.Error as exc:
                 state = getattr(exc, "sqlstate", None)
-                if state in _RETRY_STATES and attempt < MAX_ATTEMPTS:
-                    continue
+                if state in _RETRY_STATES:
+                    conflicts += 1
+                    if conflicts < MAX_ATTEMPTS:
+                        continue
                 lost = tracked is not None and tracked.lost()
-                if lost and attempt == 1 and (idempotent or not tracked.progress):
-                    continue  # a pooled connection the server had already closed: nothing was applied
+                if tracked is not None and lost and (idempotent or not tracked.progress) \
+                        and stale < self.pool_max_size:
+                    stale += 1  # a pooled connection the server had closed (restart, fail-over): nothing applied
+                    continue
                 raise self._translate(what, exc, lost=lost) from None
 
     # -------------------------------------------------------------- errors

@@ -32,7 +32,7 @@ def bench() -> ModuleType:
 @pytest.fixture(scope="module")
 def smoke(bench: ModuleType) -> dict[str, Any]:
     args = bench.parse_args([
-        "--seeds", "20", "--regions", "2", "--days", "120", "--rate", "2", "--jobs", "2",
+        "--seeds", "20", "--regions", "2", "--days", "60", "--rate", "2", "--jobs", "2",
         "--scenarios", "stationary-easy,neglected-improves",
         "--policies", "seed,seed-probe,thompson,random,oracle",
     ])
@@ -49,14 +49,16 @@ def test_smoke_figures_are_sane(smoke: dict[str, Any]) -> None:
             for key in ("best_rate", "coverage", "wrong_reflex", "reflex_fail"):
                 value = row[key][0]
                 assert value != value or 0.0 <= value <= 1.0, (scenario, name, key)  # NaN when undefined
-        # scale: knowing the hidden probabilities beats choosing at random
-        assert rows["oracle"]["regret"][0] < rows["random"]["regret"][0]
+        # scale: knowing the hidden probabilities picks the best skill more often than chance
+        # (regret can still favour random: the oracle concentrates use on one skill, whose seed
+        # weight then sinks under the floors — see docs/benchmarks/learning.md)
         assert rows["oracle"]["best_rate"][0] > rows["random"]["best_rate"][0]
         assert rows["seed"]["regret_ratio"][0] == pytest.approx(1.0)
     changed = smoke["neglected-improves"]
     for row in changed.values():
         share, _se, runs = row["recovery"]
         assert runs == 20 and 0.0 <= share <= 1.0
+    assert changed["random"]["regret"][0] > changed["oracle"]["regret"][0]
     assert "recovery" not in smoke["stationary-easy"]["seed"]
 
 

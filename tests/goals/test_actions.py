@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from nervous.goals import GoalError, Subtask
+
 T0 = 1_781_686_800.0  # 2026-06-17T09:00:00Z, as in conftest
 
 
@@ -158,7 +159,6 @@ def test_plan_history_keeps_ten(goals: Any, make_goal: Any) -> None:
 
 def test_link(goals: Any, make_goal: Any) -> None:
     gid = make_goal("planned")
-    goals.plan  # noqa: B018
     goal = goals.link(gid, links=[{"plan_id": "plan-001", "axon_task_id": "task-7"}, "task-7", "Do it"]).goal
     assert goal.status == "executing"
     assert goal.axon_task_ids == ["task-7", "Do it"]

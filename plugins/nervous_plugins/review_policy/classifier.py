@@ -424,13 +424,13 @@ class Classifier:
         ids = c.rule_ids()
         exec_refuse = any(h.rule_id in ("NV-EXEC-001", "NV-EXEC-002", "NV-EXEC-003") and h.action is None for h in c.hits)
         if paste and (exec_refuse or c.has("paste_url") or c.has("password_archive") or "NV-SUPPLY-003" in ids):
-            f, ln = c.facts["terminal_paste"][0]
+            f, ln, _ = c.facts["terminal_paste"][0]
             c.hit("NV-SUPPLY-001", f, ln, "paste-into-terminal prerequisite with a remote or encoded payload")
         if (c.has("harvest_read") or c.has("env_dump") or c.has("harvest_send")) and c.has("network_send"):
-            src = (c.facts.get("harvest_send") or c.facts.get("harvest_read") or c.facts.get("env_dump") or [(None, None)])[0]
+            src = (c.facts.get("harvest_send") or c.facts.get("harvest_read") or c.facts.get("env_dump") or [(None, None, "")])[0]
             dst = c.facts["network_send"][0]
             c.hit("NV-EXFIL-001", src[0], src[1], "credential read or environment dump combined with a network send",
-                  send_file=dst[0], send_line=dst[1])
+                  send_file=dst[0], send_line=dst[1], via=src[2], send_via=dst[2])
         if any(r.startswith("NV-CRED-") for r in ids):
             for h in c.hits:
                 if h.rule_id == "NV-EXFIL-003":
@@ -438,7 +438,7 @@ class Classifier:
         if c.has("untrusted_input"):
             classes = classes_of(c.tags, primary_env=c.primary_env)
             if "sensitive_credentials" in classes and any(t.startswith("network:") for t in c.tags):
-                f, ln = c.facts["untrusted_input"][0]
+                f, ln, _ = c.facts["untrusted_input"][0]
                 c.hit("NV-FLOW-001", f, ln, "untrusted content, a secret and network access in one skill")
         for h in c.hits:
             if h.rule_id.startswith("NV-EXEC-"):

@@ -29,7 +29,7 @@ class Collector:
     tiers: dict[str, str] = field(factory=dict)
     hits: list[Hit] = field(factory=list)
     #: bundle-level facts for "combined with" rules: name -> list of (file, line)
-    facts: dict[str, list[tuple[str | None, int | None]]] = field(factory=dict)
+    facts: dict[str, list[tuple[str | None, int | None, str]]] = field(factory=dict)
     primary_env: str | None = None
 
     def tag(self, tag: str, file: str | None = None, line: int | None = None) -> None:
@@ -44,8 +44,8 @@ class Collector:
         if cur is None or TIER_ORDER[tier] > TIER_ORDER[cur]:
             self.tiers[cmd] = tier
 
-    def fact(self, name: str, file: str | None = None, line: int | None = None) -> None:
-        self.facts.setdefault(name, []).append((file, line))
+    def fact(self, name: str, file: str | None = None, line: int | None = None, via: str = "") -> None:
+        self.facts.setdefault(name, []).append((file, line, via))
 
     def has(self, name: str) -> bool:
         return bool(self.facts.get(name))

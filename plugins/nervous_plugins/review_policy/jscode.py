@@ -81,7 +81,7 @@ def analyze(c: Collector, file: str, source: str, *, lines_offset: int = 0) -> N
                 c.tag(f"network:{normalize_host(m.group(0))}", file, no)
         if SEND.search(line) or (re.search(r"\bbody\s*:", line) and has_fetch):
             c.flags.add("network_send")
-            c.fact("network_send", file, no)
+            c.fact("network_send", file, no, "js")
             hosts = [normalize_host(u.group(0)) for u in URL_RE.finditer(line)] or ["*"]
             for h in hosts:
                 c.tag(f"write:remote:{h}", file, no)
@@ -107,7 +107,7 @@ def analyze(c: Collector, file: str, source: str, *, lines_offset: int = 0) -> N
                 c.tag(f"read:env:{name}", file, no)
         if ENV_DUMP.search(line):
             c.hit("NV-CRED-004", file, no, snippet(line))
-            c.fact("env_dump", file, no)
+            c.fact("env_dump", file, no, "js-env")
         if EVAL.search(line):
             if re.search(r"(?i)atob|base64|Buffer\.from", line):
                 c.hit("NV-EXEC-002", file, no, snippet(line))
@@ -129,7 +129,7 @@ def analyze(c: Collector, file: str, source: str, *, lines_offset: int = 0) -> N
                 c.tag(f"read:file:{v}", file, no)
                 if not re.search(r"(?:^|/)\.env(?:\.|$)", v):
                     c.hit("NV-CRED-001", file, no, snippet(line), path=v)
-                    c.fact("harvest_read", file, no)
+                    c.fact("harvest_read", file, no, "js-const")
                 break
         if re.search(r"\b(?:reverse|bind)[_ ]?shell\b|\.pipe\(\s*\w+\.stdin\s*\)", line) and re.search(r"net\.|socket", source):
             if re.search(r"spawn\(\s*['\"](?:/bin/)?(?:ba)?sh|cmd\.exe", source):

@@ -11,7 +11,7 @@ import re
 from nervous.sideeffects import is_credential_path
 
 from .collector import Collector
-from .text import is_quoted, snippet
+from .text import is_quoted, snippet, which_alternative
 
 _USER = r"(?:the\s+|your\s+|any\s+)?(?:user|human|operator|owner|person|requester|developer|customer)s?(?:'s)?"
 _ACT = (r"(?:send|sends|sending|upload|uploading|install|installing|run|running|execute|executing|delete|deleting|"
@@ -32,14 +32,14 @@ CONCEAL = re.compile(
     rf"(?!\s+(?:to|that\s+you\s+(?:can'?t|cannot)|about\s+(?:the\s+)?(?:internal|implementation)))"
     rf"|\bwithout\s+(?:ever\s+)?(?:telling|informing|notifying|alerting|asking|consulting|warning|"
     rf"letting|showing|mentioning\s+(?:it\s+)?to)\s+{_USER}"
-    rf"|\bwithout\s+{_USER}\s+(?:knowledge|knowing|consent|noticing|awareness|being\s+aware|seeing|approval)"
+    rf"|\bwithout\s+{_USER}\s+(?:knowledge|knowing|noticing|awareness|being\s+aware|seeing)"
     rf"|\b(?:hide|hiding|conceal|concealing|obscure|mask)\s+(?:\w+\s+){{0,4}}from\s+{_USER}"
     rf"|\b(?:keep|keeping)\s+(?:this|it|these\s+\w+|the\s+\w+)\s+(?:secret|hidden|confidential|private)\s+from\s+{_USER}"
     rf"|\b(?:silently|quietly|covertly|secretly|discreetly|stealthily|invisibly|surreptitiously)\s+{_ACT}\b"
-    rf"|\b{_ACT}\s+(?:[\w'/.,-]+\s+){{0,6}}?(?:silently|covertly|secretly|stealthily|surreptitiously|"
-    rf"in\s+the\s+background\s+without|behind\s+(?:the\s+)?{_USER}(?:'s)?\s+back)\b"
-    rf"|\b{_USER}\s+(?:does\s+not|doesn'?t|should\s+not|shouldn'?t|must\s+not|need\s+not|needn'?t|won'?t)\s+"
-    rf"(?:need\s+to\s+)?(?:know|see|notice|be\s+(?:told|informed|aware|notified))\b"
+    rf"|\b{_ACT}\s+(?:[\w'/.,-]+\s+){{0,6}}?(?:covertly|secretly|stealthily|surreptitiously|"
+    rf"in\s+the\s+background\s+without\s+(?:telling|informing|notifying)|behind\s+(?:the\s+)?{_USER}(?:'s)?\s+back)\b"
+    rf"|\b{_USER}\s+(?:should\s+not|shouldn'?t|must\s+not|must\s+never|should\s+never)\s+"
+    rf"(?:know|find\s+out|notice|be\s+(?:told|informed|aware|notified))\b"
     rf"|\bdo\s+not\s+(?:log|display|print|show|echo|output)\s+(?:this|these|the\s+following)\s+"
     rf"(?:\w+\s+){{0,3}}(?:to|in\s+front\s+of)\s+{_USER}"
     rf"|\b(?:omit|exclude|leave\s+out|remove)\s+(?:\w+\s+){{0,5}}from\s+(?:your\s+|the\s+)?(?:response|reply|answer|summary|output|report)s?\s+(?:to\s+{_USER}|so\s+(?:that\s+)?{_USER})"
@@ -52,23 +52,23 @@ CONCEAL_EXCLUDE = re.compile(r"(?i)\b(?:fails?|failing|ignored?|ignoring|skip(?:
                              r"quietly\s+(?:ignor|skip|fail|exit|return|continu)|-q\b|--quiet|--silent")
 
 OVERRIDE = re.compile(
-    r"(?i)\b(?:ignore|disregard|forget|override|bypass|skip|abandon|drop)\s+(?:all\s+|any\s+|the\s+|your\s+|every\s+|of\s+)*"
-    r"(?:previous|prior|above|earlier|preceding|former|original|existing|other|system|safety|initial|default)\s+"
-    r"(?:instructions?|directions?|rules?|prompts?|guidelines?|directives?|context|messages?|constraints?|"
-    r"guardrails?|polic(?:y|ies)|restrictions?)"
-    r"|\b(?:disregard|ignore|forget|override)\s+(?:your|the)\s+(?:system\s+prompt|instructions|guidelines|"
-    r"programming|training|rules|safety)"
+    r"(?i)\b(?:ignore|disregard|forget|abandon)\s+(?:all\s+|any\s+|the\s+|your\s+|every\s+|of\s+)*"
+    r"(?:previous|prior|above|earlier|preceding|former|original|initial)\s+"
+    r"(?:instructions?|directions?|rules?|prompts?|guidelines?|directives?|context|messages?|constraints?|guardrails?)"
+    r"|\b(?:disregard|ignore|forget|override|bypass)\s+(?:all\s+)?(?:your|the|any)\s+(?:system\s+prompt|"
+    r"(?:previous\s+|prior\s+|original\s+)?instructions\s+(?:you|above|given|from)|guidelines\s+you|programming|training|"
+    r"safety\s+(?:guidelines|rules|instructions|filters|policies))"
     r"|\byou\s+are\s+(?:now|no\s+longer)\s+(?:\w+\s+){0,2}(?:DAN|jailbroken|unrestricted|unfiltered|free\s+from|"
-    r"bound|in\s+developer\s+mode|an?\s+(?:unrestricted|unfiltered|uncensored|evil))"
-    r"|\b(?:developer|god|admin|root|debug|jailbreak|unrestricted|maintenance)\s+mode\s+(?:is\s+)?(?:enabled|activated|on)\b"
+    r"bound\s+by|in\s+developer\s+mode|an?\s+(?:unrestricted|unfiltered|uncensored|evil))"
+    r"|\b(?:developer|god|jailbreak|unrestricted|DAN)\s+mode\s+(?:is\s+)?(?:now\s+)?(?:enabled|activated|on)\b"
     r"|\benable\s+(?:developer|god|jailbreak|DAN)\s+mode"
     r"|<\|(?:im_start|im_end|system|endoftext|start_header_id|eot_id)\|>|\[/?INST\]|<<\s*SYS\s*>>"
-    r"|^\s*(?:\*\*)?(?:system|SYSTEM)(?:\*\*)?\s*(?:message|prompt|override|instruction)?\s*:\s+(?:you|ignore|new|the\s+assistant|from\s+now)"
-    r"|\[\s*system\s*(?:message|note|override)?\s*\]\s*:?"
-    r"|\bnew\s+(?:system\s+)?instructions?\s*(?:from\s+(?:the\s+)?(?:system|admin|developer|anthropic|openai))?\s*:"
-    r"|\bthese\s+instructions\s+(?:take|have)\s+(?:precedence|priority)\s+over"
-    r"|\b(?:supersede|overrides?|takes?\s+precedence\s+over)\s+(?:all\s+)?(?:other|previous|prior|any|your)\s+"
-    r"(?:\w+\s+)?(?:instructions|rules|guidelines|skills|policies|prompts)"
+    r"|^\s*(?:\*\*)?(?:system|SYSTEM)(?:\*\*)?\s*(?:message|prompt|override|instruction)?\s*:\s+(?:you\s+(?:must|are|will)|ignore|new\s+instructions|the\s+assistant\s+(?:must|will|should)|from\s+now)"
+    r"|\[\s*system\s*(?:message|note|override)\s*\]\s*:?"
+    r"|\bnew\s+(?:system\s+)?instructions?\s+from\s+(?:the\s+)?(?:system|admin|administrator|developer|anthropic|openai)\s*:"
+    r"|\bthese\s+instructions\s+(?:take|have)\s+(?:precedence|priority)\s+over\s+(?:all|any|your|the\s+system)"
+    r"|\b(?:supersedes?|overrides?|takes?\s+precedence\s+over)\s+(?:all\s+)?(?:previous|prior|your|system)\s+"
+    r"(?:\w+\s+)?(?:instructions|prompts?|guidelines)"
     r"|\bfrom\s+now\s+on,?\s+you\s+(?:will|must|are)\s+(?:ignore|act\s+as|respond\s+as|no\s+longer)"
     r"|\b(?:pretend|act)\s+(?:to\s+be|as\s+if)\s+you\s+(?:have\s+no|are\s+not\s+bound|are\s+unrestricted)"
 )
@@ -194,16 +194,17 @@ def analyze_line(c: Collector, file: str, lineno: int, line: str, *, in_code: bo
         return quoted_block or is_quoted(line, m.start(), m.end())
 
     m = CONCEAL.search(line)
-    if m and not CONCEAL_EXCLUDE.search(line[max(0, m.start() - 30): m.end() + 20]):
+    if m and not CONCEAL_EXCLUDE.search(line[max(0, m.start() - 30): m.end() + 20]) and not _negated(line, m) \
+            and _conceals_action(line, m):
         q = quoted(m) or in_code
         c.hit("NV-PI-001", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1,
-              action="review" if q else None, quoted=q)
+              action="review" if q else None, quoted=q, alt=which_alternative(CONCEAL, m))
         c.fact("conceal", file, lineno)
     m = OVERRIDE.search(line)
     if m:
         q = quoted(m) or in_code
         c.hit("NV-PI-002b" if q else "NV-PI-002", file, lineno, snippet(line, m.start(), m.end()),
-              column=m.start() + 1)
+              column=m.start() + 1, alt=which_alternative(OVERRIDE, m))
     m = DECEIVE.search(line)
     if m:
         q = quoted(m) or in_code
@@ -215,7 +216,7 @@ def analyze_line(c: Collector, file: str, lineno: int, line: str, *, in_code: bo
         c.hit("NV-EXFIL-004", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1,
               action="review" if q else None)
         c.flags.add("network_send")
-        c.fact("network_send", file, lineno)
+        c.fact("network_send", file, lineno, "prose-exfil")
     m = REMOTE_INSTR.search(line)
     if m:
         c.hit("NV-REMOTE-001", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1)
@@ -257,4 +258,27 @@ def analyze_line(c: Collector, file: str, lineno: int, line: str, *, in_code: bo
             if not re.search(r"(?:^|/)\.env\b", path):
                 c.hit("NV-CRED-001", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1, path=path)
                 if not quoted(m):
-                    c.fact("harvest_read", file, lineno)
+                    c.fact("harvest_read", file, lineno, "prose")
+
+
+_NEGATION = re.compile(r"(?i)\b(?:never|not|no|don'?t|doesn'?t|won'?t|cannot|can'?t|avoid|prohibit\w*|forbid\w*|"
+                       r"refuse|must\s+not|should\s+not|nothing)\b[^.;!?]*$")
+_RISKY_CONTEXT = re.compile(r"(?i)\b(?:send|sent|upload|install|run|running|execut|delet|collect|download|credential|"
+                            r"key|token|password|secret|data|file|command|script|url|http|curl|wget|these\s+"
+                            r"instructions|this\s+(?:skill|step|instruction|section|action|request|command)|"
+                            r"the\s+following|backup|copy|transfer|access|log|record|monitor|track|report|forward|"
+                            r"exfil|memory|history|conversation|message|payment|purchase|wallet|fee|charge)")
+
+
+def _negated(line: str, m: re.Match[str]) -> bool:
+    """"Never … without telling the user" is a safety rule, not concealment."""
+    text = m.group(0).lower()
+    if not (text.startswith("without") or text.startswith("silently") or text.startswith("quietly")):
+        return False
+    return bool(_NEGATION.search(line[:m.start()]))
+
+
+def _conceals_action(line: str, m: re.Match[str]) -> bool:
+    """A concealment directive must hide something: an action, data or these instructions."""
+    window = line[max(0, m.start() - 160): m.end() + 160]
+    return bool(_RISKY_CONTEXT.search(window))

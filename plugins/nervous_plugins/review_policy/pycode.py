@@ -83,7 +83,7 @@ def analyze(c: Collector, file: str, source: str, *, lines_offset: int = 0) -> b
         c.tag("network:*" if not has_socket or len(imports & NET_MODULES) > 1 else "network:*", file, lines_offset + 1)
     if "smtplib" in imports:
         c.flags.add("network_send")
-        c.fact("network_send", file, lines_offset + 1)
+        c.fact("network_send", file, lines_offset + 1, "py-smtp")
     dup2 = pty = False
     fetch_names: set[str] = set()
     for node in ast.walk(tree):
@@ -113,11 +113,11 @@ def analyze(c: Collector, file: str, source: str, *, lines_offset: int = 0) -> b
                 "dict", "dumps", "dump", "str", "repr", "print", "json", "post", "put", "send", "write", "items",
                 "list", "sorted", "format", "b64encode", "encode", "urlencode"):
             c.hit("NV-CRED-004", file, ln(node), snip(node))
-            c.fact("env_dump", file, ln(node))
+            c.fact("env_dump", file, ln(node), "py-env-arg")
         if fn in ("os.environ.items", "environ.items", "os.environ.keys", "os.environ.values") and not isinstance(
                 getattr(node, "parent", None), ast.DictComp):
             c.hit("NV-CRED-004", file, ln(node), snip(node))
-            c.fact("env_dump", file, ln(node))
+            c.fact("env_dump", file, ln(node), "py-env-items")
         # process execution
         if last in EXEC_FUNCS and (head in EXEC_MODULES or fn in ("system", "popen", "Popen", "run")):
             if head == "asyncio" or head in ("os", "subprocess", "commands", "sh", "pexpect") or last in ("Popen", "system"):
@@ -139,7 +139,7 @@ def analyze(c: Collector, file: str, source: str, *, lines_offset: int = 0) -> b
                 method = (_const_str(node.args[0]) or "").lower()
             if method in SEND_METHODS or any(kw.arg in ("data", "json", "files") for kw in node.keywords) and method != "get":
                 c.flags.add("network_send")
-                c.fact("network_send", file, ln(node))
+                c.fact("network_send", file, ln(node), "py")
                 c.tag(f"write:remote:{host}", file, ln(node))
             if any(kw.arg == "files" for kw in node.keywords):
                 c.hit("NV-EXFIL-002", file, ln(node), snip(node))
@@ -154,7 +154,7 @@ def analyze(c: Collector, file: str, source: str, *, lines_offset: int = 0) -> b
             c.tag("network:*", file, ln(node))
         if last == "sendall" or last == "sendto":
             c.flags.add("network_send")
-            c.fact("network_send", file, ln(node))
+            c.fact("network_send", file, ln(node), "py")
         if fn in ("os.dup2", "dup2"):
             dup2 = True
         if fn in ("pty.spawn",):
@@ -275,4 +275,4 @@ def _string_constant(c: Collector, file: str, line: int, value: str, has_net: bo
         c.tag(f"read:file:{v}", file, line)
         if not re.search(r"(?:^|/)\.env(?:\.|$)", v):
             c.hit("NV-CRED-001", file, line, snippet(v), path=v)
-            c.fact("harvest_read", file, line)
+            c.fact("harvest_read", file, line, "py-const")

@@ -14,7 +14,7 @@ from nervous.sideeffects import is_credential_path, normalize_host
 
 from .collector import Collector
 from .indicators import KNOWN_COMMANDS, SHELL_SINKS, SHELL_TIERS
-from .text import URL_RE, snippet
+from .text import URL_RE, snippet, which_alternative
 
 DOWNLOADERS = r"(?:curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod|fetch|http|xh|aria2c)"
 SINK = r"(?:sudo\s+(?:-\S+\s+)*)?(?:/usr/bin/env\s+|/bin/|/usr/bin/|/usr/local/bin/)?" \
@@ -181,7 +181,7 @@ def analyze_line(c: Collector, file: str, lineno: int, raw: str, *, executable: 
         hosts = [normalize_host(u.group(0)) for u in URL_RE.finditer(line)]
         urls = [u.group(0) for u in URL_RE.finditer(line)]
         c.hit("NV-EXEC-001", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1, action=act,
-              hosts=hosts, urls=urls)
+              hosts=hosts, urls=urls, alt=which_alternative(PIPE_TO_SHELL, m))
         c.fact("download_exec", file, lineno)
         c.tier("curl", "DANGEROUS")
     m = ENCODED_TO_SHELL.search(line)
@@ -198,7 +198,8 @@ def analyze_line(c: Collector, file: str, lineno: int, raw: str, *, executable: 
         c.tag("delete:/", file, lineno)
     m = DISABLE_SECURITY.search(line)
     if m:
-        c.hit("NV-PRIV-002", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1, action=act)
+        c.hit("NV-PRIV-002", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1, action=act,
+              alt=which_alternative(DISABLE_SECURITY, m))
     m = TLS_OFF.search(line)
     if m and re.search(r"(?i)\b(curl|wget|git|pip|npm|export|node|set)\b", line):
         c.hit("NV-NET-001", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1)
@@ -206,7 +207,7 @@ def analyze_line(c: Collector, file: str, lineno: int, raw: str, *, executable: 
     if m and re.search(r"(?i)\b(curl|wget|http|xh|nc|ncat)\b", line):
         c.hit("NV-EXFIL-002", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1)
         c.flags.add("network_send")
-        c.fact("network_send", file, lineno)
+        c.fact("network_send", file, lineno, "sh-upload")
         for at in re.findall(r"@([^\s'\"]+)", m.group(0)):
             if is_credential_path(at):
                 c.tag(f"read:file:{at}", file, lineno)
@@ -217,11 +218,11 @@ def analyze_line(c: Collector, file: str, lineno: int, raw: str, *, executable: 
         c.tag(f"read:secret:{store}", file, lineno)
         c.hit("NV-CRED-001", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1, store=store)
         if HARVEST_STORE_CMDS.search(line):
-            c.fact("harvest_read", file, lineno)
+            c.fact("harvest_read", file, lineno, "secret-store")
     m = ENV_DUMP.search(line)
     if m and not re.search(r"(?i)\benv\s+[A-Z_]+=", line) and not re.search(r"\|\s*grep\s+-q?\w*\s*['\"]?[A-Z_]{3,}", line):
         c.hit("NV-CRED-004", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1)
-        c.fact("env_dump", file, lineno)
+        c.fact("env_dump", file, lineno, "shell-env")
     m = PRIV_CMD.search(line)
     if m:
         c.hit("NV-PRIV-001", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1)
@@ -259,7 +260,7 @@ def analyze_line(c: Collector, file: str, lineno: int, raw: str, *, executable: 
             c.tag(f"read:file:{word}", file, lineno)
             c.hit("NV-CRED-001", file, lineno, snippet(line), path=word)
             if not re.search(r"(?i)\.env\b", word):
-                c.fact("harvest_read", file, lineno)
+                c.fact("harvest_read", file, lineno, "shell-path")
             break
     for var in ENV_REF.findall(line):
         name = next(v for v in var if v)
@@ -316,7 +317,7 @@ def _command(c: Collector, file: str, lineno: int, line: str, name: str, args: l
         hosts = [normalize_host(u) for u in urls] or ["?"]
         if sends or method in ("POST", "PUT", "PATCH"):
             c.flags.add("network_send")
-            c.fact("network_send", file, lineno)
+            c.fact("network_send", file, lineno, "sh-http-send")
             for h in hosts:
                 c.tag(f"write:remote:{h}", file, lineno)
         if method == "DELETE":
@@ -339,7 +340,7 @@ def _command(c: Collector, file: str, lineno: int, line: str, name: str, args: l
             c.tag("network:*", file, lineno)
             c.tag("write:repo:?", file, lineno)
             c.flags.add("network_send")
-            c.fact("network_send", file, lineno)
+            c.fact("network_send", file, lineno, "sh-git-push")
             if any(a in ("--force", "-f", "--force-with-lease", "--delete", "--mirror") or a.startswith("+")
                    for a in lowargs[1:]):
                 c.tag("delete:repo:?", file, lineno)
@@ -365,7 +366,7 @@ def _command(c: Collector, file: str, lineno: int, line: str, name: str, args: l
             c.tag("write:?", file, lineno)
             if args and ("@" in args[-1] or re.match(r"^[\w.-]+:", args[-1])):
                 c.flags.add("network_send")
-                c.fact("network_send", file, lineno)
+                c.fact("network_send", file, lineno, "sh-scp")
         if name == "rsync" and "--delete" in lowargs:
             c.tag("delete:?", file, lineno)
     elif name in ("rm", "rmdir", "unlink", "shred", "srm", "trash", "del", "rd", "remove-item", "erase"):

@@ -160,3 +160,47 @@ def host_matches(host: str, url: str, entries: tuple[str, ...]) -> str | None:
         elif host == e or host.endswith("." + e):
             return entry
     return None
+
+
+def which_alternative(pattern: "re.Pattern[str]", m: "re.Match[str]") -> int:
+    """Index of the top-level ``|`` alternative of ``pattern`` that produced ``m`` (for evidence)."""
+    alts = _alternatives(pattern.pattern)
+    flags = pattern.flags
+    for i, alt in enumerate(alts):
+        try:
+            if re.compile(alt, flags).match(m.string, m.start()):
+                return i
+        except re.error:
+            continue
+    return -1
+
+
+def _alternatives(src: str) -> list[str]:
+    prefix = ""
+    mm = re.match(r"^\(\?[a-zA-Z]+\)", src)
+    if mm:
+        prefix, src = mm.group(0), src[mm.end():]
+    out, depth, cur, i, klass = [], 0, [], 0, False
+    while i < len(src):
+        ch = src[i]
+        if ch == "\\":
+            cur.append(src[i:i + 2])
+            i += 2
+            continue
+        if klass:
+            klass = ch != "]"
+        elif ch == "[":
+            klass = True
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        elif ch == "|" and depth == 0:
+            out.append(prefix + "".join(cur))
+            cur = []
+            i += 1
+            continue
+        cur.append(ch)
+        i += 1
+    out.append(prefix + "".join(cur))
+    return out
