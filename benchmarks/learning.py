@@ -47,7 +47,6 @@ from typing import Any
 from attrs import define, field
 
 import nervous
-
 from nervous.cortex.policy import CandidateView, RankingPolicy
 
 DAY = 86_400
@@ -438,7 +437,7 @@ def summarise(results: dict[str, dict[int, dict[str, dict[str, Any]]]], policies
             for key in ("regret", "best_rate", "wrong_reflex", "reflex_fail", "coverage", "tasks"):
                 row[key] = mean_se([r[key] for r in runs])
             if BASELINE in by_seed[seeds[0]]:
-                ratios = [r["regret"] / by_seed[s][BASELINE]["regret"] for s, r in zip(seeds, runs)
+                ratios = [r["regret"] / by_seed[s][BASELINE]["regret"] for s, r in zip(seeds, runs, strict=True)
                           if by_seed[s][BASELINE]["regret"] > 0]
                 row["regret_ratio"] = mean_se(ratios)
             tracked = [r for r in runs if r["recovered"] is not None]

@@ -141,7 +141,7 @@ def main(argv: list[str] | None = None) -> int:
     decide_ms: list[float] = []
     base_ms: list[float] = []
     raw_scores: list[tuple[str | None, list[tuple[str, float]]]] = []
-    for row, g in zip(test, gold):
+    for row, g in zip(test, gold, strict=True):
         task = row["task"]
         t = time.perf_counter()
         perception = cortex.perceive(task, now=now)

@@ -22,7 +22,7 @@ import random
 import socket
 import threading
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -453,7 +453,7 @@ def describe_mtime(path: Path) -> str:
         t = path.stat().st_mtime
     except OSError:
         return "unknown time"
-    return datetime.fromtimestamp(t, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return datetime.fromtimestamp(t, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def load_json(path: Path | str) -> LoadResult:

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 import pluggy
 
 if TYPE_CHECKING:
+    from .manager import PluginManager
     from .records import (
         Event,
         IntentVerdict,
@@ -191,9 +192,11 @@ def nervous_hard_stop_terms() -> dict[str, list[str]] | None:
 
 
 @hookspec
-def nervous_event(event: Event) -> None:
+def nervous_event(event: Event, manager: PluginManager) -> None:
     """Observe a lifecycle event (search, install, uninstall, outcome, goal and evolver changes).
 
-    For audit logs and telemetry. Called on every plugin; return values are ignored. An exception
-    raised here is reported with the plugin's name and does not stop the operation.
+    For audit logs and telemetry. ``manager`` gives access to the configuration and the storage
+    backend (the built-in ``audit`` plugin appends every event to the store's ``audit`` log).
+    Called on every plugin; return values are ignored. An exception raised here becomes a warning
+    naming the plugin and does not stop the operation.
     """

@@ -43,6 +43,7 @@ BUILTIN_PLUGINS: tuple[tuple[str, str], ...] = (
     ("ranking", "nervous_plugins.ranking"),
     ("lexical", "nervous_plugins.lexical_matcher"),
     ("drain-policies", "nervous_plugins.drain_policies"),
+    ("audit", "nervous_plugins.audit"),
 )
 
 ENTRY_POINT_GROUP = "nervous"
@@ -80,6 +81,8 @@ class PluginInfo:
 class _Impl:
     plugin: str
     function: Callable[..., Any]
+    #: the arguments this implementation asks for (pluggy lets it take a subset of the spec's)
+    argnames: tuple[str, ...] = ()
 
 
 class PluginManager:
@@ -227,11 +230,12 @@ class PluginManager:
     def _impls(self, hook_name: str) -> list[_Impl]:
         caller = getattr(self._pm.hook, hook_name)
         # pluggy calls implementations last-registered-first; keep that order
-        return [_Impl(impl.plugin_name, impl.function) for impl in reversed(caller.get_hookimpls())]
+        return [_Impl(impl.plugin_name, impl.function, tuple(impl.argnames))
+                for impl in reversed(caller.get_hookimpls())]
 
     def _call(self, hook_name: str, impl: _Impl, kwargs: dict[str, Any]) -> Any:
         try:
-            return impl.function(**kwargs)
+            return impl.function(**{k: v for k, v in kwargs.items() if k in impl.argnames})
         except PluginError:
             raise
         except Exception as exc:
@@ -395,7 +399,7 @@ class PluginManager:
         warnings = []
         for impl in self._impls("nervous_event"):
             try:
-                self._call("nervous_event", impl, {"event": event})
+                self._call("nervous_event", impl, {"event": event, "manager": self})
             except PluginError as exc:
                 warnings.append(exc.message)
         return warnings

@@ -8,6 +8,7 @@ previous step issued, bound to the exact candidate, version and fingerprint show
 from __future__ import annotations
 
 import copy
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -17,11 +18,13 @@ from ..errors import NervousError, NotFound, Refused, UsageError
 from ..installer import Installer, verify_bundle
 from ..records import ScanContext, SearchHit, SkillRef
 from ..scan import scan_bundle
-from ..sideeffects import classes_of, icons_of, reflex_eligible
+from ..sideeffects import classes_of, icons_of, is_secret_env, reflex_eligible
 from . import session as S
 from .plan import build_plan
 
 OUTCOMES = ("success", "task_mismatch", "runtime_error", "auth_error", "dependency_missing", "api_error")
+#: failures after which the next candidate is suggested (switching needs the user's consent)
+SWITCH_AFTER = ("task_mismatch", "runtime_error")
 
 REMEDIES = {
     "task_mismatch": "the skill does not do this kind of task; try another candidate or describe the task differently",
@@ -31,6 +34,19 @@ REMEDIES = {
     "api_error": "the service behind the skill failed twice; try again later",
     "install_failed": "the skill could not be installed; see the error",
 }
+
+
+def notice_traits(tags: list[str]) -> list[str]:
+    """What the reflex notice's parenthesis says: read-only, then credentials and network hosts."""
+    out = ["read-only"]
+    for tag in tags:
+        kind, _, rest = tag.partition(":")
+        sub, _, value = rest.partition(":")
+        if kind == "read" and sub == "env" and is_secret_env(value):
+            out.append(f"\U0001f511 {value}")
+        elif kind == "network" and rest and rest != "*":
+            out.append(f"\U0001f310 {rest}")
+    return out
 
 
 class Acquirer:
@@ -49,12 +65,16 @@ class Acquirer:
 
     # ------------------------------------------------------------------ phase 1 and 2
 
-    def start(self, task: str) -> S.AcquireState:
-        """Perceive the task; on a miss search; vet every candidate; ask for approval (or reflex)."""
+    def start(self, task: str, *, interactive: bool = True) -> S.AcquireState:
+        """Perceive the task; on a miss search; vet every candidate; ask for approval (or reflex).
+
+        ``interactive=False`` says the host cannot show a cancellable notice: the reflex fast path
+        is then never taken (standard mode, explicit approval).
+        """
         if not isinstance(task, str) or not task.strip():
             raise UsageError("acquire needs a task description")
         now = clock.now()
-        warnings: list[str] = list(self._cleanup_stale(now))
+        warnings: list[str] = list(self._stale_warnings(now))
         perception = self.cortex.perceive(task)
         warnings += list(perception.warnings)
         text = TaskText(task)
@@ -62,34 +82,45 @@ class Acquirer:
         keywords = list(perception.keywords or extract_signals(task, 5))
         doc: dict[str, Any] = {
             "id": S.new_session_id(), "created_at": now, "updated_at": now, "hit": perception.hit,
-            "region": perception.region if perception.hit else (perception.proposed_region or "general"),
+            "region": perception.region or perception.proposed_region or "general",
             "keywords": keywords, "task_words": task_words, "mode": "standard", "switches": 0,
             "attempts": [], "api_retries": 0, "installed": None, "tokens": {},
-            "lessons": list(perception.lessons), "registries": [],
+            "lessons": list(perception.lessons), "registries": [], "approved": [],
         }
         if perception.hit:
+            self._bump(warnings, cache_hits=1)
             doc["candidates"] = [self._vet_known(view, warnings) for view in
                                  perception.candidates[: self.cfg.max_search_candidates]]
         else:
             doc["candidates"] = self._search(keywords, doc, warnings)
         for i, cand in enumerate(doc["candidates"]):
             cand["index"] = i
-        usable = [c["index"] for c in doc["candidates"] if c["decision"] != "refuse"]
+        usable = self._usable(doc)
         if not doc["candidates"]:
             return self._finish(doc, "no_candidates", "no registry offered a skill for this task", warnings)
         if not usable:
-            return self._finish(doc, "refused", "every candidate was refused; see each one's reasons", warnings)
+            return self._finish(doc, "refused", "every candidate was refused; see each one's reasons", warnings,
+                                extra={"report": self._failure_report(doc)})
         top = doc["candidates"][0]
         if perception.hit and perception.reflex and top["decision"] != "refuse":
             blockers = self._reflex_blockers(top)
+            if not interactive:
+                blockers.append("this host cannot show a cancellable notice")
             doc["reflex_reasons"] = blockers or list(perception.reflex_reasons)
             if not blockers:
                 doc["mode"] = "reflex"
+                hist = top["history"]
+                runs = hist.get("successes", 0) + hist.get("failures", 0)
+                rate = round(100 * hist.get("successes", 0) / runs) if runs else 0
+                traits = notice_traits(top["tags"])
+                doc["notice"] = {"name": top["name"], "version": top["version"], "success_rate": rate,
+                                 "traits": traits}
                 S.issue_tokens(doc, [0], now)
-                msg = (f"⚡ reflex: {top['name']} v{top['version']} "
-                       f"({round(100 * top['history'].get('effective_weight', 0))}% weight) will be installed and "
-                       "used; say cancel to abort")
+                msg = (f"⚡ Skill Cortex reflex: {top['name']} v{top['version']} ({rate}% success rate) "
+                       f"({', '.join(traits)}): will install and execute; say cancel to abort")
                 return self._save(doc, "reflex", msg, ("approve", "cancel"), warnings)
+        elif perception.hit:
+            doc["reflex_reasons"] = list(perception.reflex_reasons)
         S.issue_tokens(doc, usable, now)
         return self._save(doc, "awaiting_approval",
                           f"{len(usable)} candidate(s) need your explicit approval before anything is installed",
@@ -102,17 +133,20 @@ class Acquirer:
         use = list(self.pm.config.registries.use)
         primary = [n for n in use if n != "github"]
         hits: list[SearchHit] = []
+        blacklisted = self._blacklisted()
         if primary:
             result = search(self.pm, query, registries=primary, limit=self.cfg.search_limit)
             doc["registries"] += [{"registry": s.registry, "status": s.status, "message": s.message}
                                   for s in result.registries]
-            hits = [h for h in result.hits if self._relevant(h, keywords)]
+            self._bump(warnings, searches=len(result.registries))
+            hits = [h for h in result.hits if self._relevant(h, keywords) and not blacklisted(h)]
         picked = hits[: self.cfg.max_search_candidates]
         if len(picked) < self.cfg.github_supplement_below and "github" in use:
             result = search(self.pm, query, registries=["github"], limit=self.cfg.search_limit)
             doc["registries"] += [{"registry": s.registry, "status": s.status, "message": s.message}
                                   for s in result.registries]
-            extra = [h for h in result.hits if self._relevant(h, keywords)]
+            self._bump(warnings, searches=1)
+            extra = [h for h in result.hits if self._relevant(h, keywords) and not blacklisted(h)]
             picked += extra[: self.cfg.max_search_candidates - len(picked)]
         for status in doc["registries"]:
             if status["status"] != "ok":
@@ -120,17 +154,31 @@ class Acquirer:
         return [self._vet(h.ref if h.ref.registry else SkillRef(h.ref.name, h.ref.owner, h.registry),
                           warnings, hit=h) for h in picked]
 
+    def _blacklisted(self) -> Any:
+        from ..cortex.engine import blacklist_matches
+
+        entries = [e["identifier"] for e in self.cortex.blacklist_list()["blacklist"]]
+
+        def check(hit: SearchHit) -> bool:
+            slug = hit.ref.name if hit.registry != "github" else str(hit.ref).removeprefix("github:")
+            return any(blacklist_matches(e, hit.registry, slug, hit.ref.owner) for e in entries)
+
+        return check
+
     @staticmethod
     def _relevant(hit: SearchHit, keywords: list[str]) -> bool:
         text = f"{hit.ref.name} {hit.display_name} {hit.summary}".lower()
         return not keywords or any(k.lower() in text for k in keywords)
 
+    @staticmethod
+    def _usable(doc: dict[str, Any]) -> list[int]:
+        return [c["index"] for c in doc["candidates"] if c["decision"] != "refuse"]
+
     def _vet_known(self, view: Any, warnings: list[str]) -> dict[str, Any]:
-        owner = None
         ref = SkillRef(name=view.slug, registry=view.source)
         if view.source == "github":
             ref = SkillRef.parse(f"github:{view.slug}")
-        cand = self._vet(ref, warnings, owner=owner)
+        cand = self._vet(ref, warnings)
         cand["history"] = {"weight": round(view.weight, 4), "effective_weight": round(view.effective_weight, 4),
                            "successes": view.successes, "failures": view.failures,
                            "consecutive_successes": view.consecutive_successes, "reflex": view.reflex,
@@ -138,8 +186,7 @@ class Acquirer:
                            "tags": list(view.tags)}
         return cand
 
-    def _vet(self, ref: SkillRef, warnings: list[str], *, hit: SearchHit | None = None,
-             owner: str | None = None) -> dict[str, Any]:
+    def _vet(self, ref: SkillRef, warnings: list[str], *, hit: SearchHit | None = None) -> dict[str, Any]:
         """Resolve, gate on the registry's verdict, fetch in memory and scan. Never installs."""
         cand: dict[str, Any] = {
             "ref": str(ref), "registry": ref.registry or (hit.registry if hit else None), "name": ref.name,
@@ -147,7 +194,7 @@ class Acquirer:
             "stars": hit.stars if hit else None, "downloads": hit.downloads if hit else None,
             "scan_status": hit.scan.status if hit else "unknown", "reviewed": hit.reviewed if hit else True,
             "decision": "refuse", "risk": "high", "reasons": [], "rule_ids": [], "tags": [], "flags": [],
-            "classes": [], "icons": "", "history": {}, "needs_confirmation": False,
+            "classes": [], "icons": "", "history": {}, "needs_confirmation": False, "notes": [],
         }
         installer = Installer(self.pm)
         try:
@@ -168,8 +215,7 @@ class Acquirer:
                     version=detail.version, stars=meta.stars if meta.stars is not None else cand["stars"],
                     downloads=meta.downloads if meta.downloads is not None else cand["downloads"],
                     scan_status=detail.scan.status, reviewed=meta.reviewed,
-                    needs_confirmation=plan.needs_confirmation)
-        warnings += [w for w in plan.warnings if w not in warnings]
+                    needs_confirmation=plan.needs_confirmation, notes=list(plan.warnings))
         try:
             registry = self.pm.registry(plan.registry)
             bundle = registry.fetch(plan.ref, detail.version)
@@ -195,11 +241,16 @@ class Acquirer:
         return cand
 
     def _auto_blacklist(self, ref: SkillRef, reason: str, warnings: list[str]) -> None:
-        identifier = f"@{ref.owner}/{ref.name}" if ref.owner else ref.name
+        """A registry malware verdict blacklists the candidate (owner-qualified when the owner is known)."""
+        identifier = f"@{ref.owner}/{ref.name}" if ref.owner and ref.registry != "github" else (
+            str(ref).removeprefix("github:") if ref.registry == "github" else ref.name)
         try:
-            self.cortex.blacklist_add(identifier if ref.owner else ref.name, reason, source="registry")
+            result = self.cortex.blacklist_add(identifier, reason, source="registry", evidence=reason)
         except NervousError as exc:
             warnings.append(f"could not blacklist {identifier}: {exc.message}")
+            return
+        if result.get("added"):
+            warnings.append(f"{identifier} blacklisted: the registry reports malware")
 
     def _reflex_blockers(self, cand: dict[str, Any]) -> list[str]:
         """The registry-side reflex conditions (the cortex checked the local ones)."""
@@ -222,127 +273,198 @@ class Acquirer:
 
     # ------------------------------------------------------------------ phase 3
 
-    def approve(self, token: str, *, confirm_suspicious: bool = False) -> S.AcquireState:
-        """Install the candidate a token approves; on an install failure switch automatically."""
-        sid = S.session_of(token)
-        now = clock.now()
-        doc = self._load(sid)
-        if doc.get("state") not in ("awaiting_approval", "reflex"):
-            raise Refused(f"acquisition {sid} is {doc.get('state')}; nothing waits for approval", code="invalid_token")
+    def approve(self, token: str, *more_tokens: str, confirm_suspicious: bool = False) -> S.AcquireState:
+        """Install the candidate a token approves (or the first of an ordered list of approved ones).
 
-        def take(d: dict[str, Any]) -> dict[str, Any]:
-            return S.redeem(d, token, now)
+        On an install failure the next *approved* candidate is tried automatically (at most
+        ``max_switches`` switches per task); an unapproved candidate needs its own approval.
+        """
+        tokens = [token, *more_tokens]
+        sids = {S.session_of(t) for t in tokens}
+        if len(sids) != 1:
+            raise UsageError("approve takes tokens of one acquisition only")
+        sid = sids.pop()
+        now = clock.now()
+        self._load(sid)
+
+        def take(d: dict[str, Any]) -> list[dict[str, Any]]:
+            if d.get("state") not in S.WAITING_FOR_APPROVAL:
+                known = any(t in d.get("tokens", {}) for t in tokens)
+                raise Refused(f"acquisition {sid} is {d.get('state')}; nothing waits for approval"
+                              + ("" if known else " (and this token does not belong to it)"), code="invalid_token")
+            if len(set(tokens)) != len(tokens):
+                raise UsageError("the same token was given twice")
+            records = [S.redeem(d, t, now) for t in tokens]
+            flagged = [d["candidates"][r["candidate"]]["name"] for r in records
+                       if d["candidates"][r["candidate"]]["needs_confirmation"]]
+            if flagged and not confirm_suspicious:
+                raise Refused(f"{', '.join(flagged)} is flagged suspicious by its registry; approve again with "
+                              "--confirm-suspicious ('install anyway') to install it", code="confirmation_required")
+            S.supersede_open_tokens(d)
+            d["state"] = "installing"
+            d["approved"] = d.get("approved", []) + [r["candidate"] for r in records]
+            d["updated_at"] = now
+            return records
 
         approved = self.store.update(S.COLLECTION, sid, take, create=False).result
         doc = self._load(sid)
-        index = approved["candidate"]
         warnings: list[str] = []
-        order = [index] + [c["index"] for c in doc["candidates"]
-                           if c["index"] != index and c["decision"] == "allow" and not c["needs_confirmation"]
-                           and not any(a["candidate"] == c["index"] for a in doc["attempts"])]
-        tried = 0
-        for i in order:
+        reflex = doc["mode"] == "reflex"
+        if reflex:
+            self._bump(warnings, reflexes_fired=1)
+        for n, rec in enumerate(approved):
+            i = rec["candidate"]
             cand = doc["candidates"][i]
-            if i != index:
-                if tried > self.cfg.max_switches or doc["switches"] >= self.cfg.max_switches:
-                    break
-                doc["switches"] += 1
-                warnings.append(f"switching to the next candidate: {cand['name']}")
-            tried += 1
+            if self._tried(doc) > self.cfg.max_switches:
+                warnings.append(f"not trying {cand['name']}: at most {self.cfg.max_switches} switches per task")
+                break
+            if n > 0:
+                warnings.append(f"switching to the next approved candidate: {cand['name']}")
             try:
-                record = self._install(cand, approved if i == index else None,
-                                       confirmed=confirm_suspicious and i == index, reflex=doc["mode"] == "reflex")
+                record = self._install(cand, rec, confirmed=confirm_suspicious, reflex=reflex)
             except NervousError as exc:
                 doc["attempts"].append({"candidate": i, "outcome": "install_failed", "detail": exc.message})
+                doc["switches"] = max(0, self._tried(doc) - 1)
                 warnings.append(f"install of {cand['name']} failed: {exc.message}")
-                if exc.code in ("confirmation_required", "changed_since_approval"):
-                    break
+                if exc.code == "malware":
+                    self._auto_blacklist(SkillRef.parse(cand["ref"]), exc.message, warnings)
                 continue
-            doc["installed"] = {"candidate": i, "slug": record.slug, "path": record.path,
-                                "version": record.version, "fingerprint": record.fingerprint,
-                                "registry": record.registry, "at": now}
-            plan = build_plan(Path(record.path), cand, doc["lessons"])
-            doc["plan"] = plan
-            for key in plan["dependencies"]["env"]:
-                pass
-            self.pm.emit("acquire.install", {"session": sid, "candidate": cand["ref"], "version": cand["version"],
-                                             "mode": doc["mode"]})
-            msg = (f"installed {cand['name']} v{cand['version']}; "
-                   + ("reflex: go ahead and use it" if doc["mode"] == "reflex" else
-                      "show the plan and wait for confirmation before using it"))
-            if not plan["dependencies"]["ok"]:
-                msg += "; missing dependencies: " + ", ".join(
-                    plan["dependencies"]["missing_bins"] + plan["dependencies"]["missing_env"])
-            return self._save(doc, "installed", msg, ("done", "cancel"), warnings)
-        report = self._failure_report(doc)
-        return self._finish(doc, "failed", "installation failed for every approved candidate", warnings,
-                            extra={"report": report})
+            return self._installed(doc, i, record, warnings, now)
+        return self._after_failure(doc, "installation failed for every approved candidate", warnings, {})
 
-    def _install(self, cand: dict[str, Any], approved: dict[str, Any] | None, *, confirmed: bool,
-                 reflex: bool) -> Any:
+    def _installed(self, doc: dict[str, Any], i: int, record: Any, warnings: list[str],
+                   now: float) -> S.AcquireState:
+        cand = doc["candidates"][i]
+        doc["switches"] = max(0, self._tried(doc) - 1)
+        doc["installed"] = {"candidate": i, "slug": record.slug, "path": record.path, "version": record.version,
+                            "fingerprint": record.fingerprint, "registry": record.registry, "at": now}
+        self._bump(warnings, installs=1)
+        plan = build_plan(Path(record.path), cand, doc["lessons"])
+        plan["lesson_checks"] = self._lesson_checks(doc, warnings)
+        doc["plan"] = plan
+        self.pm.emit("acquire.install", {"session": doc["id"], "candidate": cand["ref"], "version": cand["version"],
+                                         "mode": doc["mode"]})
+        slug = record.slug
+        msg = (f"installed {cand['name']} v{cand['version']}; "
+               + ("reflex: use it now" if doc["mode"] == "reflex" else
+                  "show the plan and wait for the user's confirmation before using it")
+               + f"; then report: nervous done {slug} --outcome success|<failure type>")
+        deps = plan["dependencies"]
+        if not deps["ok"]:
+            msg += "; missing dependencies: " + ", ".join(deps["missing_bins"] + deps["missing_env"])
+        return self._save(doc, "installed", msg, ("done", "cancel"), warnings)
+
+    def _lesson_checks(self, doc: dict[str, Any], warnings: list[str]) -> list[dict[str, Any]]:
+        """Run the pre-check of every ``dependency_warning`` lesson (``which KEY``); names only."""
+        out = []
+        for lesson in doc["lessons"]:
+            if lesson.get("type") != "dependency_warning" or not isinstance(lesson.get("key"), str):
+                continue
+            present = shutil.which(lesson["key"]) is not None
+            out.append({"key": lesson["key"], "present": present})
+            try:
+                result = self.cortex.record_dependency_check(doc["region"], lesson["key"], present)
+                warnings += [w for w in result["warnings"] if w not in warnings]
+            except NervousError as exc:
+                warnings.append(f"could not record the check of {lesson['key']}: {exc.message}")
+        return out
+
+    @staticmethod
+    def _tried(doc: dict[str, Any]) -> int:
+        """How many distinct candidates this task has tried (installs and executions together)."""
+        return len({a["candidate"] for a in doc["attempts"]} | ({doc["installed"]["candidate"]}
+                                                                  if doc.get("installed") else set()))
+
+    def _install(self, cand: dict[str, Any], approved: dict[str, Any], *, confirmed: bool, reflex: bool) -> Any:
         installer = Installer(self.pm, reflex=reflex)
         plan = installer.plan(SkillRef.parse(cand["ref"]), cand["version"])
-        if approved is not None and approved["version"] != plan.version.version:
+        latest = plan.metadata.latest_version
+        if plan.version.version != approved["version"] or (latest and latest != approved["version"]):
             raise Refused(f"{cand['name']} changed since it was shown (version {approved['version']} → "
-                          f"{plan.version.version}); run the acquisition again", code="changed_since_approval")
+                          f"{latest or plan.version.version}); run the acquisition again",
+                          code="changed_since_approval")
         record = installer.install(plan, confirmed=confirmed)
-        if cand["fingerprint"] and record.fingerprint != cand["fingerprint"]:
-            installer.uninstall(record.slug)
+        expected = approved["fingerprint"]
+        if expected and record.fingerprint != expected:
+            try:
+                installer.uninstall(record.slug)
+            except NervousError:
+                pass
             raise Refused(f"{cand['name']} content changed since it was vetted (fingerprint mismatch); nothing "
                           "kept", code="changed_since_approval")
         return record
 
     def cancel(self, token: str) -> S.AcquireState:
-        """Cancel the acquisition a token belongs to; uninstall what it installed."""
+        """Cancel the acquisition a token belongs to; uninstall what it installed. Changes no weight."""
         sid = S.session_of(token)
         doc = self._load(sid)
         if token not in doc.get("tokens", {}):
             raise NotFound("unknown approval token: it does not belong to this acquisition", code="invalid_token")
-        warnings: list[str] = []
-        if doc.get("installed") and doc.get("state") in S.WAITING_FOR_OUTCOME + ("retention",):
-            self._uninstall(doc, warnings)
         if doc.get("state") in S.TERMINAL:
             raise Refused(f"acquisition {sid} already ended ({doc['state']})", code="invalid_transition")
-        for tok in doc["tokens"].values():
-            if not tok["used"]:
-                tok["used"] = "superseded"
-        return self._finish(doc, "cancelled", "cancelled: nothing more will be installed", warnings)
+        warnings: list[str] = []
+        if doc.get("installed"):
+            self._uninstall(doc, warnings)
+        S.supersede_open_tokens(doc)
+        return self._finish(doc, "cancelled", "cancelled: nothing more will be installed and nothing is learned",
+                            warnings)
 
     # ------------------------------------------------------------------ phase 4
 
     def done(self, slug: str, outcome: str | None = None, *, detail: str | None = None,
-             session: str | None = None, keep: bool | None = None) -> S.AcquireState:
+             session: str | None = None, keep: bool | None = None, misleading: bool = False) -> S.AcquireState:
         """Record an outcome (learning), recover per the failure table, clean up and prune.
 
-        With ``keep`` (and no outcome) answer a pending retention suggestion.
+        With ``keep`` (and no outcome) answer a pending retention suggestion. ``misleading`` says the
+        skill's description promised what it cannot do (a quality-warning event with ``task_mismatch``).
         """
         if outcome is not None and outcome not in OUTCOMES:
             raise UsageError(f"unknown outcome {outcome!r}; expected one of {', '.join(OUTCOMES)}")
+        if outcome is None and keep is None:
+            raise UsageError("say --keep or --release for the retention suggestion, or give --outcome")
+        if outcome is not None and keep is not None:
+            raise UsageError("give either an outcome or a retention answer (--keep/--release), not both")
+        if not isinstance(slug, str) or not slug.strip():
+            raise UsageError("done needs the slug of the installed skill")
         doc = self._find(slug, session, retention=outcome is None)
         warnings: list[str] = []
-        if outcome is None:
-            if keep is None:
-                raise UsageError("say --keep or --release for the retention suggestion, or give --outcome")
-            if keep:
-                return self._finish(doc, "retained", f"{slug} is kept as a long-term skill; nervous will not remove "
-                                    "it", warnings)
-            self._uninstall(doc, warnings)
-            return self._finish(doc, "done", f"{slug} uninstalled", warnings)
         inst = doc["installed"]
         cand = doc["candidates"][inst["candidate"]]
+        if outcome is None:
+            return self._retention(doc, cand, bool(keep), warnings)
+        state = doc["state"]
+        deps = doc.get("plan", {}).get("dependencies", {})
         if outcome == "api_error" and doc["api_retries"] == 0:
             doc["api_retries"] = 1
-            return self._save(doc, "retry", f"api error: wait {self.cfg.api_retry_delay:g} s and retry once",
-                              ("done",), warnings, extra={"retry_after": self.cfg.api_retry_delay})
-        deps = doc.get("plan", {}).get("dependencies", {})
+            return self._save(doc, "retry", f"api error: wait {self.cfg.api_retry_delay:g} s and retry once, then "
+                              "report the outcome again", ("done", "cancel"), warnings,
+                              extra={"retry_after": self.cfg.api_retry_delay})
+        if outcome == "dependency_missing" and state != "awaiting_dependency":
+            missing = list(deps.get("missing_bins", [])) + list(deps.get("missing_env", []))
+            for key in deps.get("missing_bins", []):
+                try:
+                    result = self.cortex.record_dependency_check(doc["region"], key, False)
+                    warnings += list(result["warnings"])
+                except NervousError as exc:
+                    warnings.append(f"could not record the missing dependency {key}: {exc.message}")
+            msg = ("show the user exactly what must be installed"
+                   + (f" ({', '.join(missing)})" if missing else (f" ({detail})" if detail else ""))
+                   + "; install it only after a separate confirmation, then run the skill again and report the "
+                   "outcome (report dependency_missing again if the user declines)")
+            return self._save(doc, "awaiting_dependency", msg, ("done", "cancel"), warnings,
+                              extra={"missing": missing})
+        if outcome == "auth_error" and state != "awaiting_credentials":
+            env = [k for k in deps.get("env", {})]
+            msg = ("authentication failed: ask the user to check the credentials"
+                   + (f" ({', '.join(env)})" if env else "") + "; no automatic retry. If they fix them, run the "
+                   "skill again and report the outcome; otherwise report auth_error again")
+            return self._save(doc, "awaiting_credentials", msg, ("done", "cancel"), warnings)
         result = self.cortex.record_outcome(
-            doc["region"], cand["name"] if cand["registry"] != "github" else cand["ref"].removeprefix("github:"),
-            outcome, source=cand["registry"], version=cand["version"], fingerprint=cand["fingerprint"],
-            tags=cand["tags"], skill_md_chars=cand.get("skill_md_chars"), detail=detail,
-            task=" ".join(doc["task_words"]) if (outcome == "success" and not doc["hit"]) else None,
+            doc["region"], self._cortex_slug(cand), outcome, source=cand["registry"], version=cand["version"],
+            fingerprint=cand["fingerprint"], tags=cand["tags"], skill_md_chars=cand.get("skill_md_chars"),
+            detail=detail, task=" ".join(doc["task_words"]) if (outcome == "success" and not doc["hit"]) else None,
             owner=SkillRef.parse(cand["ref"]).owner if cand["registry"] != "github" else None,
-            scan_decision=cand["decision"],
-            deps_missing=deps.get("missing_bins", []) if outcome == "dependency_missing" else (),
+            scan_decision=cand["decision"], description_misleading=misleading and outcome == "task_mismatch",
             env_present=[k for k, v in deps.get("env", {}).items() if v],
             env_missing=deps.get("missing_env", []))
         warnings += list(result.warnings)
@@ -351,32 +473,53 @@ class Acquirer:
         self.pm.emit("acquire.outcome", {"session": doc["id"], "candidate": cand["ref"], "outcome": outcome})
         if outcome == "success":
             if result.retention_suggested:
-                return self._save(doc, "retention", f"{slug} worked well and is small: keep it as a long-term "
-                                  "skill? (--keep or --release)", ("keep", "release"), warnings, extra=learned)
+                return self._save(doc, "retention", f"{cand['name']} worked well and is small: keep it as a "
+                                  f"long-term skill? (nervous done {inst['slug']} --keep or --release)",
+                                  ("keep", "release"), warnings, extra=learned)
             self._uninstall(doc, warnings)
-            return self._finish(doc, "done", f"learned from the success of {slug}; cached skill removed", warnings,
-                                extra=learned)
-        if outcome == "dependency_missing":
-            missing = deps.get("missing_bins", []) + deps.get("missing_env", [])
-            msg = ("install what is missing" + (f" ({', '.join(missing)})" if missing else "")
-                   + ", then continue only after the user confirms; report the outcome again")
-            return self._save(doc, "awaiting_dependency", msg, ("done", "cancel"), warnings,
-                              extra={**learned, "missing": missing})
+            return self._finish(doc, "done", f"learned from the success of {cand['name']}; cached skill removed",
+                                warnings, extra=learned)
         self._uninstall(doc, warnings)
-        if outcome == "auth_error":
-            return self._finish(doc, "failed", "authentication failed: " + REMEDIES["auth_error"], warnings,
+        if outcome not in SWITCH_AFTER:
+            return self._finish(doc, "failed", f"{cand['name']} failed ({outcome}): {REMEDIES[outcome]}", warnings,
                                 extra={**learned, "report": self._failure_report(doc)})
-        remaining = [c["index"] for c in doc["candidates"]
-                     if c["decision"] != "refuse" and not any(a["candidate"] == c["index"] for a in doc["attempts"])]
-        if remaining and doc["switches"] < self.cfg.max_switches:
-            doc["switches"] += 1
-            doc["installed"] = None
+        return self._after_failure(doc, f"{cand['name']} failed ({outcome}) and was uninstalled", warnings, learned)
+
+    def _retention(self, doc: dict[str, Any], cand: dict[str, Any], keep: bool,
+                   warnings: list[str]) -> S.AcquireState:
+        inst = doc["installed"]
+        if not keep:
+            self._uninstall(doc, warnings)
+            return self._finish(doc, "done", f"{cand['name']} uninstalled", warnings)
+        retired = self.cortex.retire(doc["region"], self._cortex_slug(cand), source=cand["registry"])
+        warnings += list(retired["warnings"])
+        release = getattr(self.pm.install_target(), "release", None)
+        if callable(release):
+            try:
+                release(inst["slug"])
+            except NervousError as exc:
+                warnings.append(f"could not hand {inst['slug']} over: {exc.message}")
+        inst["retained"] = True
+        return self._finish(doc, "retained", f"{cand['name']} stays installed at {inst['path']} as a long-term "
+                            "skill; nervous no longer manages or removes it", warnings)
+
+    def _after_failure(self, doc: dict[str, Any], message: str, warnings: list[str],
+                       extra: dict[str, Any]) -> S.AcquireState:
+        """Offer the untried candidates for a consented switch, or finish with the full report."""
+        doc["installed"] = None if not (doc.get("installed") or {}).get("retained") else doc["installed"]
+        tried = {a["candidate"] for a in doc["attempts"]}
+        remaining = [i for i in self._usable(doc) if i not in tried]
+        if remaining and len(tried) <= self.cfg.max_switches:
             S.issue_tokens(doc, remaining, clock.now())
-            return self._save(doc, "awaiting_approval",
-                              f"{slug} failed ({outcome}); switch to the next candidate only with the user's consent",
-                              ("approve", "cancel"), warnings, extra=learned)
-        return self._finish(doc, "failed", "every candidate failed; see the report", warnings,
-                            extra={**learned, "report": self._failure_report(doc)})
+            return self._save(doc, "awaiting_approval", message + "; switching to another candidate needs the "
+                              "user's approval", ("approve", "cancel"), warnings, extra=extra)
+        why = "every candidate failed" if not remaining else f"at most {self.cfg.max_switches} switches per task"
+        return self._finish(doc, "failed", f"{message}; {why}: see the report", warnings,
+                            extra={**extra, "report": self._failure_report(doc)})
+
+    @staticmethod
+    def _cortex_slug(cand: dict[str, Any]) -> str:
+        return str(cand["ref"]).removeprefix("github:") if cand["registry"] == "github" else str(cand["name"])
 
     # ------------------------------------------------------------------ queries
 
@@ -385,6 +528,13 @@ class Acquirer:
         return self._state(doc, [])
 
     # ------------------------------------------------------------------ helpers
+
+    def _bump(self, warnings: list[str], **increments: int) -> None:
+        try:
+            result = self.cortex.bump_stats(**increments)
+            warnings += [w for w in result["warnings"] if w not in warnings]
+        except NervousError as exc:
+            warnings.append(f"could not update the cortex stats: {exc.message}")
 
     def _failure_report(self, doc: dict[str, Any]) -> list[dict[str, Any]]:
         out = []
@@ -400,7 +550,7 @@ class Acquirer:
 
     def _uninstall(self, doc: dict[str, Any], warnings: list[str]) -> None:
         inst = doc.get("installed")
-        if not inst or inst.get("removed"):
+        if not inst or inst.get("removed") or inst.get("retained"):
             return
         try:
             Installer(self.pm).uninstall(inst["slug"])
@@ -411,23 +561,30 @@ class Acquirer:
             return
         inst["removed"] = True
 
-    def _cleanup_stale(self, now: float) -> list[str]:
-        """Crash cleanup: skills cached by abandoned sessions (a day old) are removed."""
+    def _stale_warnings(self, now: float) -> list[str]:
+        """Crash cleanup (§4.3.5): skills left installed by acquisitions idle for a day are offered for
+        removal — never removed without the user's word."""
         warnings: list[str] = []
         for key in self.store.keys(S.COLLECTION):
             doc = self.store.read(S.COLLECTION, key).value
-            if not doc or doc.get("state") not in S.WAITING_FOR_OUTCOME or now - doc.get("updated_at", now) < 86400:
+            if (not doc or doc.get("state") not in S.WAITING_FOR_OUTCOME + ("installing", "retention")
+                    or now - doc.get("updated_at", now) < 86400 or not doc.get("installed")):
                 continue
-            self._uninstall(doc, warnings)
-            self._finish(doc, "cancelled", "abandoned: the cached skill was removed", warnings)
-            warnings.append(f"removed {doc['installed']['slug']} left installed by an abandoned acquisition")
+            inst = doc["installed"]
+            if inst.get("removed") or inst.get("retained"):
+                continue
+            token = next(iter(doc.get("tokens", {})), None)
+            warnings.append(f"{inst['slug']} is still installed by an acquisition abandoned since "
+                            f"{clock.utc_timestamp(doc['updated_at'])}"
+                            + (f"; remove it with: nervous cancel {token}" if token else ""))
         return warnings
 
     def _load(self, sid: str) -> dict[str, Any]:
         snap = self.store.read(S.COLLECTION, sid)
         if snap.value is None:
             raise NotFound(f"no acquisition {sid}", code="invalid_token")
-        return snap.value
+        value: dict[str, Any] = snap.value
+        return value
 
     def _find(self, slug: str, session: str | None, *, retention: bool) -> dict[str, Any]:
         states = ("retention",) if retention else S.WAITING_FOR_OUTCOME
@@ -435,12 +592,20 @@ class Acquirer:
         found = []
         for key in keys:
             doc = self.store.read(S.COLLECTION, key).value
-            if doc and doc.get("state") in states and doc.get("installed") and doc["installed"]["slug"] == slug:
+            if not doc or not doc.get("installed"):
+                continue
+            inst = doc["installed"]
+            name = doc["candidates"][inst["candidate"]]["name"]
+            if doc.get("state") in states and slug in (inst["slug"], name):
                 found.append(doc)
         if not found:
-            what = "a retention answer" if retention else "an outcome"
-            raise NotFound(f"no acquisition of {slug!r} is waiting for {what}", code="not_found")
-        return max(found, key=lambda d: d["updated_at"])
+            what = "a retention answer (--keep/--release)" if retention else "an outcome"
+            where = f" in acquisition {session}" if session else ""
+            raise NotFound(f"no acquisition of {slug!r}{where} is waiting for {what}", code="not_found")
+        if len(found) > 1 and not session:
+            raise UsageError(f"{len(found)} acquisitions of {slug!r} wait for {'an answer' if retention else 'an outcome'}"
+                             f"; say which with --session ({', '.join(d['id'] for d in found)})")
+        return found[0]
 
     def _save(self, doc: dict[str, Any], state: str, message: str, nxt: tuple[str, ...], warnings: list[str],
               extra: dict[str, Any] | None = None) -> S.AcquireState:
@@ -451,17 +616,19 @@ class Acquirer:
 
         def put(d: dict[str, Any]) -> None:
             # tokens redeemed concurrently stay redeemed
-            used = {t for t, r in d.get("tokens", {}).items() if r.get("used")}
+            used = {t: r["used"] for t, r in d.get("tokens", {}).items() if r.get("used")}
             d.clear()
             d.update(copy.deepcopy(snapshot))
-            for t in used & set(d["tokens"]):
-                d["tokens"][t]["used"] = d["tokens"][t]["used"] or True
+            for t, how in used.items():
+                if t in d["tokens"] and not d["tokens"][t]["used"]:
+                    d["tokens"][t]["used"] = how
 
         self.store.update(S.COLLECTION, doc["id"], put)
         return self._state(doc, warnings)
 
     def _finish(self, doc: dict[str, Any], state: str, message: str, warnings: list[str],
                 extra: dict[str, Any] | None = None) -> S.AcquireState:
+        S.supersede_open_tokens(doc)
         return self._save(doc, state, message, (), warnings, extra)
 
     def _state(self, doc: dict[str, Any], warnings: list[str]) -> S.AcquireState:
@@ -474,7 +641,8 @@ class Acquirer:
             cands.append(c)
         data = {"region": doc["region"], "hit": doc["hit"], "mode": doc["mode"], "keywords": doc["keywords"],
                 "candidates": cands, "registries": doc.get("registries", []), "installed": doc.get("installed"),
-                "plan": doc.get("plan"), "attempts": doc.get("attempts", []), "lessons": doc.get("lessons", []),
-                "reflex_reasons": doc.get("reflex_reasons", []), **doc.get("extra", {})}
+                "plan": doc.get("plan"), "attempts": doc.get("attempts", []), "switches": doc.get("switches", 0),
+                "lessons": doc.get("lessons", []), "reflex_reasons": doc.get("reflex_reasons", []),
+                "notice": doc.get("notice"), **doc.get("extra", {})}
         return S.AcquireState(doc["id"], doc["state"], doc.get("message", ""), tuple(doc.get("next", ())), data,
                               tuple(dict.fromkeys(warnings)))

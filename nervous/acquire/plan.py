@@ -20,8 +20,9 @@ MAX_STEPS = 8
 
 
 def step_summary(body: str) -> list[str]:
-    """Headings and numbered steps of the body, in order, at most :data:`MAX_STEPS`."""
+    """The body's numbered steps in order (its headings when it has none), at most :data:`MAX_STEPS`."""
     steps: list[str] = []
+    headings: list[str] = []
     in_code = False
     for line in body.splitlines():
         if line.strip().startswith("```"):
@@ -29,14 +30,14 @@ def step_summary(body: str) -> list[str]:
             continue
         if in_code:
             continue
-        m = _HEADING_RE.match(line) or (_STEP_RE.match(line) if re.match(r"^\s*\d+[.)]", line) else None)
-        if m:
-            text = re.sub(r"[*_`]", "", m.group(1)).strip()
-            if text and text not in steps:
-                steps.append(text[:120])
-        if len(steps) >= MAX_STEPS:
-            break
-    return steps
+        heading = _HEADING_RE.match(line)
+        step = _STEP_RE.match(line) if re.match(r"^\s*\d+[.)]", line) else None
+        for m, into in ((heading, headings), (step, steps)):
+            if m:
+                text = re.sub(r"[*_`]", "", m.group(1)).strip()
+                if text and text not in into:
+                    into.append(text[:120])
+    return (steps or headings)[:MAX_STEPS]
 
 
 def dependency_checks(doc: Any) -> dict[str, Any]:

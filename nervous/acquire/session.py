@@ -18,7 +18,9 @@ COLLECTION = "acquisitions"
 TOKEN_TTL = 15 * 60  # seconds an approval token stays valid
 
 #: states in which the session waits for an outcome report of its installed skill
-WAITING_FOR_OUTCOME = ("installed", "retry", "awaiting_dependency")
+WAITING_FOR_OUTCOME = ("installed", "retry", "awaiting_dependency", "awaiting_credentials")
+#: states in which the session waits for an approval (or a cancel)
+WAITING_FOR_APPROVAL = ("awaiting_approval", "reflex")
 TERMINAL = ("done", "cancelled", "failed", "refused", "no_candidates", "retained")
 
 
@@ -40,11 +42,17 @@ def session_of(token: str) -> str:
     return sid
 
 
-def issue_tokens(doc: dict[str, Any], indices: list[int], now: float) -> None:
-    """Fresh single-use tokens bound to each candidate's exact ref, version and fingerprint."""
+def supersede_open_tokens(doc: dict[str, Any]) -> None:
     for tok in doc.get("tokens", {}).values():
         if not tok["used"]:
             tok["used"] = "superseded"
+
+
+def issue_tokens(doc: dict[str, Any], indices: list[int], now: float) -> None:
+    """Fresh single-use tokens bound to each candidate's exact ref, version and fingerprint."""
+    supersede_open_tokens(doc)
+    for cand in doc.get("candidates", []):
+        cand.pop("token", None)
     for i in indices:
         cand = doc["candidates"][i]
         token = new_token(doc["id"])
@@ -59,7 +67,7 @@ def redeem(doc: dict[str, Any], token: str, now: float) -> dict[str, Any]:
     """Mark ``token`` used (inside the session's transaction) and return what it approves.
 
     Unknown, used, superseded and expired tokens are refused: silence or a stale token is never
-    approval.
+    approval. A token whose candidate changed since it was issued is refused too.
     """
     record = doc.get("tokens", {}).get(token)
     if record is None:
@@ -70,6 +78,11 @@ def redeem(doc: dict[str, Any], token: str, now: float) -> dict[str, Any]:
         raise Refused("this approval token was already used; tokens are single-use", code="invalid_token")
     if now > record["expires_at"]:
         raise Refused("this approval token has expired; run the acquisition again", code="token_expired")
+    cand = doc["candidates"][record["candidate"]]
+    if (cand["ref"], cand["version"], cand["fingerprint"]) != (record["ref"], record["version"],
+                                                                  record["fingerprint"]):
+        raise Refused("this approval token was issued for a different version of the candidate",
+                      code="invalid_token")
     record["used"] = True
     return dict(record)
 

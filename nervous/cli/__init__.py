@@ -38,6 +38,7 @@ COMMANDS: dict[str, str] = {
     "done": "nervous.cli.acquire_cmd:done",
     "mcp": "nervous.cli.mcp_cmd:mcp",
     "integrations": "nervous.cli.integrations_cmd:integrations",
+    "audit": "nervous.cli.audit_cmd:audit",
 }
 
 _HELP = {
@@ -61,6 +62,7 @@ _HELP = {
     "done": "Report the outcome of an acquired skill and clean up.",
     "mcp": "Run the Model Context Protocol server over stdio.",
     "integrations": "Install host integrations (OpenClaw skills).",
+    "audit": "Show the audit log of lifecycle events.",
 }
 
 

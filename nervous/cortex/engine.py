@@ -22,7 +22,7 @@ from . import formulas, lessons, memory, pruning, transfer
 from .entities import TaskText, extract_signals, filter_words, propose_region_name, sanitise_detail
 from .matching import MatcherMemory
 from .policy import FAILURE_OUTCOMES, SUCCESS, CandidateView
-from .results import Perception, OutcomeResult
+from .results import OutcomeResult, Perception
 
 R = TypeVar("R")
 OUTCOMES = (SUCCESS, *sorted(FAILURE_OUTCOMES))
@@ -290,30 +290,31 @@ class Cortex:
             raise UsageError("perceive needs a non-empty task description")
         moment = self._now(now)
         doc, warnings, degraded = self._read()
+        keywords: tuple[str, ...] = ()
+        proposal: str | None = None
         if degraded:
             keywords = extract_signals(task, 5)
             proposal = propose_region_name(keywords)
             return Perception(False, None, 0.0, keywords=keywords, proposed_region=proposal, degraded=True,
-                              warnings=warnings)
+                              warnings=tuple(warnings))
 
         def warn(message: str) -> None:
             if message not in warnings:
                 warnings.append(message)
 
         matches = tuple(self.matcher().match(task, self.matcher_memory(doc), 3))
-        keywords: tuple[str, ...] = ()
-        proposal: str | None = None
         if not matches:
             keywords = extract_signals(task, 5)
             proposal = propose_region_name(keywords)
-            return Perception(False, None, 0.0, keywords=keywords, proposed_region=proposal, warnings=warnings)
+            return Perception(False, None, 0.0, keywords=keywords, proposed_region=proposal,
+                              warnings=tuple(warnings))
         region, score = matches[0]
         ranked = self._rank(doc, region, moment, rng, warn)
         if not ranked:
             keywords = extract_signals(task, 5)
             proposal = propose_region_name(keywords)
             return Perception(False, region, score, matches, keywords=keywords, proposed_region=proposal,
-                              warnings=warnings)
+                              warnings=tuple(warnings))
         top_view, top = ranked[0]
         reasons = formulas.fast_path_reasons(top, top_view.effective_weight, self.cfg)
         reflex = not reasons
@@ -324,7 +325,7 @@ class Cortex:
         warnings.extend(w for w in lessons.unknown_type_warnings(doc) if w not in warnings)
         return Perception(True, region, score, matches, tuple(v for v, _ in ranked), reflex,
                           top_view.identity, tuple(reasons), tuple(relevant), keywords, proposal,
-                          warnings=warnings)
+                          warnings=tuple(warnings))
 
     # ------------------------------------------------------------------ learning
 
@@ -563,9 +564,12 @@ class Cortex:
 
     def blacklist_list(self) -> dict[str, Any]:
         doc, warnings, _degraded = self._read()
-        info = doc.get("blacklist_info") if isinstance(doc.get("blacklist_info"), dict) else {}
-        entries = [{"identifier": e, **(info.get(e) if isinstance(info.get(e), dict) else {})}
-                   for e in memory.blacklist(doc)]
+        stored = doc.get("blacklist_info")
+        info: dict[str, Any] = stored if isinstance(stored, dict) else {}
+        entries = []
+        for e in memory.blacklist(doc):
+            extra = info.get(e)
+            entries.append({"identifier": e, **(extra if isinstance(extra, dict) else {})})
         return {"blacklist": entries, "warnings": warnings}
 
     # ------------------------------------------------------------------ administration
@@ -584,6 +588,25 @@ class Cortex:
 
         removed, warnings = self._transaction(apply, now=now)
         return {"region": region, "candidates_removed": removed, "warnings": warnings}
+
+    def retire(self, region: str, slug: str, *, source: str = "clawhub", now: float | None = None) -> dict[str, Any]:
+        """Remove a candidate from motor: it was kept as a long-term skill and leaves our management (§4.3.4)."""
+        check_region_name(region)
+        check_slug(slug)
+        identity = f"{source}:{slug}"
+
+        def apply(doc: dict[str, Any], tx: _Tx) -> bool:
+            reg = memory.motor(doc).get(region)
+            if not isinstance(reg, dict):
+                return False
+            cands = memory.region_candidates(reg)
+            kept = [c for c in cands if not (memory.is_valid_candidate(c) and
+                                             memory.Candidate(c, reg, tx.today, "", tx.warn).identity == identity)]
+            reg["candidates"] = kept
+            return len(kept) != len(cands)
+
+        removed, warnings = self._transaction(apply, now=now)
+        return {"region": region, "slug": slug, "source": source, "removed": removed, "warnings": warnings}
 
     def prune(self, *, now: float | None = None) -> dict[str, Any]:
         removed_box: list[str] = []

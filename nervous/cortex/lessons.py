@@ -19,9 +19,10 @@ def _lessons_for_write(doc: dict[str, Any]) -> list[Any]:
 
 def find(doc: dict[str, Any], kind: str, *, region: str | None = None, key: str | None = None,
          slug: str | None = None) -> dict[str, Any] | None:
-    for lesson in memory.lessons(doc):
-        if not isinstance(lesson, dict) or lesson.get("type") != kind:
+    for item in memory.lessons(doc):
+        if not isinstance(item, dict) or item.get("type") != kind:
             continue
+        lesson: dict[str, Any] = item
         if kind == "skill_quality_warning":
             if lesson.get("slug") == slug:
                 return lesson
@@ -60,7 +61,8 @@ def _counter(doc: dict[str, Any], family: str, region: str, key: str) -> dict[st
     entry = per_region.get(key)
     if not isinstance(entry, dict):
         entry = per_region[key] = {}
-    return entry
+    result: dict[str, Any] = entry
+    return result
 
 
 def dependency_missing(doc: dict[str, Any], region: str, keys: Iterable[str], cfg: Any, today: date) -> list[str]:

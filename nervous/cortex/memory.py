@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from ..clock import utc_date
@@ -56,7 +56,7 @@ def days_between(earlier: date, later: date) -> int:
 
 
 def date_epoch(day: date) -> float:
-    return datetime(day.year, day.month, day.day, tzinfo=timezone.utc).timestamp()
+    return datetime(day.year, day.month, day.day, tzinfo=UTC).timestamp()
 
 
 def parse_time(value: Any) -> float | None:
@@ -68,7 +68,7 @@ def parse_time(value: Any) -> float | None:
     except ValueError:
         return None
     if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
+        moment = moment.replace(tzinfo=UTC)
     return moment.timestamp()
 
 

@@ -34,6 +34,10 @@ def candidate_identity(source: str, slug: str) -> str:
     return f"{source}:{slug}"
 
 
+def _tags(value: Iterable[str]) -> tuple[str, ...]:
+    return tuple(value)
+
+
 def _state(value: Any) -> dict[str, Any]:
     return dict(value) if isinstance(value, Mapping) else {}
 
@@ -56,7 +60,7 @@ class CandidateView:
     #: epoch seconds of the candidate's last use, ``None`` when unknown
     last_used: float | None
     reflex: bool
-    tags: tuple[str, ...] = field(default=(), converter=tuple)
+    tags: tuple[str, ...] = field(default=(), converter=_tags)
     #: this policy's own opaque state for the candidate (``policy_state[<policy name>]``)
     policy_state: dict[str, Any] = field(factory=dict, converter=_state, eq=False)
 

@@ -103,10 +103,10 @@ def prune(doc: dict[str, Any], cfg: Any, today: date, *, protected: tuple[str, s
         kept_lessons.append(lesson)
     known = [x for x in kept_lessons if isinstance(x, dict) and x.get("type") in lessons_mod.LESSON_TYPES]
     if len(known) > cfg.max_lessons:
-        order = sorted(known, key=lambda x: (lessons_mod.confidence(x), str(x.get("created", "")),
-                                             str(x.get("type"))))
-        gone = {id(x) for x in order[: len(known) - cfg.max_lessons]}
-        removed.extend(f"lesson {x.get('type')} (at most {cfg.max_lessons})" for x in order if id(x) in gone)
+        weakest = sorted(known, key=lambda x: (lessons_mod.confidence(x), str(x.get("created", "")),
+                                               str(x.get("type"))))
+        gone = {id(x) for x in weakest[: len(known) - cfg.max_lessons]}
+        removed.extend(f"lesson {x.get('type')} (at most {cfg.max_lessons})" for x in weakest if id(x) in gone)
         kept_lessons = [x for x in kept_lessons if id(x) not in gone]
     if len(kept_lessons) != len(all_lessons):
         doc["cortex"]["prefrontal"]["lessons"] = kept_lessons
@@ -143,7 +143,7 @@ def merge_signals(doc: dict[str, Any], region: str, signals: list[str], cap: int
         pats.append(target)
     if not isinstance(target.get("signal"), list):
         target["signal"] = []
-    present = set()
+    present: set[str] = set()
     for p in pats:
         if isinstance(p, dict) and p.get("region") == region and isinstance(p.get("signal"), list):
             for s in p["signal"]:

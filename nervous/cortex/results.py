@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from attrs import asdict, field, frozen
 
 from .policy import CandidateView
+
+
+def _strings(values: Iterable[str]) -> tuple[str, ...]:
+    return tuple(values)
 
 
 def view_json(view: CandidateView) -> dict[str, Any]:
@@ -35,7 +40,7 @@ class Perception:
     #: a region name proposed for a miss (kebab-case, entity-filtered)
     proposed_region: str | None = None
     degraded: bool = False
-    warnings: tuple[str, ...] = field(default=(), converter=tuple)
+    warnings: tuple[str, ...] = field(default=(), converter=_strings)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -74,7 +79,7 @@ class OutcomeResult:
     signals_added: tuple[str, ...] = ()
     lesson_events: tuple[str, ...] = ()
     pruned: tuple[str, ...] = ()
-    warnings: tuple[str, ...] = field(default=(), converter=tuple)
+    warnings: tuple[str, ...] = field(default=(), converter=_strings)
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -145,8 +145,8 @@ def merge_into(target: dict[str, Any], incoming: dict[str, Any], cfg: Any, today
     for lesson in memory.lessons(incoming):
         if not isinstance(lesson, dict):
             continue
-        key = _lesson_identity(lesson)
-        index = next((i for i, x in enumerate(all_lessons) if isinstance(x, dict) and _lesson_identity(x) == key),
+        identity = _lesson_identity(lesson)
+        index = next((i for i, x in enumerate(all_lessons) if isinstance(x, dict) and _lesson_identity(x) == identity),
                      None)
         if index is None:
             all_lessons.append(copy.deepcopy(lesson))

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import unicodedata
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 
 LISTS = ("stopwords", "temporal", "allowlist", "vocabulary", "given_names")
 
 
-@lru_cache(maxsize=None)
+@cache
 def words(name: str) -> frozenset[str]:
     """One list, normalised (NFKC, case-folded); ``#`` lines are comments."""
     if name not in LISTS:

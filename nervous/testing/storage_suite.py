@@ -18,6 +18,7 @@ is always one complete committed state.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib
 import json
@@ -93,6 +94,10 @@ def _mp(spec: StoreSpec) -> Any:
     return _context
 
 
+def _set(doc: dict[str, Any], **values: Any) -> None:
+    doc.update(values)
+
+
 def _patiently(call: Callable[[], Any]) -> Any:
     """Run a store call, retrying on :class:`StorageBusy`.
 
@@ -158,7 +163,7 @@ def _churn_writer(spec: StoreSpec, collection: str, key: str, stop: Any, done: A
                 doc.clear()
                 doc.update(committed_state(i))
 
-            _patiently(lambda put=put: store.update(collection, key, put))
+            _patiently(functools.partial(store.update, collection, key, put))
             if i == 5:
                 done.set()
     finally:
@@ -172,7 +177,7 @@ def _log_appender(spec: StoreSpec, log: str, worker: int, count: int, go: Any) -
         go.wait(30)
         for i in range(count):
             entry = {"worker": worker, "i": i, "text": f"entry {i} from {worker} — ✓"}
-            _patiently(lambda entry=entry: store.append(log, entry))
+            _patiently(functools.partial(store.append, log, entry))
     finally:
         store.close()
 
@@ -382,7 +387,7 @@ class StoreConformance:
 
     def test_odd_keys_round_trip(self, store: Store) -> None:
         for i, key in enumerate(ODD_KEYS):
-            store.update("odd", key, lambda d, key=key, i=i: d.update(key=key, i=i))
+            store.update("odd", key, functools.partial(_set, key=key, i=i))
         for i, key in enumerate(ODD_KEYS):
             assert store.read("odd", key).value == {"key": key, "i": i}, key
         assert store.keys("odd") == sorted(ODD_KEYS)
@@ -518,7 +523,8 @@ class StoreConformance:
         final = _patiently(lambda: store.update("crash", "doc", lambda d: int(d["n"])))
         assert final.result >= acked
         assert store.read("crash", "doc").value == committed_state(final.result)
-        assert store.check() == [], "killed writers left problems behind"
+        problems = store.check()
+        assert problems == [], f"killed writers left problems behind: {problems}"
 
     # ------------------------------------------------------------------ corruption
 
@@ -578,7 +584,7 @@ class StoreConformance:
     def test_migrate_round_trip(self, store: Store) -> None:
         source = MemoryStore()
         for i, key in enumerate(["plain", "a/b", "ü ñ", ".."]):
-            source.update("alpha", key, lambda d, i=i: d.update(i=i, text="✓" * i))
+            source.update("alpha", key, functools.partial(_set, i=i, text="✓" * i))
         source.update("beta", "only", lambda d: d.update(nested={"x": [1, 2, {"y": None}]}))
         for i in range(5):
             source.append("audit", {"i": i})

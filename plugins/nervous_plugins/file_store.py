@@ -26,6 +26,7 @@ from typing import Any
 from urllib.parse import unquote
 
 import nervous
+from nervous import Provider
 from nervous.durable import (
     FileLock,
     atomic_write_bytes,
@@ -39,10 +40,8 @@ from nervous.durable import (
     parse_object,
     pid_alive,
     read_lock_holder,
-    tmp_path,
 )
 from nervous.errors import BadInput, NotFound, StorageError, UnsupportedVersion
-from nervous import Provider
 from nervous.storage import (
     SCHEMA_VERSION,
     Problem,
@@ -173,7 +172,7 @@ class FileStore(Store):
 
     def _walk_keys(self, base: Path) -> list[str]:
         found = []
-        for dirpath, dirnames, filenames in os.walk(base):
+        for dirpath, _dirnames, filenames in os.walk(base):
             rel = Path(dirpath).relative_to(base).parts
             for name in filenames:
                 if name.endswith(DOC_SUFFIX):
@@ -187,9 +186,8 @@ class FileStore(Store):
                create: bool = True) -> Updated[R]:
         path = self.document_path(collection, key)
         with self._lock(path) as lock:
-            for pid in lock.took_over_from:  # a writer died holding the lock: clear its leftovers
-                for leftover in (tmp_path(path, pid), tmp_path(backup_path(path), pid)):
-                    leftover.unlink(missing_ok=True)
+            if lock.took_over_from:
+                self._clear_leftovers(path)
             loaded = load_json(path)
             warnings = list(loaded.warnings)
             if loaded.value is None and not loaded.corrupt and not create:
@@ -208,9 +206,28 @@ class FileStore(Store):
                 warnings.append(f"{path}: rebuilt from {source} and replaced the corrupt file")
         return Updated(result, tuple(warnings))
 
+    @staticmethod
+    def _clear_leftovers(path: Path) -> None:
+        """After taking over a dead writer's lock, remove the temporary files dead writers left.
+
+        Called with the lock held, so no live process is writing this document; a chain of writers
+        killed one after another is cleaned in one pass.
+        """
+        prefix = path.name + "."
+        try:
+            names = os.listdir(path.parent)
+        except FileNotFoundError:
+            return
+        for name in names:
+            m = _TMP_RE.search(name)
+            if name.startswith(prefix) and m and not pid_alive(int(m.group(1))):
+                (path.parent / name).unlink(missing_ok=True)
+
     def delete(self, collection: str, key: str) -> bool:
         path = self.document_path(collection, key)
-        with self._lock(path):
+        with self._lock(path) as lock:
+            if lock.took_over_from:
+                self._clear_leftovers(path)
             existed = path.exists()
             path.unlink(missing_ok=True)
             backup_path(path).unlink(missing_ok=True)  # a later document must not restore this one

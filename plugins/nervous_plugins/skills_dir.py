@@ -307,6 +307,14 @@ class SkillsDirTarget:
         self.store.delete(COLLECTION, self._record_key(key))
         return record
 
+    def release(self, slug: str) -> bool:
+        """Hand an install of ours over to the user: the folder stays, our record goes (never removed later)."""
+        ref = SkillRef.parse(slug) if not isinstance(slug, SkillRef) else slug
+        key = self.lock_key(ref)
+        if key not in self._records():
+            return False
+        return self.store.delete(COLLECTION, self._record_key(key))
+
     def installed(self) -> list[InstallRecord]:
         from nervous.serialize import from_json
 

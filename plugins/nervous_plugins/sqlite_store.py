@@ -17,7 +17,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +26,6 @@ from nervous import Provider
 from nervous.durable import ensure_dir, parse_object
 from nervous.errors import NotFound, StorageBusy, StorageError, UnsupportedVersion
 from nervous.storage import (
-    SCHEMA_VERSION,
     Problem,
     R,
     Snapshot,
@@ -65,7 +64,7 @@ MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_v1]
 def _when(t: float | None) -> str:
     if t is None:
         return "unknown time"
-    return datetime.fromtimestamp(t, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return datetime.fromtimestamp(t, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 class SqliteStore(Store):
@@ -316,7 +315,7 @@ class SqliteStore(Store):
 
     def check(self) -> list[Problem]:
         conn = self._conn()
-        problems = []
+        problems: list[Problem] = []
         try:
             results = [r[0] for r in conn.execute("PRAGMA integrity_check").fetchall()]
         except sqlite3.DatabaseError as exc:

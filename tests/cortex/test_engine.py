@@ -278,3 +278,11 @@ def test_every_outcome_keeps_weights_in_range(cortex: Cortex) -> None:
     for i, o in enumerate(itertools.islice(itertools.cycle(outcomes), 30)):
         r = cortex.record_outcome("r", "s", o, now=NOW + i * 3600)
         assert 0 <= r.weight <= 1
+
+
+def test_retire_removes_the_candidate_from_motor(cortex: Cortex) -> None:
+    cortex.record_outcome("r", "keeper", "success", now=NOW)
+    cortex.record_outcome("r", "other", "success", now=NOW)
+    assert cortex.retire("r", "keeper", now=NOW)["removed"] is True
+    assert [c["slug"] for c in doc_of(cortex)["cortex"]["motor"]["r"]["candidates"]] == ["other"]
+    assert cortex.retire("r", "keeper", now=NOW)["removed"] is False

@@ -8,11 +8,6 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from nervous.config import Config
-from nervous.cortex.policy import CandidateView, RankingPolicy, at_least, seed_order
-from nervous.errors import ConfigError, ProviderError
-from nervous.manager import PluginManager
 from nervous_plugins.ranking import (
     DiscountedThompsonPolicy,
     SeedPolicy,
@@ -20,6 +15,11 @@ from nervous_plugins.ranking import (
     ThompsonPolicy,
     UCB1Policy,
 )
+
+from nervous.config import Config
+from nervous.cortex.policy import CandidateView, RankingPolicy, at_least, seed_order
+from nervous.errors import ConfigError, ProviderError
+from nervous.manager import PluginManager
 
 DAY = 86_400
 NOW = 1_772_000_000.0

@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
+from nervous.clock import parse_timestamp
 from nervous.cortex import Cortex
 from nervous.cortex.memory import COLLECTION, KEY, Candidate, today_of
 from nervous.cortex.transfer import strict_v1
-from nervous.clock import parse_timestamp
 from nervous.errors import BadInput, UnsupportedVersion
 from nervous.storage import MemoryStore
 

@@ -11,10 +11,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from nervous_plugins.file_store import FileStore, decode_key, encode_key
 
 from nervous.errors import BadInput, StorageBusy, UnsupportedVersion
 from nervous.testing.storage_suite import ODD_KEYS
-from nervous_plugins.file_store import FileStore, decode_key, encode_key
 
 
 def mode(p: Path) -> int:

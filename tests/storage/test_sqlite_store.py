@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from nervous_plugins.sqlite_store import MIGRATIONS, SqliteStore
 
 from nervous.errors import StorageBusy, StorageError, UnsupportedVersion
-from nervous_plugins.sqlite_store import MIGRATIONS, SqliteStore
 
 
 def test_selected_by_config_in_the_data_dir(nervous_config: Any) -> None:

@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from nervous_plugins.file_store import FileStore
 from nervous_plugins.sqlite_store import SqliteStore
 

@@ -118,6 +118,11 @@ RULES: tuple[Rule, ...] = (
        "The instructions tell the agent to send, upload or include secrets, conversation history, memory or "
        "user files to an external address.",
        "Remove the instruction; a skill must not move user data to destinations the user did not choose."),
+    _r("NV-EXFIL-005", "Secret sent to an unrelated host", "exfiltration", "critical", "refuse", "refuse",
+       "A secret-named environment variable flows into the body, query or command line of a request to a host "
+       "that neither the secret's name nor the skill's stated subject points at. (A key sent in an "
+       "authorisation header to its own service is normal.)",
+       "Send each secret only to the service it belongs to, in an authorisation header, and declare it."),
     # ------------------------------------------------------------------ prompt injection
     _r("NV-PI-001", "Concealment directive", "prompt-injection", "critical", "refuse", "refuse",
        "Instructions to hide actions from the user (do not tell the user, without informing the user, silently "
@@ -142,6 +147,10 @@ RULES: tuple[Rule, ...] = (
     _r("NV-OBF-002", "HTML comment with instructions", "obfuscation", "medium", "review", "refuse",
        "An HTML comment carries instructions that a rendered view hides from people.",
        "Move instructions into visible text or delete the comment."),
+    _r("NV-OBF-006", "Hidden instruction to take a risky action", "obfuscation", "critical", "refuse", "refuse",
+       "A comment hidden from rendered views tells the agent to run, install, send, read secrets or contact a "
+       "URL: instructions nobody reviewing the page would see.",
+       "Delete the hidden instruction; anything the agent must do belongs in visible text."),
     _r("NV-OBF-003", "Encoded blob", "obfuscation", "medium", "review", "refuse",
        "A base64 or hex blob of at least 200 characters outside a data file.",
        "Ship decoded content or a data file with a clear purpose."),
@@ -173,6 +182,9 @@ RULES: tuple[Rule, ...] = (
     _r("NV-PRIV-002", "Disables OS security", "privilege", "critical", "refuse", "refuse",
        "Removes quarantine attributes or turns off Gatekeeper, SELinux, the firewall or antivirus.",
        "Never weaken the operating system's protections."),
+    _r("NV-PRIV-003", "World-writable permissions", "privilege", "high", "review", "refuse",
+       "chmod 777, a+w or o+w; refused when recursive, elevated or aimed at system or home locations.",
+       "Grant the narrowest permissions the task needs."),
     # ------------------------------------------------------------------ network
     _r("NV-NET-001", "TLS verification disabled", "network", "medium", "review", "refuse",
        "Certificate checks are switched off (-k, --insecure, verify=False, rejectUnauthorized: false).",

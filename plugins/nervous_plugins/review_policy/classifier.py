@@ -53,6 +53,18 @@ COMMENT_INSTRUCTION = re.compile(
     r"read\s|fetch|curl|wget|assistant|agent|AI\b|instructions?|important|system|secretly|silently|"
     r"the\s+user|override|forget|password|token|api[_ ]?key)"
 )
+HIDDEN_DIRECTIVE = re.compile(
+    r"(?i)\b(?:you|assistant|agent|ai|model|claude|llm)\b|^\s*(?:always|never|do\s+not|don'?t|first|before|after|"
+    r"when|make\s+sure|ensure|remember|note|important|instruction|system)\b|\b(?:must|should|shall)\s+\w+",
+    re.M)
+HIDDEN_RISKY = re.compile(
+    r"(?i)https?://|hxxps?://|\b\d{1,3}(?:\.\d{1,3}){3}\b|\b(?:curl|wget|bash|sh\s+-c|eval|exec|sudo|chmod|rm\s+-|"
+    r"powershell|base64|nc\s)\b|\b(?:send|upload|post|forward|transmit|exfiltrat\w*|email|copy)\b[^.]{0,80}\b(?:to|into)\b"
+    r"|\b(?:api[_ -]?keys?|tokens?|passwords?|credentials?|secrets?|private\s+keys?|\.env\b|\.ssh|ssh\s+keys?|"
+    r"environment\s+variables?|cookies|wallet|seed\s+phrase)\b|\b(?:install|download|execute|run)\s+(?:\S+\s+){0,4}"
+    r"(?:package|script|binary|command|payload|file|from)|\b(?:ignore|override|disregard)\b|\b(?:do\s+not|don'?t|never)\s+"
+    r"(?:tell|mention|inform|show|reveal|log)|\bdelete\b|\bdisable\b|\bpermissions?\b|\bsudo\b|\badmin\b"
+)
 SECRET_LITERAL = re.compile(
     r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b|\bghp_[A-Za-z0-9]{36}\b|\bgithub_pat_[A-Za-z0-9_]{40,}|\bgh[ousr]_[A-Za-z0-9]{36}\b"
     r"|\bxox[abprs]-[A-Za-z0-9-]{10,}|\bsk-(?:proj-|ant-(?:api\d+-)?|live_)?[A-Za-z0-9_-]{32,}|\bsk_live_[A-Za-z0-9]{20,}"
@@ -63,6 +75,15 @@ SECRET_LITERAL = re.compile(
 PLACEHOLDER = re.compile(r"(?i)x{4,}|your|example|placeholder|dummy|fake|test|sample|redacted|\*{3,}|\.\.\.|<|0{8,}|1234")
 LOOKALIKE_TARGETS = ("clawhub", "openclaw", "clawdbot", "clawdhub", "moltbot", "claude", "anthropic", "github",
                      "openai", "metamask", "phantom", "coinbase", "binance")
+GENERIC_WORDS = {"get", "install", "installer", "cli", "download", "downloads", "raw", "githubusercontent", "github",
+                 "com", "www", "dev", "app", "io", "sh", "org", "net", "releases", "release", "latest", "main",
+                 "master", "script", "scripts", "the", "and", "for", "with", "tool", "tools", "skill", "use", "api",
+                 "static", "cdn", "files", "assets", "public", "setup", "run", "bin", "http", "https", "your",
+                 "this", "that", "from", "when", "using", "agent", "agents", "openclaw", "clawhub", "claude"}
+SECRET_NAME_WORDS = {"api", "key", "keys", "token", "tokens", "secret", "access", "auth", "bearer", "client",
+                     "private", "password", "pass", "pwd", "user", "app", "bot", "session", "cookie", "oauth",
+                     "refresh", "id", "env", "the", "webhook", "url", "cred", "creds", "credentials", "account",
+                     "sid", "live", "test", "prod", "dev", "default", "personal", "pat"}
 SHEBANG = re.compile(r"^#!\s*(?:/usr/bin/env\s+(?:-S\s+)?)?(?:/\S*/)?(\w+)")
 
 
@@ -94,6 +115,7 @@ class Classifier:
         skill = bundle.skill_md
         known_bins: set[str] = set()
         skill_name = None
+        self._subject: set[str] = set()
         if skill is not None:
             skill_name, known_bins = self._frontmatter(c, skill)
         for f in bundle.files:
@@ -136,6 +158,8 @@ class Classifier:
             url = str(spec.get("url") or spec.get("download") or "") if hasattr(spec, "get") else ""
             if url and URL_RE.search(url):
                 c.tag(f"network:{normalize_host(url)}", path, 1)
+        words = " ".join(str(x) for x in (doc.name or "", doc.description or "", *bins))
+        self._subject = {w for w in re.split(r"[^a-z0-9]+", words.lower()) if len(w) >= 3} - GENERIC_WORDS
         if meta.always:
             c.hit("NV-AUTO-001", path, _line_of(f, r"always\s*:"), "always: true")
         tools = doc.allowed_tools
@@ -257,6 +281,9 @@ class Classifier:
                         r"cspell|\#region|\#endregion)", body):
                     ln = text.count("\n", 0, m.start()) + 1
                     c.hit("NV-OBF-002", path, ln, snippet(body.strip()))
+                    risky = HIDDEN_RISKY.search(body)
+                    if risky and HIDDEN_DIRECTIVE.search(body):
+                        c.hit("NV-OBF-006", path, ln, snippet(body.strip()), trigger=risky.group(0)[:40])
                     for j, bl in enumerate(body.split("\n")):
                         prose.analyze_line(c, path, ln + j, bl)
         # secret literals
@@ -386,13 +413,16 @@ class Classifier:
 
     def _download_then_exec(self, c: Collector, path: str, lines: list[Line]) -> None:
         downloaded: dict[str, int] = {}
+        sources: dict[str, list[str]] = {}
         for ln in lines:
             t = ln.text
             for m in re.finditer(r"(?i)\b(?:curl|wget)\b[^\n;&|]*?(?:-o|-O|--output|--output-document)\s*['\"]?([^\s'\";&|]+)", t):
                 downloaded[m.group(1).rsplit("/", 1)[-1]] = ln.no
+                sources[m.group(1).rsplit("/", 1)[-1]] = [u.group(0) for u in URL_RE.finditer(t)]
             m = re.search(r"(?i)\bwget\s+(?:-\S+\s+)*['\"]?(https?://\S+/([\w.-]+))['\"]?\s*(?:$|&&|;)", t)
             if m:
                 downloaded[m.group(2)] = ln.no
+                sources[m.group(2)] = [m.group(1)]
             for name in list(downloaded):
                 esc = re.escape(name)
                 if re.search(rf"(?:chmod\s+[+0-7a-z]*x?\S*\s+\S*{esc}\b|(?:^|[;&|\s])\./{esc}\b|\b(?:ba|z)?sh\s+\S*{esc}\b|"
@@ -402,11 +432,26 @@ class Classifier:
                     if name.lower().endswith((".json", ".txt", ".csv", ".md", ".html", ".xml", ".png", ".jpg")):
                         continue
                     c.hit("NV-EXEC-003", path, ln.no, snippet(t), action=None if ln.kind != "code" or not ln.quoted else "review",
-                          file_name=name, hosts=[normalize_host(u.group(0)) for u in URL_RE.finditer(t)])
+                          file_name=name, hosts=[normalize_host(u) for u in sources.get(name, [])],
+                          urls=sources.get(name, []))
                     c.fact("download_exec", path, ln.no)
                     del downloaded[name]
 
     # ------------------------------------------------------------------ bundle-wide rules
+
+    def _coherent_host(self, url: str) -> bool:
+        """The download host names what the skill says it is about (a vendor installing its own tool)."""
+        if not url.lower().startswith("https://"):
+            return False
+        host = normalize_host(url)
+        if ip_kind(host) is not None or host_matches(host, url, PASTE_HOSTS):
+            return False
+        labels = [x for x in host.split(".")[:-1] if len(x) >= 3 and x not in GENERIC_WORDS]
+        if host in ("raw.githubusercontent.com", "github.com", "gitlab.com", "codeberg.org"):
+            path = re.sub(r"^https://[^/]+/", "", url.lower()).split("/")
+            labels = [x for seg in path[:2] for x in re.split(r"[^a-z0-9]+", seg) if len(x) >= 3]
+        parts = {p for lab in labels for p in re.split(r"[^a-z0-9]+", lab) if len(p) >= 3} - GENERIC_WORDS
+        return bool(parts & self._subject) or any(lab in self._subject for lab in labels)
 
     def _combine(self, c: Collector, bundle: SkillBundle) -> None:
         ids = c.rule_ids()
@@ -416,21 +461,33 @@ class Classifier:
             if h.rule_id in ("NV-EXEC-001", "NV-EXEC-003") and h.action is None:
                 hosts = [x for x in h.evidence.get("hosts", []) if x]
                 urls = h.evidence.get("urls", []) or [f"https://{x}/" for x in hosts]
-                if hosts and all(host_matches(x, u, self.vendor_hosts) for x, u in zip(hosts, urls)) \
-                        and not risky_hosts and not paste:
-                    h.action = "review"
+                if not hosts or risky_hosts or paste:
+                    continue
+                if all(host_matches(x, u, self.vendor_hosts) for x, u in zip(hosts, urls)):
                     h.evidence["vendor_installer"] = True
-                    c.hit("NV-SUPPLY-006", h.file, h.line, h.snippet, source="vendor installer piped to a shell")
+                elif all(self._coherent_host(u) for u in urls):
+                    h.evidence["coherent_installer"] = True
+                else:
+                    continue
+                h.action = "review"
+                c.hit("NV-SUPPLY-006", h.file, h.line, h.snippet, source="installer piped to a shell")
         ids = c.rule_ids()
         exec_refuse = any(h.rule_id in ("NV-EXEC-001", "NV-EXEC-002", "NV-EXEC-003") and h.action is None for h in c.hits)
         if paste and (exec_refuse or c.has("paste_url") or c.has("password_archive") or "NV-SUPPLY-003" in ids):
             f, ln, _ = c.facts["terminal_paste"][0]
             c.hit("NV-SUPPLY-001", f, ln, "paste-into-terminal prerequisite with a remote or encoded payload")
-        if (c.has("harvest_read") or c.has("env_dump") or c.has("harvest_send")) and c.has("network_send"):
-            src = (c.facts.get("harvest_send") or c.facts.get("harvest_read") or c.facts.get("env_dump") or [(None, None, "")])[0]
-            dst = c.facts["network_send"][0]
-            c.hit("NV-EXFIL-001", src[0], src[1], "credential read or environment dump combined with a network send",
-                  send_file=dst[0], send_line=dst[1], via=src[2], send_via=dst[2])
+        self._exfil(c)
+        self._secret_flows(c)
+        deceptive = any(h.rule_id in ("NV-PI-001", "NV-PI-002", "NV-PI-003", "NV-REMOTE-001", "NV-EXFIL-004",
+                                      "NV-OBF-001", "NV-OBF-002", "NV-EXEC-001", "NV-EXEC-002", "NV-EXFIL-001")
+                        and h.action in (None, "refuse") for h in c.hits)
+        staged = c.has("download_exec") or c.has("paste_url") or c.has("raw_ip") or paste
+        for h in c.hits:
+            if h.rule_id == "NV-PERSIST-002" and h.action is None and not deceptive:
+                h.action = "review"
+                h.evidence["escalates_with"] = "concealment, override, remote instructions or exfiltration"
+            if h.rule_id == "NV-PRIV-002" and h.evidence.get("quarantine") and h.action is None and not staged:
+                h.action = "review"
         if any(r.startswith("NV-CRED-") for r in ids):
             for h in c.hits:
                 if h.rule_id == "NV-EXFIL-003":
@@ -448,6 +505,50 @@ class Classifier:
             for prefix, flag in RULE_FLAGS.items():
                 if h.rule_id.startswith(prefix):
                     c.flags.add(flag)
+
+    def _secret_flows(self, c: Collector) -> None:
+        """NV-EXFIL-005: a secret reaching a request to a host unrelated to the secret and the skill."""
+        seen: set[str] = set()
+        for f, ln, via in c.facts.get("secret_flow", []):
+            name, _, url = via.partition("|")
+            host = normalize_host(url)
+            if host in seen or host in ("*", "localhost") or ip_kind(host) == "local" or "$" in host or "{" in url:
+                continue
+            tokens = {t for t in name.lower().split("_") if len(t) >= 3} - SECRET_NAME_WORDS
+            labels = {p for lab in host.split(".") for p in re.split(r"[^a-z0-9]+", lab) if len(p) >= 3}
+            if tokens & labels or any(t in host for t in tokens if len(t) >= 4) or self._coherent_host(url):
+                continue
+            if host_matches(host, url, self.vendor_hosts):
+                continue
+            seen.add(host)
+            c.hit("NV-EXFIL-005", f, ln, f"secret {name} sent to {host}", secret=name, host=host)
+            c.flags.add("network_send")
+
+    def _exfil(self, c: Collector) -> None:
+        """NV-EXFIL-001: a credential harvest or environment dump in a skill that sends data."""
+        sends = [s for s in c.facts.get("network_send", []) if s[2] != "sh-git-push"]
+        if not sends:
+            return
+        reads = c.facts.get("harvest_read", [])
+        cats = {via.split(":", 1)[-1] for _, _, via in reads}
+        from .shell import NEVER_LEGIT_CATEGORIES
+
+        harvest = [r for r in reads if r[2].split(":", 1)[-1] in NEVER_LEGIT_CATEGORIES]
+        if not harvest and len(cats - {"env", "other"}) >= 2:
+            harvest = reads
+        dumps = []
+        for f, ln, via in c.facts.get("env_dump", []):
+            if f is not None and ext_of(f) in MARKDOWN_EXT:
+                if any(sf == f and sl is not None and ln is not None and abs(sl - ln) <= 5 for sf, sl, _ in sends):
+                    dumps.append((f, ln, via))
+            else:
+                dumps.append((f, ln, via))
+        src = (c.facts.get("harvest_send") or harvest or dumps or [None])[0]
+        if src is None:
+            return
+        dst = sends[0]
+        c.hit("NV-EXFIL-001", src[0], src[1], "credential read or environment dump combined with a network send",
+              send_file=dst[0], send_line=dst[1], via=src[2], send_via=dst[2])
 
     # ------------------------------------------------------------------ result
 

@@ -85,6 +85,17 @@ def analyze(c: Collector, file: str, source: str, *, lines_offset: int = 0) -> N
             hosts = [normalize_host(u.group(0)) for u in URL_RE.finditer(line)] or ["*"]
             for h in hosts:
                 c.tag(f"write:remote:{h}", file, no)
+        if has_fetch and re.search(r"\b(?:body|data|params|JSON\.stringify|searchParams|query)\b", line):
+            window = "\n".join(lines[max(0, i - 6): i + 6])
+            urls = [u.group(0) for u in URL_RE.finditer(window)]
+            for m2 in ENV_READ.finditer(line):
+                name = next((g for g in m2.groups() if g), None)
+                if name and not re.search(r"(?i)authorization|bearer|x-api-key|headers", line):
+                    from nervous.sideeffects import is_secret_env
+
+                    if is_secret_env(name):
+                        for u in urls:
+                            c.fact("secret_flow", file, no, f"{name}|{u}")
         if DELETE_REQ.search(line):
             c.tag("delete:remote:*", file, no)
         m = FS_WRITE.search(line)
@@ -129,7 +140,7 @@ def analyze(c: Collector, file: str, source: str, *, lines_offset: int = 0) -> N
                 c.tag(f"read:file:{v}", file, no)
                 if not re.search(r"(?:^|/)\.env(?:\.|$)", v):
                     c.hit("NV-CRED-001", file, no, snippet(line), path=v)
-                    c.fact("harvest_read", file, no, "js-const")
+                    c.fact("harvest_read", file, no, "js-const:" + shell.credential_category(v))
                 break
         if re.search(r"\b(?:reverse|bind)[_ ]?shell\b|\.pipe\(\s*\w+\.stdin\s*\)", line) and re.search(r"net\.|socket", source):
             if re.search(r"spawn\(\s*['\"](?:/bin/)?(?:ba)?sh|cmd\.exe", source):

@@ -217,6 +217,15 @@ def analyze_line(c: Collector, file: str, lineno: int, line: str, *, in_code: bo
               action="review" if q else None)
         c.flags.add("network_send")
         c.fact("network_send", file, lineno, "prose-exfil")
+    if not in_code and re.search(rf"(?i)\b{SEND_VERB}\b", line):
+        from nervous.sideeffects import is_secret_env
+
+        from .text import URL_RE
+
+        names = [n for n in re.findall(r"\$?\{?\b([A-Z][A-Z0-9]*_[A-Z0-9_]+)\b", line) if is_secret_env(n)]
+        for n in names:
+            for u in URL_RE.finditer(line):
+                c.fact("secret_flow", file, lineno, f"{n}|{u.group(0)}")
     m = REMOTE_INSTR.search(line)
     if m:
         c.hit("NV-REMOTE-001", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1)
@@ -258,7 +267,9 @@ def analyze_line(c: Collector, file: str, lineno: int, line: str, *, in_code: bo
             if not re.search(r"(?:^|/)\.env\b", path):
                 c.hit("NV-CRED-001", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1, path=path)
                 if not quoted(m):
-                    c.fact("harvest_read", file, lineno, "prose")
+                    from .shell import credential_category
+
+                    c.fact("harvest_read", file, lineno, "prose:" + credential_category(path))
 
 
 _NEGATION = re.compile(r"(?i)\b(?:never|not|no|don'?t|doesn'?t|won'?t|cannot|can'?t|avoid|prohibit\w*|forbid\w*|"

@@ -86,6 +86,12 @@ def analyze(c: Collector, file: str, source: str, *, lines_offset: int = 0) -> b
         c.fact("network_send", file, lines_offset + 1, "py-smtp")
     dup2 = pty = False
     fetch_names: set[str] = set()
+    env_vars: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            name = _env_name(node.value)
+            if name:
+                env_vars[node.targets[0].id] = name
     for node in ast.walk(tree):
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
             fn = _dotted(node.value.func)
@@ -141,6 +147,9 @@ def analyze(c: Collector, file: str, source: str, *, lines_offset: int = 0) -> b
                 c.flags.add("network_send")
                 c.fact("network_send", file, ln(node), "py")
                 c.tag(f"write:remote:{host}", file, ln(node))
+            for env_name in _secret_refs(node, env_vars):
+                if url and URL_RE.search(url):
+                    c.fact("secret_flow", file, ln(node), f"{env_name}|{url}")
             if any(kw.arg == "files" for kw in node.keywords):
                 c.hit("NV-EXFIL-002", file, ln(node), snip(node))
             if method == "delete":
@@ -275,4 +284,31 @@ def _string_constant(c: Collector, file: str, line: int, value: str, has_net: bo
         c.tag(f"read:file:{v}", file, line)
         if not re.search(r"(?:^|/)\.env(?:\.|$)", v):
             c.hit("NV-CRED-001", file, line, snippet(v), path=v)
-            c.fact("harvest_read", file, line, "py-const")
+            c.fact("harvest_read", file, line, "py-const:" + shell.credential_category(v))
+
+
+def _env_name(node: ast.AST) -> str | None:
+    """The environment variable a node reads (``os.environ["X"]``, ``os.getenv("X")``...), if any."""
+    if isinstance(node, ast.Subscript) and _dotted(node.value) in ("os.environ", "environ"):
+        return _const_str(node.slice)
+    if isinstance(node, ast.Call) and _dotted(node.func) in ("os.getenv", "getenv", "os.environ.get", "environ.get") \
+            and node.args:
+        return _const_str(node.args[0])
+    return None
+
+
+def _secret_refs(call: ast.Call, env_vars: dict[str, str]) -> set[str]:
+    """Secret-named variables that reach a request outside its ``headers``/``auth`` arguments."""
+    from nervous.sideeffects import is_secret_env
+
+    out: set[str] = set()
+    parts: list[ast.AST] = list(call.args) + [kw.value for kw in call.keywords
+                                                if kw.arg not in ("headers", "auth", "cert")]
+    for part in parts:
+        for sub in ast.walk(part):
+            name = _env_name(sub)
+            if name is None and isinstance(sub, ast.Name):
+                name = env_vars.get(sub.id)
+            if name and is_secret_env(name):
+                out.add(name)
+    return out

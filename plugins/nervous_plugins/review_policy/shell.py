@@ -55,7 +55,7 @@ CATASTROPHIC = re.compile(
     r"|>\s*/dev/(?:sd[a-z]|nvme\d|disk\d)"
 )
 DISABLE_SECURITY = re.compile(
-    r"(?i)\bxattr\s+(?:-[a-z]*\s+)*-[a-z]*[dc][a-z]*\s+(?:-[a-z]+\s+)*(?:com\.apple\.quarantine)?"
+    r"(?i)\bxattr\s+(?:-[a-z]*\s+)*-[a-z]*[dc][a-z]*\s+(?:-[a-z]+\s+)*com\.apple\.quarantine"
     r"|\bspctl\s+--master-disable|\bspctl\s+--global-disable|\bsetenforce\s+0|\bcsrutil\s+disable"
     r"|Set-MpPreference\s+[^\n]*-Disable|Add-MpPreference\s+[^\n]*-Exclusion|\bufw\s+disable"
     r"|systemctl\s+(?:stop|disable)\s+(?:firewalld|apparmor|auditd)|\bSet-ExecutionPolicy\s+(?:Bypass|Unrestricted)"
@@ -96,6 +96,26 @@ PRIV_CMD = re.compile(r"(?i)(?:^|[;&|(`]\s*|\$\(\s*)(?:sudo|su|doas|pkexec|runas
 SYSTEM_WRITE = re.compile(r"(?i)(?:>>?|\btee\s+(?:-a\s+)?|\b(?:cp|mv|install|ln)\s+[^\n]*\s)\s*/(?:etc|usr|bin|sbin|boot|lib|System|Library)/")
 ENV_DUMP = re.compile(r"(?i)(?:^|[;&|(`]\s*|\$\(\s*)(?:env|printenv|export\s+-p|set)\s*(?:$|[|>;)&`])"
                       r"|\bGet-ChildItem\s+env:|\bgci\s+env:|\bdir\s+env:|\bcompgen\s+-e")
+CONTENT_READ = re.compile(r"(?i)(?:^|[;&|(`]\s*|\$\(\s*)(?:cat|base64|xxd|od|strings|head|tail|less|more|tar|zip|7z|"
+                          r"cp|scp|rsync|curl|wget|nc|openssl|gpg|python3?|node|sqlite3|find|grep|awk|sed|type|"
+                          r"Get-Content|gc)\b|<\s*~|@~|@\$HOME")
+#: credential categories no skill needs to read the contents of in order to do its job
+NEVER_LEGIT_CATEGORIES = {"ssh-key", "browser", "wallet", "keychain", "shadow", "gnupg"}
+
+
+def credential_category(path: str) -> str:
+    p = path.lower()
+    for cat, pat in (("ssh-key", r"\.ssh|id_rsa|id_ed25519|id_ecdsa|id_dsa"), ("cloud", r"\.aws|gcloud|\.azure|\.kube"),
+                     ("registry", r"\.docker|\.npmrc|\.pypirc|\.netrc|git-credentials"), ("gnupg", r"\.gnupg"),
+                     ("browser", r"login data|cookies|logins\.json|key[34]\.db|chrome|firefox|brave"),
+                     ("wallet", r"wallet|metamask|phantom|exodus|electrum|solflare"), ("keychain", r"keychain"),
+                     ("shadow", r"/etc/shadow"), ("agent", r"openclaw|clawdbot"), ("env", r"\.env"),
+                     ("key-file", r"\.pem|\.key|\.p12|\.pfx")):
+        if re.search(pat, p):
+            return cat
+    return "other"
+
+
 DESTRUCTIVE_SUBCOMMANDS = {"delete", "remove", "rm", "destroy", "drop", "purge", "uninstall", "wipe", "prune",
                            "kill", "terminate", "trash", "erase", "clear", "reset", "revoke", "archive-delete"}
 PKG_INSTALL = {"install", "add", "i", "ci", "update", "upgrade", "sync", "get"}
@@ -157,6 +177,40 @@ def _first_word(cmd: list[str]) -> tuple[str, list[str], bool]:
     return "", [], priv
 
 
+def _strip_headers(line: str) -> str:
+    """A request line without its header and basic-auth arguments (secrets there go to their own service)."""
+    line = re.sub(r"(?i)(?:-H|--header)\s*(?:\"[^\"]*\"|'[^']*'|\S+)", " ", line)
+    return re.sub(r"(?i)(?:-u|--user|--oauth2-bearer)\s*(?:\"[^\"]*\"|'[^']*'|\S+)", " ", line)
+
+
+def _is_secret_name(name: str) -> bool:
+    from nervous.sideeffects import is_secret_env
+
+    return is_secret_env(name) and name not in NOT_ENV
+
+
+def in_data_string(line: str, pos: int) -> bool:
+    """Whether ``pos`` sits inside a quoted argument that is data (a grep pattern, an echo), not code."""
+    quote = None
+    opened = -1
+    i = 0
+    while i < pos and i < len(line):
+        ch = line[i]
+        if ch == "\\" and quote != "'":
+            i += 2
+            continue
+        if quote is None and ch in "'\"":
+            quote, opened = ch, i
+        elif quote == ch:
+            quote = None
+        i += 1
+    if quote is None:
+        return False
+    before = line[:opened].rstrip()
+    return not re.search(r"(?i)(?:\b(?:ba|z|da|k)?sh|\beval|\bsu|\bssh\s+\S+|\bexec|\bsource|\bpowershell|\bpwsh|"
+                         r"-c|-Command|\bxargs\s+(?:-\S+\s+)*(?:ba)?sh|\$\(|`)$", before)
+
+
 def looks_like_command(text: str, extra: frozenset[str] | set[str] = frozenset()) -> bool:
     s = text.strip().lstrip("$>#% ").strip()
     if not s:
@@ -176,30 +230,38 @@ def analyze_line(c: Collector, file: str, lineno: int, raw: str, *, executable: 
     act = None if executable and not quoted else "review"
 
     # --- shapes that matter whatever the tokenizer makes of the line
+    def shape_action(m: re.Match[str]) -> str | None:
+        return "review" if in_data_string(line, m.start()) else act
+
     m = PIPE_TO_SHELL.search(line)
     if m:
         hosts = [normalize_host(u.group(0)) for u in URL_RE.finditer(line)]
         urls = [u.group(0) for u in URL_RE.finditer(line)]
-        c.hit("NV-EXEC-001", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1, action=act,
+        c.hit("NV-EXEC-001", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1,
+              action=shape_action(m),
               hosts=hosts, urls=urls, alt=which_alternative(PIPE_TO_SHELL, m))
         c.fact("download_exec", file, lineno)
         c.tier("curl", "DANGEROUS")
     m = ENCODED_TO_SHELL.search(line)
     if m:
-        c.hit("NV-EXEC-002", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1, action=act)
+        c.hit("NV-EXEC-002", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1,
+              action=shape_action(m))
         c.fact("encoded_exec", file, lineno)
     m = REVERSE_SHELL.search(line)
     if m:
-        c.hit("NV-EXEC-005", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1, action=act)
+        c.hit("NV-EXEC-005", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1,
+              action=shape_action(m))
         c.tag("network:*", file, lineno)
     m = CATASTROPHIC.search(line)
     if m:
-        c.hit("NV-DESTR-001", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1, action=act)
+        c.hit("NV-DESTR-001", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1,
+              action=shape_action(m))
         c.tag("delete:/", file, lineno)
     m = DISABLE_SECURITY.search(line)
     if m:
-        c.hit("NV-PRIV-002", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1, action=act,
-              alt=which_alternative(DISABLE_SECURITY, m))
+        alt = which_alternative(DISABLE_SECURITY, m)
+        c.hit("NV-PRIV-002", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1,
+              action=shape_action(m), alt=alt, quarantine=alt == 0)
     m = TLS_OFF.search(line)
     if m and re.search(r"(?i)\b(curl|wget|git|pip|npm|export|node|set)\b", line):
         c.hit("NV-NET-001", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1)
@@ -218,7 +280,7 @@ def analyze_line(c: Collector, file: str, lineno: int, raw: str, *, executable: 
         c.tag(f"read:secret:{store}", file, lineno)
         c.hit("NV-CRED-001", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1, store=store)
         if HARVEST_STORE_CMDS.search(line):
-            c.fact("harvest_read", file, lineno, "secret-store")
+            c.fact("harvest_read", file, lineno, "secret-store:keychain")
     m = ENV_DUMP.search(line)
     if m and not re.search(r"(?i)\benv\s+[A-Z_]+=", line) and not re.search(r"\|\s*grep\s+-q?\w*\s*['\"]?[A-Z_]{3,}", line):
         c.hit("NV-CRED-004", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1)
@@ -259,8 +321,8 @@ def analyze_line(c: Collector, file: str, lineno: int, raw: str, *, executable: 
         if is_credential_path(word) and not re.search(r"(?i)ssh-keygen|chmod\s+[0-7]+\s|mkdir", line):
             c.tag(f"read:file:{word}", file, lineno)
             c.hit("NV-CRED-001", file, lineno, snippet(line), path=word)
-            if not re.search(r"(?i)\.env\b", word):
-                c.fact("harvest_read", file, lineno, "shell-path")
+            if not re.search(r"(?i)\.env\b", word) and CONTENT_READ.search(line):
+                c.fact("harvest_read", file, lineno, "shell-path:" + credential_category(word))
             break
     for var in ENV_REF.findall(line):
         name = next(v for v in var if v)
@@ -270,6 +332,18 @@ def analyze_line(c: Collector, file: str, lineno: int, raw: str, *, executable: 
                  line) and not re.search(r">\s*/dev/null|\|\s*(?:base64|sha|md5|wc|grep|cut|head|tr|jq|cat|openssl|gh|docker|kubectl)", line) \
             or re.search(r"(?i)--password[= ]['\"]?(?!\$|\{|<|\*|x{3})[^\s'\"]{3,}", line):
         c.hit("NV-CRED-003", file, lineno, snippet(line))
+
+    m = re.search(r"(?i)\bchmod\s+(?:-[a-zA-Z]+\s+)*(?:0?777|0?666|a\+w|o\+w|ugo\+w|a\+rwx|o\+rwx)\s+(\S+)", line)
+    if m:
+        severe = bool(re.search(r"(?i)\s-R\b|--recursive|\bsudo\b", line)) or bool(
+            re.match(r"(?:/|~|\$HOME|/etc|/usr|/var|/root|/home)(?:/|$|\s)", m.group(1) + " "))
+        c.hit("NV-PRIV-003", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1,
+              action="refuse" if severe and act is None else None)
+    secret_vars = [v for v in re.findall(r"\$\{?([A-Z][A-Z0-9_]+)", _strip_headers(line)) if _is_secret_name(v)]
+    if secret_vars and re.search(r"(?i)\b(?:curl|wget|http|xh|nc|ncat)\b", line):
+        for u in URL_RE.finditer(line):
+            for v in secret_vars:
+                c.fact("secret_flow", file, lineno, f"{v}|{u.group(0)}")
 
     # --- per simple command
     for cmd in _split_commands(_tokens(line)):

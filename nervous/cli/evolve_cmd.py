@@ -1,0 +1,285 @@
+"""``nervous evolve ...``: managed skill candidates from the command line (specs/evolver.md §10–§11).
+
+Every subcommand takes ``--json`` and ``--workspace``. Consequential actions (approve, publish,
+rollback, promote, set mode) need ``--yes``, which asserts that the user confirmed this exact
+action. ``nervous evolve run "TEXT"`` accepts the direct review commands verbatim, so a host agent
+can pass the user's message through; typing the exact command is the confirmation.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+
+from .app import emit, get_app, json_option, table
+
+_workspace_option = click.option("--workspace", "-w", type=click.Path(file_okay=False), default=None,
+                                 help="Workspace root holding ./.skill-evolver/ and ./skills/ "
+                                      "(default: config evolver.workspace).")
+_yes_option = click.option("--yes", "user_confirmed", is_flag=True,
+                           help="The user explicitly confirmed this action.")
+
+
+def _evolver(workspace: str | None) -> Any:
+    from ..evolver import Evolver
+
+    app = get_app()
+    return Evolver(app.manager, workspace if workspace is not None else app.config.evolver.workspace)
+
+
+def _read_draft(path: str | None) -> str | None:
+    if path is None:
+        return None
+    try:
+        data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
+    except OSError as exc:
+        raise click.UsageError(f"cannot read draft {path}: {exc.strerror}") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        from ..evolver import EvolverError
+
+        raise EvolverError("DRAFT_TOO_LARGE", f"draft {path} is not valid UTF-8 (byte {exc.start})") from None
+
+
+def _show(result: dict[str, Any]) -> Callable[[], None]:
+    def human() -> None:
+        if result.get("candidates") is not None:
+            rows = [[c["candidate_id"], c["target_skill"], c["change_type"], c["risk_level"], c["status"],
+                     c["summary"]] for c in result["candidates"]]
+            if rows:
+                click.echo(table(rows, ["candidate", "target", "change", "risk", "status", "summary"]))
+                for c in result["candidates"]:
+                    for note in c.get("merge_notes") or []:
+                        click.echo(f"  {c['candidate_id']}: {note}")
+        click.echo(result.get("message", ""))
+        if result.get("draft") is not None:
+            click.echo("")
+            click.echo(result["draft"], nl=False)
+
+    return human
+
+
+def _out(as_json: bool, result: dict[str, Any]) -> None:
+    data = {k: v for k, v in result.items() if k != "ok"}
+    emit(as_json, data, _show(result))
+
+
+@click.group()
+def evolve() -> None:
+    """Evolve reusable workflows into reviewed, versioned, reversible skills."""
+
+
+@evolve.command("create")
+@click.option("--target", "target_skill", required=True, help="Target skill (learned- prefix added if missing).")
+@click.option("--change-type", type=click.Choice(["create_skill", "patch_skill", "deprecate_skill"]),
+              default="create_skill", show_default=True)
+@click.option("--risk", "risk_level", type=click.Choice(["low", "medium", "high"]), required=True,
+              help="Declared risk; the effective risk is never lower than the derived one.")
+@click.option("--summary", "source_summary", required=True, help="Why this was learned.")
+@click.option("--signal-type", type=click.Choice(["multi_tool_success", "user_correction", "repeated_request",
+                                                  "recovered_failure"]), required=True)
+@click.option("--signal-count", type=int, default=1, show_default=True)
+@click.option("--draft", "draft_file", required=True, help="Draft SKILL.md file ('-' for stdin).")
+@click.option("--id", "candidate_id", default=None, help="Candidate id (default: generated).")
+@click.option("--matched-rule", "matched_rules", multiple=True)
+@click.option("--source-tool", "source_tools", multiple=True)
+@click.option("--suggestion", "suggestions", multiple=True)
+@click.option("--diff-summary", default=None)
+@click.option("--dedupe-basis", default=None)
+@_workspace_option
+@json_option
+def create_cmd(workspace: str | None, as_json: bool, draft_file: str, **kw: Any) -> None:
+    """Record a proposed skill change as a candidate (the mode may auto-approve or auto-publish it)."""
+    params = {k: (list(v) if isinstance(v, tuple) else v) for k, v in kw.items() if v is not None}
+    params["proposed_skill_content"] = _read_draft(draft_file)
+    _out(as_json, _evolver(workspace).create_candidate(**params))
+
+
+@evolve.command("list")
+@click.option("--status", "statuses", multiple=True, help="Statuses to list (default: open ones).")
+@_workspace_option
+@json_option
+def list_cmd(workspace: str | None, as_json: bool, statuses: tuple[str, ...]) -> None:
+    """List candidates waiting for review (or with the given statuses)."""
+    _out(as_json, _evolver(workspace).list_candidates(list(statuses) or None))
+
+
+@evolve.command("review")
+@_workspace_option
+@json_option
+def review_cmd(workspace: str | None, as_json: bool) -> None:
+    """Same as 'review skill candidates'."""
+    _out(as_json, _evolver(workspace).list_candidates())
+
+
+@evolve.command("show")
+@click.argument("candidate_id")
+@_workspace_option
+@json_option
+def show_cmd(workspace: str | None, as_json: bool, candidate_id: str) -> None:
+    """Show one candidate's record and raw draft."""
+    _out(as_json, _evolver(workspace).show_candidate(candidate_id))
+
+
+@evolve.command("approve")
+@click.argument("candidate_id")
+@_yes_option
+@_workspace_option
+@json_option
+def approve_cmd(workspace: str | None, as_json: bool, candidate_id: str, user_confirmed: bool) -> None:
+    """Approve a pending candidate (does not publish)."""
+    _out(as_json, _evolver(workspace).approve(candidate_id, user_confirmed=user_confirmed))
+
+
+@evolve.command("reject")
+@click.argument("candidate_id")
+@click.option("--reason", "failure_reason", default="rejected by the user", show_default=True)
+@_workspace_option
+@json_option
+def reject_cmd(workspace: str | None, as_json: bool, candidate_id: str, failure_reason: str) -> None:
+    """Reject a candidate; published skills are unchanged."""
+    _out(as_json, _evolver(workspace).reject(candidate_id, failure_reason))
+
+
+@evolve.command("revise")
+@click.argument("candidate_id")
+@click.option("--suggestion", "suggestions", multiple=True, help="Revision feedback (repeatable).")
+@click.option("--draft", "draft_file", default=None, help="Replacement draft file ('-' for stdin).")
+@click.option("--diff-summary", default=None)
+@_workspace_option
+@json_option
+def revise_cmd(workspace: str | None, as_json: bool, candidate_id: str, suggestions: tuple[str, ...],
+               draft_file: str | None, diff_summary: str | None) -> None:
+    """Record revision suggestions, optionally with a replacement draft."""
+    _out(as_json, _evolver(workspace).revise(candidate_id, suggestions=list(suggestions),
+                                             replacement_skill_content=_read_draft(draft_file),
+                                             diff_summary=diff_summary))
+
+
+@evolve.command("update-draft")
+@click.argument("candidate_id")
+@click.option("--draft", "draft_file", required=True, help="Revised draft file ('-' for stdin).")
+@click.option("--diff-summary", default=None)
+@_workspace_option
+@json_option
+def update_draft_cmd(workspace: str | None, as_json: bool, candidate_id: str, draft_file: str,
+                     diff_summary: str | None) -> None:
+    """Supply the revised draft of a candidate waiting for one."""
+    _out(as_json, _evolver(workspace).update_draft(candidate_id, _read_draft(draft_file) or "",
+                                                   diff_summary=diff_summary))
+
+
+@evolve.command("merge")
+@click.argument("candidate_id")
+@click.argument("into_candidate_id")
+@click.option("--reason", required=True, help="Why the candidates overlap.")
+@click.option("--draft", "draft_file", default=None, help="Replacement draft for the target candidate.")
+@click.option("--diff-summary", default=None)
+@_workspace_option
+@json_option
+def merge_cmd(workspace: str | None, as_json: bool, candidate_id: str, into_candidate_id: str, reason: str,
+              draft_file: str | None, diff_summary: str | None) -> None:
+    """Merge CANDIDATE_ID into INTO_CANDIDATE_ID (the first becomes 'merged')."""
+    _out(as_json, _evolver(workspace).merge_candidate(candidate_id, into_candidate_id, reason,
+                                                      replacement_skill_content=_read_draft(draft_file),
+                                                      diff_summary=diff_summary))
+
+
+@evolve.command("publish")
+@click.argument("candidate_id")
+@click.option("--as", "publish_as", default=None, help="Publish under this name (create_skill only).")
+@_yes_option
+@_workspace_option
+@json_option
+def publish_cmd(workspace: str | None, as_json: bool, candidate_id: str, publish_as: str | None,
+                user_confirmed: bool) -> None:
+    """Publish an approved candidate (or a pending one the user confirmed) to ./skills/."""
+    _out(as_json, _evolver(workspace).publish_candidate(candidate_id, publish_as, user_confirmed=user_confirmed))
+
+
+@evolve.command("rollback")
+@click.argument("skill_name")
+@_yes_option
+@_workspace_option
+@json_option
+def rollback_cmd(workspace: str | None, as_json: bool, skill_name: str, user_confirmed: bool) -> None:
+    """Restore a managed skill's previous version (unpublish a first version)."""
+    _out(as_json, _evolver(workspace).rollback_skill(skill_name, user_confirmed=user_confirmed))
+
+
+@evolve.command("promote")
+@click.argument("skill_name")
+@_yes_option
+@_workspace_option
+@json_option
+def promote_cmd(workspace: str | None, as_json: bool, skill_name: str, user_confirmed: bool) -> None:
+    """Promote learned-<name>-canary to learned-<name>."""
+    _out(as_json, _evolver(workspace).promote_canary(skill_name, user_confirmed=user_confirmed))
+
+
+@evolve.command("mode")
+@click.argument("mode", required=False, type=click.Choice(["manual", "assisted", "autonomous"]))
+@_yes_option
+@_workspace_option
+@json_option
+def mode_cmd(workspace: str | None, as_json: bool, mode: str | None, user_confirmed: bool) -> None:
+    """Show the autonomy mode, or set it (with --yes)."""
+    ev = _evolver(workspace)
+    _out(as_json, ev.get_mode() if mode is None else ev.set_mode(mode, user_confirmed=user_confirmed))
+
+
+@evolve.command("repair")
+@_workspace_option
+@json_option
+def repair_cmd(workspace: str | None, as_json: bool) -> None:
+    """Rebuild a lost or corrupt registry from the candidate sidecars."""
+    _out(as_json, _evolver(workspace).repair_state())
+
+
+@evolve.command("import")
+@_workspace_option
+@json_option
+def import_cmd(workspace: str | None, as_json: bool) -> None:
+    """Adopt an existing ./.skill-evolver/ (legacy candidate files get sidecars and raw drafts)."""
+    _out(as_json, _evolver(workspace).import_state())
+
+
+@evolve.command("run")
+@click.argument("text", nargs=-1, required=True)
+@_workspace_option
+@json_option
+def run_cmd(workspace: str | None, as_json: bool, text: tuple[str, ...]) -> None:
+    """Run a direct command, e.g. 'approve candidate <id>' (anything else lists the commands)."""
+    _out(as_json, _evolver(workspace).run_command(" ".join(text)))
+
+
+evolve.add_command(run_cmd, "do")
+
+
+@evolve.command("tool")
+@click.option("--params", "raw", default="-", show_default=True, help="Tool parameters as JSON ('-' for stdin).")
+def tool_cmd(raw: str) -> None:
+    """The skill_manage_managed tool: one JSON parameter object in, one JSON result out."""
+    from ..evolver.tool import handle
+
+    text = sys.stdin.read() if raw == "-" else raw
+    try:
+        params = json.loads(text)
+    except ValueError as exc:
+        params = None
+        click.echo(json.dumps({"ok": False, "operation": None, "error_code": "MISSING_FIELD",
+                               "message": f"parameters are not valid JSON ({exc})", "blocking_record": None,
+                               "warnings": []}))
+        raise click.exceptions.Exit(2)
+    result = handle(get_app().manager, params)
+    click.echo(json.dumps(result, indent=2, ensure_ascii=False, default=str))
+    if not result.get("ok"):
+        from ..evolver.errors import EXIT_CODES
+
+        raise click.exceptions.Exit(EXIT_CODES.get(str(result.get("error_code")), 1))

@@ -1,0 +1,32 @@
+"""``nervous integrations``: install host integrations (the OpenClaw skills) into a workspace."""
+
+from __future__ import annotations
+
+import click
+
+from .app import emit, json_option, table
+
+
+@click.group("integrations")
+def integrations() -> None:
+    """Install host integrations (OpenClaw skills that call the nervous CLI)."""
+
+
+@integrations.command("install")
+@click.argument("host", type=click.Choice(["openclaw"]))
+@click.option("--workspace", type=click.Path(file_okay=False), default=".", show_default=True,
+              help="The agent workspace; skills go to <workspace>/skills/<name>/SKILL.md.")
+@click.option("--force", is_flag=True, help="Replace a same-named skill nervous did not install.")
+@json_option
+def install(host: str, workspace: str, force: bool, as_json: bool) -> None:
+    """Copy HOST's skills into a workspace (re-running updates nervous's own copies)."""
+    from ..integrations import install as do_install
+
+    result = do_install(host, workspace, force=force)
+
+    def human() -> None:
+        click.echo(table([[s["name"], s["action"], s["path"]] for s in result["skills"]],
+                         ["SKILL", "ACTION", "PATH"]))
+        click.echo("Start a new agent session so the skills are loaded.")
+
+    emit(as_json, result, human)

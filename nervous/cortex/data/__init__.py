@@ -1,0 +1,1 @@
+"""Word lists of the entity filter (package data: one lower-case word per line, ``#`` comments)."""

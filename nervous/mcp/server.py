@@ -1,0 +1,135 @@
+"""The MCP server over stdio, built on the official ``mcp`` SDK's low-level server.
+
+Why the low-level server: the tool schemas are written by hand (:mod:`nervous.mcp.schema`) to be
+exact, and results must be the engines' own JSON, so nothing here is generated from signatures.
+Arguments are validated against the input schema before any engine runs (the SDK leaves that to
+the server); a refused call is a tool error (``isError``) whose structured content carries the
+engine's error code. Calls run one at a time in a worker thread, with stray prints sent to stderr
+so nothing can corrupt the protocol stream.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sys
+import traceback
+from typing import Any
+
+from .. import __version__
+from .handlers import _evolve_error, _goal_error, call
+from .schema import INSTRUCTIONS, ToolSpec, tool_specs
+
+
+class ArgumentChecker:
+    """Compiled input-schema validators, one per tool."""
+
+    def __init__(self, specs: list[ToolSpec]) -> None:
+        from jsonschema import Draft202012Validator
+
+        self._validators = {s.name: Draft202012Validator(s.input_schema) for s in specs}
+
+    def problems(self, name: str, args: dict[str, Any]) -> list[str]:
+        validator = self._validators.get(name)
+        if validator is None:
+            return []
+        out = []
+        for error in sorted(validator.iter_errors(args), key=lambda e: (list(e.absolute_path), e.message)):
+            where = error.json_path if error.absolute_path else "arguments"
+            message = error.message
+            if error.validator == "additionalProperties":
+                message = message.replace("Additional properties are not allowed", "unknown argument(s)")
+            out.append(f"{where}: {message}")
+        return list(dict.fromkeys(out))
+
+
+def invalid_arguments(name: str, args: dict[str, Any], problems: list[str]) -> dict[str, Any]:
+    """The tool error for arguments that do not match the input schema, in the tool's own envelope."""
+    selector = args.get("action") if name == "goal" else args.get("operation") if name == "evolve" else None
+    prefix = f"{selector}: " if isinstance(selector, str) else ""
+    message = f"invalid arguments for {name}: {prefix}" + "; ".join(problems)
+    if name == "goal":
+        return _goal_error({"ok": False, "action": selector, "code": "invalid_arg", "message": message})
+    if name == "evolve":
+        return _evolve_error(str(selector), _evolver_code(problems), message)
+    return {"ok": False, "error": {"code": "invalid_arg", "message": message}, "warnings": []}
+
+
+#: evolver argument -> the spec's code for a value outside its vocabulary (specs/evolver.md §13)
+_EVOLVER_VALUE_CODES = {"operation": "UNSUPPORTED_OPERATION", "autonomy_mode": "INVALID_MODE",
+                        "decision": "INVALID_DECISION", "change_type": "INVALID_CHANGE_TYPE",
+                        "risk_level": "INVALID_RISK_LEVEL"}
+
+
+def _evolver_code(problems: list[str]) -> str:
+    """``MISSING_FIELD`` (absent or mistyped) unless the first problem is a closed vocabulary's value."""
+    first = problems[0]
+    for field, code in _EVOLVER_VALUE_CODES.items():
+        if first.startswith(f"$.{field}:"):
+            return code
+    return "MISSING_FIELD"
+
+
+def run_tool(nv: Any, checker: ArgumentChecker, name: str, args: dict[str, Any]) -> tuple[dict[str, Any], bool]:
+    """Validate, then run a tool; stray output goes to stderr. Bugs become ``internal`` tool errors."""
+    problems = checker.problems(name, args)
+    if problems:
+        return invalid_arguments(name, args, problems), True
+    with contextlib.redirect_stdout(sys.stderr):
+        try:
+            return call(nv, name, args)
+        except Exception as exc:  # a bug: report it as a tool error and keep serving
+            traceback.print_exc(file=sys.stderr)
+            message = f"internal error in {name}: {type(exc).__name__}: {exc}"
+            return {"ok": False, "error": {"code": "internal", "message": message}, "warnings": []}, True
+
+
+def build_server(nv: Any) -> Any:
+    """An SDK ``Server`` exposing the nervous tools over ``nv`` (a :class:`nervous.api.Nervous`)."""
+    import anyio
+    import mcp_types as types
+    from mcp.server.lowlevel import Server
+
+    specs = tool_specs(sorted(nv.manager.providers("registry")))
+    checker = ArgumentChecker(specs)
+    tools = [types.Tool(name=s.name, title=s.title, description=s.description, input_schema=s.input_schema,
+                        output_schema=s.output_schema,
+                        annotations=types.ToolAnnotations(title=s.title, read_only_hint=s.read_only,
+                                                          destructive_hint=s.destructive,
+                                                          idempotent_hint=s.idempotent,
+                                                          open_world_hint=s.open_world))
+             for s in specs]
+    lock = anyio.Lock()
+
+    async def list_tools(ctx: Any, params: Any) -> Any:
+        return types.ListToolsResult(tools=tools)
+
+    async def call_tool(ctx: Any, params: Any) -> Any:
+        args = dict(params.arguments or {})
+        async with lock:
+            result, is_error = await anyio.to_thread.run_sync(run_tool, nv, checker, params.name, args)
+        text = json.dumps(result, ensure_ascii=False, indent=1, default=str)
+        return types.CallToolResult(content=[types.TextContent(type="text", text=text)],
+                                    structured_content=json.loads(json.dumps(result, default=str)),
+                                    is_error=is_error)
+
+    return Server("nervous", version=__version__, title="nervous",
+                  description="Acquire the skills an agent lacks, safely, and learn from every use.",
+                  instructions=INSTRUCTIONS, on_list_tools=list_tools, on_call_tool=call_tool)
+
+
+def serve_stdio(nv: Any) -> None:
+    """Serve until the client closes stdin."""
+    import anyio
+    from mcp.server.stdio import stdio_server
+
+    server = build_server(nv)
+
+    async def main() -> None:
+        async with stdio_server() as (read_stream, write_stream):
+            await server.run(read_stream, write_stream, server.create_initialization_options())
+
+    anyio.run(main)
+
+
+__all__ = ["build_server", "serve_stdio", "run_tool", "ArgumentChecker"]

@@ -1,0 +1,33 @@
+"""The routing benchmark runs end to end on a small split in the data README's format."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_benchmark_smoke(tmp_path: Path) -> None:
+    regions = [{"id": "WeatherNow", "name": "Weather Now", "description": "Forecasts and current weather."},
+               {"id": "photo_tool", "name": "Photo Tool", "description": "Resize, crop and convert images."}]
+    rows = [
+        {"phase": "train", "task": "What is the weather forecast for the weekend?", "region": "WeatherNow"},
+        {"phase": "train", "task": "Will it rain in the afternoon?", "region": "WeatherNow"},
+        {"phase": "train", "task": "Resize this photo to a smaller size", "region": "photo_tool"},
+        {"phase": "train", "task": "Crop the image and convert it to png", "region": "photo_tool"},
+        {"phase": "test", "task": "Is rain expected in the forecast?", "region": "WeatherNow"},
+        {"phase": "test", "task": "Please crop my photo", "region": "photo_tool"},
+        {"phase": "test", "task": "Negotiate a mortgage refinancing schedule", "region": None},
+    ]
+    (tmp_path / "regions.jsonl").write_text("\n".join(json.dumps(r) for r in regions) + "\n", encoding="utf-8")
+    (tmp_path / "split.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
+    proc = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "perception.py"), "--regions",
+                           str(tmp_path / "regions.jsonl"), "--split", str(tmp_path / "split.jsonl"), "--json"],
+                          capture_output=True, text=True, timeout=120, check=True)
+    report = json.loads(proc.stdout)
+    assert report["known_test"] == 2 and report["novel_test"] == 1
+    assert report["ours"]["hit_at_1"] == 1.0 and report["ours"]["routing_accuracy"] == 1.0
+    assert report["stored_words"]["signals_per_region_max"] <= 10
