@@ -179,7 +179,8 @@ class Nervous:
         """
         from .install_request import request_install
 
-        return request_install(self.acquirer, reference, version=version, task=task)
+        state: AcquireState = request_install(self.acquirer, reference, version=version, task=task)
+        return state
 
     # ------------------------------------------------------------------ read-only engines
 

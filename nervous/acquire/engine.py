@@ -335,9 +335,9 @@ class Acquirer:
     def _installed(self, doc: dict[str, Any], i: int, record: Any, warnings: list[str],
                    now: float) -> S.AcquireState:
         cand = doc["candidates"][i]
-        doc["switches"] = max(0, self._tried(doc) - 1)
         doc["installed"] = {"candidate": i, "slug": record.slug, "path": record.path, "version": record.version,
                             "fingerprint": record.fingerprint, "registry": record.registry, "at": now}
+        doc["switches"] = max(0, self._tried(doc) - 1)
         self._bump(warnings, installs=1)
         plan = build_plan(Path(record.path), cand, doc["lessons"])
         plan["lesson_checks"] = self._lesson_checks(doc, warnings)
@@ -376,16 +376,23 @@ class Acquirer:
                                                                   if doc.get("installed") else set()))
 
     def _install(self, cand: dict[str, Any], approved: dict[str, Any], *, confirmed: bool, reflex: bool) -> Any:
+        import attrs
+
         installer = Installer(self.pm, reflex=reflex)
         plan = installer.plan(SkillRef.parse(cand["ref"]), cand["version"])
+        # resolved by owner, laid out by bare slug (skills/<slug>), as `clawhub install <slug>` does
+        plan = attrs.evolve(plan, requested=SkillRef(plan.ref.name, None, plan.registry))
         latest = plan.metadata.latest_version
         if plan.version.version != approved["version"] or (latest and latest != approved["version"]):
             raise Refused(f"{cand['name']} changed since it was shown (version {approved['version']} → "
                           f"{latest or plan.version.version}); run the acquisition again",
                           code="changed_since_approval")
-        record = installer.install(plan, confirmed=confirmed)
         expected = approved["fingerprint"]
-        if expected and record.fingerprint != expected:
+        if expected and plan.version.fingerprint and plan.version.fingerprint != expected:
+            raise Refused(f"{cand['name']} content changed since it was vetted (fingerprint mismatch); nothing "
+                          "installed", code="changed_since_approval")
+        record = installer.install(plan, confirmed=confirmed)
+        if expected and self._installed_fingerprint(record) != expected:
             try:
                 installer.uninstall(record.slug)
             except NervousError:
@@ -393,6 +400,13 @@ class Acquirer:
             raise Refused(f"{cand['name']} content changed since it was vetted (fingerprint mismatch); nothing "
                           "kept", code="changed_since_approval")
         return record
+
+    @staticmethod
+    def _installed_fingerprint(record: Any) -> str:
+        """The content fingerprint of the installed folder, as the registry computes it (no ``_meta.json``)."""
+        from ..fingerprint import folder_entries, skill_fingerprint
+
+        return skill_fingerprint([(p, h) for p, h in folder_entries(record.path) if p != "_meta.json"])
 
     def cancel(self, token: str) -> S.AcquireState:
         """Cancel the acquisition a token belongs to; uninstall what it installed. Changes no weight."""
@@ -443,8 +457,8 @@ class Acquirer:
             missing = list(deps.get("missing_bins", [])) + list(deps.get("missing_env", []))
             for key in deps.get("missing_bins", []):
                 try:
-                    result = self.cortex.record_dependency_check(doc["region"], key, False)
-                    warnings += list(result["warnings"])
+                    checked = self.cortex.record_dependency_check(doc["region"], key, False)
+                    warnings += list(checked["warnings"])
                 except NervousError as exc:
                     warnings.append(f"could not record the missing dependency {key}: {exc.message}")
             msg = ("show the user exactly what must be installed"
@@ -605,7 +619,8 @@ class Acquirer:
         if len(found) > 1 and not session:
             raise UsageError(f"{len(found)} acquisitions of {slug!r} wait for {'an answer' if retention else 'an outcome'}"
                              f"; say which with --session ({', '.join(d['id'] for d in found)})")
-        return found[0]
+        chosen: dict[str, Any] = found[0]
+        return chosen
 
     def _save(self, doc: dict[str, Any], state: str, message: str, nxt: tuple[str, ...], warnings: list[str],
               extra: dict[str, Any] | None = None) -> S.AcquireState:

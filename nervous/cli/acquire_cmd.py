@@ -86,8 +86,8 @@ def _table(rows: list[list[str]], headers: list[str], shrink: tuple[int, ...]) -
         if widths[i] <= 6:
             break
         widths[i] -= 1
-    lines = ["  ".join(_fit(h, w) for h, w in zip(headers, widths)).rstrip()]
-    lines += ["  ".join(_fit(str(c), w) for c, w in zip(r, widths)).rstrip() for r in rows]
+    lines = ["  ".join(_fit(h, w) for h, w in zip(headers, widths, strict=True)).rstrip()]
+    lines += ["  ".join(_fit(str(c), w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]
     return lines
 
 
@@ -105,6 +105,15 @@ def _effects(classes: list[str]) -> str:
     from ..sideeffects import ICONS
 
     return ", ".join(f"{ICONS[c]} {_CLASS_NAMES.get(c, c)}" for c in classes) or "unknown"
+
+
+def _relative(path: str) -> str:
+    """A path under the current directory is shown relative to it."""
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:
+        return path
+    return path if rel.startswith("..") else rel
 
 
 def _acquirer() -> Any:
@@ -150,7 +159,7 @@ def _show_candidates(state: dict[str, Any]) -> None:
     lines = _table(rows, ["#", "skill", "ver", "source", "stars", "dl", "scan", "verdict", "runs"],
                    shrink=(1, 7, 6, 2))
     click.echo(_style(lines[0], bold=True))
-    for c, line in zip(cands, lines[1:]):
+    for c, line in zip(cands, lines[1:], strict=True):
         colour = _DECISION.get(c["decision"], ("", None))[1]
         click.echo(_style(line, fg=colour) if c["decision"] != "allow" else line)
     click.echo("verdict: side effects, our risk, ✓ allow / ! review / ✗ refuse"
@@ -196,7 +205,7 @@ def _show_plan(state: dict[str, Any]) -> None:
     if not plan:
         return
     click.echo("")
-    click.echo(_style(f"Plan: {plan['skill']} v{plan['version']}", bold=True) + f" (installed in {plan['path']})")
+    click.echo(_style(f"Plan: {plan['skill']} v{plan['version']}", bold=True) + f" (installed in {_relative(plan['path'])})")
     if plan.get("description"):
         click.echo(f"  {_fit(plan['description'], _columns() - 3).rstrip()}")
     click.echo(f"  side effects: {_effects(plan.get('classes') or [])}")
@@ -306,7 +315,7 @@ def _ask_candidates(acq: Any, state: dict[str, Any]) -> dict[str, Any] | None:
         answer = click.prompt(f"Install which candidate? {'/'.join(by_number)} (several in order: 1,2), "
                               "or c to cancel", default="", show_default=False).strip().lower()
         if answer in ("", "c", "cancel", "q", "n", "no"):
-            return acq.cancel(first_token).to_json()
+            return dict(acq.cancel(first_token).to_json())
         picks = [p.strip() for p in answer.replace(" ", ",").split(",") if p.strip()]
         if picks and all(p in by_number for p in picks) and len(set(picks)) == len(picks):
             chosen = [by_number[p] for p in picks]
@@ -318,7 +327,7 @@ def _ask_candidates(acq: Any, state: dict[str, Any]) -> dict[str, Any] | None:
                 if not confirm:
                     continue
             click.echo(f"Installing {', then '.join(c['name'] for c in chosen)}…")
-            return acq.approve(*(c["token"] for c in chosen), confirm_suspicious=confirm).to_json()
+            return dict(acq.approve(*(c["token"] for c in chosen), confirm_suspicious=confirm).to_json())
         click.echo(f"Please answer {', '.join(by_number)} (or c to cancel).")
 
 
@@ -336,7 +345,7 @@ def _ask_outcome(acq: Any, state: dict[str, Any]) -> dict[str, Any] | None:
             detail = None
             if outcome != "success":
                 detail = click.prompt("What went wrong (optional)", default="", show_default=False) or None
-            return acq.done(slug, outcome, detail=detail, session=state["session"]).to_json()
+            return dict(acq.done(slug, outcome, detail=detail, session=state["session"]).to_json())
         click.echo("Please answer s, m, r, a, d or p (or Enter to report later).")
 
 

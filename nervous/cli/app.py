@@ -64,23 +64,30 @@ json_option = click.option("--json", "as_json", is_flag=True, help="Print one JS
 
 
 def emit(as_json: bool, data: dict[str, Any], human: Callable[[], None] | str | None = None,
-         warnings: list[str] | tuple[str, ...] = ()) -> None:
-    """Print a command's result: JSON for agents, ``human()`` (or a string) for people."""
+         warnings: list[str] | tuple[str, ...] = (), *, exit_code: int = 0) -> None:
+    """Print a command's result: JSON for agents, ``human()`` (or a string) for people.
+
+    A non-zero ``exit_code`` (a check that found problems, a refusal that still has a full
+    answer) sets ``"ok": false`` and ends the command with that code after printing.
+    """
     app_warnings = list(warnings)
     try:
         app_warnings = get_app().warnings + app_warnings
     except (RuntimeError, AssertionError):
         pass
     if as_json:
-        out = {"ok": True, **data, "warnings": list(dict.fromkeys(app_warnings + list(data.get("warnings", []))))}
+        out = {"ok": exit_code == 0, **data,
+               "warnings": list(dict.fromkeys(app_warnings + list(data.get("warnings", []))))}
         click.echo(json.dumps(out, indent=2, ensure_ascii=False, default=str))
-        return
-    for w in dict.fromkeys(app_warnings + list(data.get("warnings", []))):
-        click.echo(click.style(f"warning: {w}", fg="yellow"), err=True)
-    if callable(human):
-        human()
-    elif human is not None:
-        click.echo(human)
+    else:
+        for w in dict.fromkeys(app_warnings + list(data.get("warnings", []))):
+            click.echo(click.style(f"warning: {w}", fg="yellow"), err=True)
+        if callable(human):
+            human()
+        elif human is not None:
+            click.echo(human)
+    if exit_code:
+        raise click.exceptions.Exit(exit_code)
 
 
 def table(rows: list[list[str]], headers: list[str], width: int | None = None) -> str:
@@ -111,8 +118,8 @@ def _wants_json(argv: list[str]) -> bool:
 def run_main(main: click.Group, argv: list[str]) -> int:
     """Run the CLI with nervous's error contract: no tracebacks for expected failures."""
     try:
-        main.main(args=argv, prog_name="nervous", standalone_mode=False)
-        return 0
+        rc = main.main(args=argv, prog_name="nervous", standalone_mode=False)
+        return rc if isinstance(rc, int) else 0
     except click.exceptions.Exit as exc:
         return int(exc.exit_code or 0)
     except click.exceptions.Abort:
@@ -126,7 +133,7 @@ def run_main(main: click.Group, argv: list[str]) -> int:
             exc.show()
         return EXIT_USAGE if isinstance(exc, click.UsageError) else exc.exit_code
     except NervousError as exc:
-        _report_error(exc.to_json(), argv)
+        _report_error(exc.to_json(), argv, _pending_warnings(main))
         return exc.exit_code
     except KeyboardInterrupt:
         click.echo("interrupted", err=True)
@@ -144,9 +151,17 @@ def run_main(main: click.Group, argv: list[str]) -> int:
         return EXIT_INTERNAL
 
 
-def _report_error(err: dict[str, Any], argv: list[str]) -> None:
-    warnings: list[str] = []
+def _pending_warnings(main: click.Group) -> list[str]:
+    """Warnings gathered before a failure (a quarantined file...), so they are not lost."""
+    app = getattr(main, "last_app", None)
+    return list(app.warnings) if isinstance(app, App) else []
+
+
+def _report_error(err: dict[str, Any], argv: list[str], warnings: list[str] | None = None) -> None:
+    warnings = warnings or []
     if _wants_json(argv):
         click.echo(json.dumps({"ok": False, "error": err, "warnings": warnings}, ensure_ascii=False))
     else:
+        for w in warnings:
+            click.echo(click.style(f"warning: {w}", fg="yellow"), err=True)
         click.echo(click.style("error: ", fg="red", bold=True) + err["message"], err=True)

@@ -250,6 +250,16 @@ def import_cmd(workspace: str | None, as_json: bool) -> None:
     _out(as_json, _evolver(workspace).import_state())
 
 
+@evolve.command("dedupe")
+@click.option("--target", "target_skill", required=True)
+@click.option("--draft", "draft_file", required=True, help="Draft SKILL.md file ('-' for stdin).")
+@_workspace_option
+@json_option
+def dedupe_cmd(workspace: str | None, as_json: bool, target_skill: str, draft_file: str) -> None:
+    """Advise patch, merge or create for a draft (patch > merge > create)."""
+    _out(as_json, _evolver(workspace).suggest_dedupe(target_skill, _read_draft(draft_file) or ""))
+
+
 @evolve.command("run")
 @click.argument("text", nargs=-1, required=True)
 @_workspace_option

@@ -32,8 +32,9 @@ def mcp(list_tools: bool, as_json: bool) -> None:
         emit(as_json, {"tools": [s.to_json() for s in specs]}, human)
         return
     try:
-        from ..mcp.server import serve_stdio
         import mcp.server.lowlevel  # noqa: F401  (fail here, with advice, if the SDK is missing)
+
+        from ..mcp.server import serve_stdio
     except ImportError as exc:
         from ..errors import NervousError
 

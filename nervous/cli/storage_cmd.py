@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from ..errors import StorageError, UsageError
+from ..errors import UsageError
 from .app import emit, get_app, json_option
 
 
@@ -69,14 +69,14 @@ def check_cmd(as_json: bool) -> None:
              f"{store.name} store at {location}: no problems found")
         return
     message = f"{len(problems)} problem(s) found in the {store.name} store at {location}"
-    if not as_json:
-        for w in warnings:
-            click.echo(click.style(f"warning: {w}", fg="yellow"), err=True)
+
+    def human() -> None:
         for p in problems:
             click.echo(f"{p['where']}\n    {p['message']}")
-    raise StorageError(message, code="check_failed",
-                       details={"backend": store.name, "location": location, "problems": problems,
-                                "warnings": warnings})
+        click.echo(message)
+
+    emit(as_json, {"backend": store.name, "location": location, "problems": problems, "message": message,
+                   "warnings": warnings}, human, exit_code=1)
 
 
 @storage.command("keys")

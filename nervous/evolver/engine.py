@@ -730,6 +730,18 @@ class Evolver:
 
         return self._finish(*self._mutate(run))
 
+    def suggest_dedupe(self, target_skill: str, draft: str) -> dict[str, Any]:
+        """Patch, merge or create? Advice from overlap with published skills and open candidates (§10.2)."""
+        from .dedupe import suggest
+
+        target = normalize_skill_name(target_skill)
+        text = check_draft_bytes(draft)
+        state = self._read()
+        advice = suggest(state, target, text)
+        return self._result("suggest_dedupe", None, status_before=None, status_after=None,
+                            message=f"Prefer {advice['action']} ({advice['dedupe_basis']}).", mode=state.mode,
+                            warnings=state.warnings, advice=advice)
+
     # ================================================================== entry points
     @staticmethod
     def _finish(out: dict[str, Any], warnings: list[str]) -> dict[str, Any]:

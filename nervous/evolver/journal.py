@@ -153,10 +153,11 @@ class Transaction:
                 if op["op"] == "write":
                     data = self._staged_bytes(op["path"], i, last_write)
                     name = f"{i:04d}"
-                    atomic_write_bytes(files / name, data, backup=False)
+                    _write_staged(files / name, data)
                     entry["staged"] = name
                     entry["mode"] = _mode_for(op["path"])
                 staged.append(entry)
+            fsync_dir(files)
             fault_point("staged")
             atomic_write_bytes(journal / "ops.json", dumps_json({"version": 1, "tx_id": self.id, "ops": staged}),
                                backup=False)
@@ -175,6 +176,18 @@ class Transaction:
         if data is None:  # written, then deleted later in the same transaction
             return b""
         return data
+
+
+def _write_staged(path: Path, data: bytes) -> None:
+    """A staged copy in a fresh journal folder: written and fsync'd once (the folder is fsync'd after all)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def apply_journal(workspace: Path, journal: Path) -> list[str]:

@@ -476,8 +476,7 @@ class PostgresStore(Store):
                     warnings = (self._quarantine(conn, collection, key, row[0], reason) + "; rebuilt it empty",)
                     doc = {}
                 result = fn(doc)
-                check_document(doc, f"{collection}/{key}")
-                conn.execute(write, (_dumps(doc), collection, key))
+                conn.execute(write, (_encode(doc, f"{collection}/{key}"), collection, key))
                 return Updated(result, warnings)
 
         return self._run(f"updating {collection}/{key}", op, idempotent=False)
@@ -504,7 +503,7 @@ class PostgresStore(Store):
 
     def append(self, log: str, entry: dict[str, Any]) -> None:
         check_collection(log)
-        text = _dumps(check_document(entry, f"log {log}"))
+        text = _encode(entry, f"log {log}")
         sql = f"INSERT INTO {self._s}.logs (log, entry) VALUES (%s, %s)"
         self._run(f"appending to log {log}", lambda c: c.execute(sql, (log, text)), idempotent=False)
 
@@ -611,11 +610,20 @@ class _Tracked:
         return bool(self._conn.closed or self._conn.broken)
 
 
-def _dumps(doc: dict[str, Any]) -> str:
+def _encode(doc: Any, where: str) -> str:
+    """A document's JSON text, serialised once; anything that would not round-trip is BadInput."""
+    if not isinstance(doc, dict):
+        check_document(doc, where)  # raises the contract's error
     try:
-        return json.dumps(doc, ensure_ascii=False, separators=(",", ":")).encode("utf-8").decode("utf-8")
+        text = json.dumps(doc, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    except (TypeError, ValueError, RecursionError):
+        check_document(doc, where)  # raises the contract's error
+        raise
+    try:
+        text.encode("utf-8")
     except UnicodeEncodeError:  # lone surrogates: keep them as \\udXXX escapes
-        return json.dumps(doc, separators=(",", ":"))
+        text = json.dumps(doc, separators=(",", ":"), allow_nan=False)
+    return text
 
 
 def _check_encodable(key: str) -> None:

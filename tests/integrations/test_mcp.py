@@ -173,6 +173,7 @@ def test_full_acquisition_needs_an_explicit_approval_and_learns(server: McpProce
 
     state = server.ok("approve", {"token": token})
     assert state["state"] == "installed", state
+    assert state["installed"]["path"] == str(installed.parent), state["installed"]
     assert installed.is_file()
     plan = state["plan"]
     assert plan["skill"] == "weather-now" and plan["dependencies"]["ok"] is True
@@ -212,7 +213,7 @@ def test_a_suspicious_skill_needs_the_users_confirmation(server: McpProcess, wor
     state = server.ok("install", {"ref": "@dave/currency-rates"})
     cand = state["candidates"][0]
     assert cand["needs_confirmation"] is True and cand["decision"] == "review"
-    assert any("suspicious" in w for w in state["warnings"])
+    assert any("suspicious" in w for w in cand.get("notes", []) + state["warnings"])
     state = server.ok("approve", {"token": cand["token"], "confirm_suspicious": True})
     assert state["state"] == "installed", state
     assert (workspace / "skills" / "currency-rates" / "SKILL.md").is_file()
@@ -300,7 +301,8 @@ def test_evolver_publish_and_rollback(server: McpProcess, workspace: Path) -> No
     assert refused["error_code"] == "EXPLICIT_CONFIRMATION_REQUIRED"
     assert refused["error"]["code"] == "EXPLICIT_CONFIRMATION_REQUIRED" and not published.exists()
     out = server.ok("evolve", {"operation": "publish_candidate", "candidate_id": cid, "user_confirmed": True})
-    assert out["status_after"] == "published" and published.read_text(encoding="utf-8") == first
+    assert out["status_after"] == "published"
+    assert "2. Count the errors by type." in published.read_text(encoding="utf-8")
 
     second = DRAFT.format(name=name, step="Group the errors by component.")
     patch = server.ok("evolve", {"operation": "create_candidate", "source_summary": "The user asked for groups.",
@@ -311,12 +313,14 @@ def test_evolver_publish_and_rollback(server: McpProcess, workspace: Path) -> No
                          "decision": "approve", "user_confirmed": True})
     server.ok("evolve", {"operation": "publish_candidate", "candidate_id": patch["candidate_id"],
                          "user_confirmed": True})
-    assert published.read_text(encoding="utf-8") == second
+    text = published.read_text(encoding="utf-8")
+    assert "2. Group the errors by component." in text and "Count the errors" not in text
     listed = server.ok("evolve", {"operation": "list_candidates", "statuses": ["published"]})
     assert {c["candidate_id"] for c in listed["candidates"]} == {cid, patch["candidate_id"]}
 
     back = server.ok("evolve", {"operation": "rollback_skill", "skill_name": name, "user_confirmed": True})
     assert back["status_after"] == "rolled_back"
-    assert published.read_text(encoding="utf-8") == first
+    text = published.read_text(encoding="utf-8")
+    assert "2. Count the errors by type." in text and "Group the errors" not in text
     mode = server.ok("evolve", {"operation": "get_mode"})
     assert mode["autonomy_mode"] == "manual"

@@ -424,6 +424,40 @@ def test_pooled_connections_closed_by_the_server_are_replaced(open_pg: Callable[
     assert store.read("goals", "g").value == {"n": 2}
 
 
+def _killed_inside_fn(dsn: str, schema: str, inside: Any) -> None:
+    from nervous_plugins.postgres_store import open_store
+
+    store = open_store(dsn, schema=schema)
+
+    def stall(d: dict[str, Any]) -> None:
+        d["n"] = -1
+        inside.set()
+        time.sleep(60)  # SIGKILLed long before this ends
+
+    store.update("cortex", "memory", stall)
+
+
+def test_client_killed_holding_the_row_lock_leaves_nothing_behind(store: Any, schema: str) -> None:
+    import signal
+
+    store.update("cortex", "memory", lambda d: d.update(n=7))
+    ctx = multiprocessing.get_context("spawn")
+    inside = ctx.Event()
+    child = ctx.Process(target=_killed_inside_fn, args=(SERVER_DSN, schema, inside), daemon=True)
+    child.start()
+    try:
+        assert inside.wait(timeout=60), "the child never reached fn"
+        os.kill(child.pid or 0, signal.SIGKILL)
+    finally:
+        child.join(timeout=30)
+    assert child.exitcode == -signal.SIGKILL
+    started = time.monotonic()
+    store.update("cortex", "memory", lambda d: d.update(n=d["n"] + 1))  # the lock died with the client
+    assert time.monotonic() - started < 3
+    assert store.read("cortex", "memory").value == {"n": 8}
+    assert store.check() == []
+
+
 def _hold_row_lock(schema: str, ready: threading.Event, release: threading.Event) -> None:
     import psycopg
 

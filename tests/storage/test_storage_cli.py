@@ -61,8 +61,8 @@ def test_garbage_file_warns_quarantines_once_keeps_working_and_check_reports(hom
     check = nervous(home, "storage", "check", "--json")
     assert check.returncode == 1
     err = as_json(check)
-    assert err["ok"] is False and err["error"]["code"] == "check_failed"
-    wheres = {p["where"] for p in err["error"]["details"]["problems"]}
+    assert err["ok"] is False and "problem(s) found" in err["message"]
+    wheres = {p["where"] for p in err["problems"]}
     assert wheres == {str(cortex), str(copies[0])}
     check_human = nervous(home, "storage", "check")
     assert check_human.returncode == 1 and str(copies[0]) in check_human.stdout
@@ -71,7 +71,7 @@ def test_garbage_file_warns_quarantines_once_keeps_working_and_check_reports(hom
     # the next transaction rebuilds from the backup and replaces the corrupt file
     res2 = FileStore(data_dir).update("skill-cortex", "cortex", lambda d: d.update(rebuilt=True))
     assert any("rebuilt from its backup" in w for w in res2.warnings)
-    after = as_json(nervous(home, "storage", "check", "--json"))["error"]["details"]["problems"]
+    after = as_json(nervous(home, "storage", "check", "--json"))["problems"]
     assert [p["where"] for p in after] == [str(copies[0])], "only the quarantined copy is left to inspect"
 
 

@@ -115,7 +115,6 @@ class Classifier:
         skill = bundle.skill_md
         known_bins: set[str] = set()
         skill_name = None
-        self._subject: set[str] = set()
         if skill is not None:
             skill_name, known_bins = self._frontmatter(c, skill)
         for f in bundle.files:
@@ -125,7 +124,25 @@ class Classifier:
         if skill_name:
             self._lookalike(c, skill, skill_name)
         self._combine(c, bundle)
+        if context.purpose == "draft":
+            self._draft_scope(c, bundle)
         return self._result(c, context)
+
+    def _draft_scope(self, c: Collector, bundle: SkillBundle) -> None:
+        """Evolver drafts stay inside the workspace and never send data (NV-SCOPE-*)."""
+        for tag, (f, ln) in sorted(c.tags.items(), key=lambda kv: kv[0]):
+            kind, _, target = tag.partition(":")
+            if kind in ("write", "delete") and re.match(r"^(?:/|~|\$home|\.\./|\.\.$)|/\.\./", target):
+                c.hit("NV-SCOPE-001", f, ln, f"{kind} outside the workspace: {target}"[:200], target=target)
+        for f in bundle.files:
+            text = f.text() or ""
+            m = re.search(r"(?i)(?:~/\.openclaw/skills/|\.claude/skills/|(?<![\w.-])skills/(?!learned-)[\w.-]+/|"
+                          r"/(?:usr|opt)/[\w/.-]*skills/)", text)
+            if m:
+                c.hit("NV-SCOPE-002", f.path, text.count("\n", 0, m.start()) + 1, snippet(m.group(0)))
+        if "network_send" in c.flags:
+            f, ln, _ = (c.facts.get("network_send") or [(None, None, "")])[0]
+            c.hit("NV-SCOPE-003", f, ln, "the draft can upload or post data")
 
     # ------------------------------------------------------------------ SKILL.md frontmatter
 
@@ -159,7 +176,8 @@ class Classifier:
             if url and URL_RE.search(url):
                 c.tag(f"network:{normalize_host(url)}", path, 1)
         words = " ".join(str(x) for x in (doc.name or "", doc.description or "", *bins))
-        self._subject = {w for w in re.split(r"[^a-z0-9]+", words.lower()) if len(w) >= 3} - GENERIC_WORDS
+        c.bins = {b for b in bins if len(b) >= 3} - GENERIC_WORDS
+        c.subject = {w for w in re.split(r"[^a-z0-9]+", words.lower()) if len(w) >= 3} - GENERIC_WORDS
         if meta.always:
             c.hit("NV-AUTO-001", path, _line_of(f, r"always\s*:"), "always: true")
         tools = doc.allowed_tools
@@ -439,7 +457,7 @@ class Classifier:
 
     # ------------------------------------------------------------------ bundle-wide rules
 
-    def _coherent_host(self, url: str) -> bool:
+    def _coherent_host(self, url: str, subject: set[str]) -> bool:
         """The download host names what the skill says it is about (a vendor installing its own tool)."""
         if not url.lower().startswith("https://"):
             return False
@@ -451,7 +469,7 @@ class Classifier:
             path = re.sub(r"^https://[^/]+/", "", url.lower()).split("/")
             labels = [x for seg in path[:2] for x in re.split(r"[^a-z0-9]+", seg) if len(x) >= 3]
         parts = {p for lab in labels for p in re.split(r"[^a-z0-9]+", lab) if len(p) >= 3} - GENERIC_WORDS
-        return bool(parts & self._subject) or any(lab in self._subject for lab in labels)
+        return bool(parts & subject) or any(lab in subject for lab in labels)
 
     def _combine(self, c: Collector, bundle: SkillBundle) -> None:
         ids = c.rule_ids()
@@ -465,7 +483,7 @@ class Classifier:
                     continue
                 if all(host_matches(x, u, self.vendor_hosts) for x, u in zip(hosts, urls)):
                     h.evidence["vendor_installer"] = True
-                elif all(self._coherent_host(u) for u in urls):
+                elif all(self._coherent_host(u, c.bins) for u in urls):
                     h.evidence["coherent_installer"] = True
                 else:
                     continue
@@ -488,6 +506,9 @@ class Classifier:
                 h.evidence["escalates_with"] = "concealment, override, remote instructions or exfiltration"
             if h.rule_id == "NV-PRIV-002" and h.evidence.get("quarantine") and h.action is None and not staged:
                 h.action = "review"
+            if h.rule_id == "NV-PRIV-003" and h.action is None and "NV-PRIV-001" in ids:
+                h.action = "refuse"
+                h.evidence["combined_with"] = "NV-PRIV-001"
         if any(r.startswith("NV-CRED-") for r in ids):
             for h in c.hits:
                 if h.rule_id == "NV-EXFIL-003":
@@ -516,7 +537,7 @@ class Classifier:
                 continue
             tokens = {t for t in name.lower().split("_") if len(t) >= 3} - SECRET_NAME_WORDS
             labels = {p for lab in host.split(".") for p in re.split(r"[^a-z0-9]+", lab) if len(p) >= 3}
-            if tokens & labels or any(t in host for t in tokens if len(t) >= 4) or self._coherent_host(url):
+            if tokens & labels or any(t in host for t in tokens if len(t) >= 4) or self._coherent_host(url, c.subject):
                 continue
             if host_matches(host, url, self.vendor_hosts):
                 continue

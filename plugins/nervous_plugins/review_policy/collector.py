@@ -31,6 +31,10 @@ class Collector:
     #: bundle-level facts for "combined with" rules: name -> list of (file, line)
     facts: dict[str, list[tuple[str | None, int | None, str]]] = field(factory=dict)
     primary_env: str | None = None
+    #: words naming what the skill is about (name, description, required binaries)
+    subject: set[str] = field(factory=set)
+    #: binaries the skill declares it needs
+    bins: set[str] = field(factory=set)
 
     def tag(self, tag: str, file: str | None = None, line: int | None = None) -> None:
         try:

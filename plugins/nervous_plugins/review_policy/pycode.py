@@ -86,12 +86,19 @@ def analyze(c: Collector, file: str, source: str, *, lines_offset: int = 0) -> b
         c.fact("network_send", file, lines_offset + 1, "py-smtp")
     dup2 = pty = False
     fetch_names: set[str] = set()
-    env_vars: dict[str, str] = {}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-            name = _env_name(node.value)
-            if name:
-                env_vars[node.targets[0].id] = name
+    env_vars: dict[str, set[str]] = {}
+    str_vars: dict[str, str] = {}
+    assigns = [n for n in ast.walk(tree) if isinstance(n, ast.Assign) and len(n.targets) == 1
+               and isinstance(n.targets[0], ast.Name)]
+    for _ in range(2):  # propagate through one level of intermediate variables
+        for node in assigns:
+            target = node.targets[0].id  # type: ignore[attr-defined]
+            names = _env_names_in(node.value, env_vars)
+            if names:
+                env_vars[target] = names
+            const = _const_str(node.value)
+            if const and URL_RE.match(const.strip()):
+                str_vars[target] = const.strip()
     for node in ast.walk(tree):
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
             fn = _dotted(node.value.func)
@@ -132,10 +139,12 @@ def analyze(c: Collector, file: str, source: str, *, lines_offset: int = 0) -> b
         if last in FETCH_FUNCS and (head in NET_MODULES or "session" in fn.lower() or "client" in fn.lower()
                                     or (has_net and head in ("self", "s", "sess", "http", "api", "r"))):
             url = _const_str(node.args[0]) if node.args else None
+            if url is None and node.args and isinstance(node.args[0], ast.Name):
+                url = str_vars.get(node.args[0].id)
             if url is None:
                 for kw in node.keywords:
                     if kw.arg == "url":
-                        url = _const_str(kw.value)
+                        url = _const_str(kw.value) or (str_vars.get(kw.value.id) if isinstance(kw.value, ast.Name) else None)
             host = normalize_host(url) if url and URL_RE.search(url) else "*"
             if host.startswith("${x}") or "$" in host:
                 host = "*"
@@ -143,7 +152,8 @@ def analyze(c: Collector, file: str, source: str, *, lines_offset: int = 0) -> b
             method = last.lower()
             if last == "request" and node.args:
                 method = (_const_str(node.args[0]) or "").lower()
-            if method in SEND_METHODS or any(kw.arg in ("data", "json", "files") for kw in node.keywords) and method != "get":
+            if method in SEND_METHODS or any(kw.arg in ("data", "json", "files") for kw in node.keywords) and method != "get" \
+                    or (last == "Request" and (len(node.args) > 1 or any(kw.arg == "data" for kw in node.keywords))):
                 c.flags.add("network_send")
                 c.fact("network_send", file, ln(node), "py")
                 c.tag(f"write:remote:{host}", file, ln(node))
@@ -297,7 +307,18 @@ def _env_name(node: ast.AST) -> str | None:
     return None
 
 
-def _secret_refs(call: ast.Call, env_vars: dict[str, str]) -> set[str]:
+def _env_names_in(node: ast.AST, env_vars: dict[str, set[str]]) -> set[str]:
+    out: set[str] = set()
+    for sub in ast.walk(node):
+        name = _env_name(sub)
+        if name:
+            out.add(name)
+        elif isinstance(sub, ast.Name) and sub.id in env_vars:
+            out |= env_vars[sub.id]
+    return out
+
+
+def _secret_refs(call: ast.Call, env_vars: dict[str, set[str]]) -> set[str]:
     """Secret-named variables that reach a request outside its ``headers``/``auth`` arguments."""
     from nervous.sideeffects import is_secret_env
 
@@ -305,10 +326,5 @@ def _secret_refs(call: ast.Call, env_vars: dict[str, str]) -> set[str]:
     parts: list[ast.AST] = list(call.args) + [kw.value for kw in call.keywords
                                                 if kw.arg not in ("headers", "auth", "cert")]
     for part in parts:
-        for sub in ast.walk(part):
-            name = _env_name(sub)
-            if name is None and isinstance(sub, ast.Name):
-                name = env_vars.get(sub.id)
-            if name and is_secret_env(name):
-                out.add(name)
+        out |= {n for n in _env_names_in(part, env_vars) if is_secret_env(n)}
     return out

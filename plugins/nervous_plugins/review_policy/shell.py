@@ -274,6 +274,13 @@ def analyze_line(c: Collector, file: str, lineno: int, raw: str, *, executable: 
             if is_credential_path(at):
                 c.tag(f"read:file:{at}", file, lineno)
                 c.fact("harvest_send", file, lineno)
+    m = re.search(r"(?i)(?:\|\s*(?:nc|ncat|netcat|socat)\b[^\n|]*\s(?:\d{1,3}(?:\.\d{1,3}){3}|[a-z][\w.-]*\.[a-z]{2,})\s+\d+|"
+                  r"\b(?:nc|ncat|netcat)\b[^\n|<]*\s\d+\s*<\s*\S+|>\s*/dev/tcp/)", line)
+    if m:
+        c.hit("NV-EXFIL-002", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1,
+              action="refuse" if act is None else None, channel="raw socket")
+        c.flags.add("network_send")
+        c.fact("network_send", file, lineno, "sh-raw-socket")
     m = SECRET_STORE_CMDS.search(line)
     if m:
         store = m.group(0).split()[0].lower()

@@ -1,0 +1,154 @@
+"""Scan report writers: ``json``, ``sarif`` (SARIF 2.1.0) and ``table`` (for people).
+
+Each provider's factory returns ``render(report: dict) -> str`` over a ``nervous.skill-scan.v1``
+report (specs/security.md §11). The SARIF writer reads rule metadata from the built-in catalogue and
+falls back to the finding itself for rules a third-party plugin added.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Callable
+from typing import Any
+
+import nervous
+from nervous.records import Provider
+
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+SECURITY_SEVERITY = {"critical": 9.5, "high": 8.0, "medium": 5.5, "low": 3.0, "info": 1.0}
+LEVEL = {"refuse": "error", "review": "warning", "note": "note", "info": "note"}
+DEFAULT_LEVEL = {"critical": "error", "high": "error", "medium": "warning", "low": "note", "info": "note"}
+
+
+def render_json(report: dict[str, Any]) -> str:
+    return json.dumps(report, indent=2, ensure_ascii=False)
+
+
+def _catalogue() -> dict[str, dict[str, Any]]:
+    try:
+        from nervous_plugins.review_policy.catalogue import catalogue_json
+    except ImportError:  # the review-policy plugin is not installed
+        return {}
+    return {r["id"]: r for r in catalogue_json()}
+
+
+def _fingerprint(rule_id: str, path: str, snippet: str) -> str:
+    norm = re.sub(r"\s+", " ", snippet).strip().lower()
+    return hashlib.sha256(f"{rule_id}\n{path}\n{norm}".encode()).hexdigest()
+
+
+def render_sarif(report: dict[str, Any]) -> str:
+    """SARIF 2.1.0, one run; rule ids are the catalogue's, levels follow the finding's action."""
+    catalogue = _catalogue()
+    findings = report.get("findings", [])
+    rule_ids = list(dict.fromkeys(f["rule_id"] for f in findings))
+    rules = []
+    for rid in rule_ids:
+        meta = catalogue.get(rid)
+        sample = next(f for f in findings if f["rule_id"] == rid)
+        title = (meta or {}).get("title") or sample.get("title") or rid
+        severity = (meta or {}).get("severity") or sample.get("severity") or "medium"
+        category = (meta or {}).get("category") or sample.get("category") or "security"
+        rules.append({
+            "id": rid,
+            "name": re.sub(r"[^A-Za-z0-9]+", "", title.title()) or rid,
+            "shortDescription": {"text": title},
+            "fullDescription": {"text": (meta or {}).get("description") or title},
+            "help": {"text": (meta or {}).get("remediation") or "Review the finding."},
+            "defaultConfiguration": {"level": DEFAULT_LEVEL.get(severity, "warning")},
+            "properties": {"tags": [category, "security"],
+                           "security-severity": f"{SECURITY_SEVERITY.get(severity, 5.5):.1f}",
+                           "precision": "high" if severity in ("critical", "high") else "medium"},
+        })
+    index = {rid: i for i, rid in enumerate(rule_ids)}
+    results = []
+    for f in findings:
+        path = f.get("file") or "SKILL.md"
+        region: dict[str, Any] = {"startLine": max(1, int(f.get("line") or 1))}
+        if f.get("column"):
+            region["startColumn"] = max(1, int(f["column"]))
+        if f.get("snippet"):
+            region["snippet"] = {"text": f["snippet"]}
+        message = f["title"] + (f": {f['snippet']}" if f.get("snippet") else "")
+        results.append({
+            "ruleId": f["rule_id"],
+            "ruleIndex": index[f["rule_id"]],
+            "level": LEVEL.get(f.get("action", "review"), "warning"),
+            "message": {"text": message[:1000]},
+            "locations": [{"physicalLocation": {
+                "artifactLocation": {"uri": path, "uriBaseId": "SKILLROOT"},
+                "region": region,
+            }}],
+            "partialFingerprints": {"nervous/v1": _fingerprint(f["rule_id"], path, f.get("snippet", ""))},
+            "properties": {"action": f.get("action"), "severity": f.get("severity"), "category": f.get("category")},
+        })
+    tool = report.get("tool", {})
+    caps = report.get("capabilities", {})
+    sarif = {
+        "$schema": SARIF_SCHEMA,
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {
+                "name": "nervous",
+                "semanticVersion": tool.get("version", nervous.__version__),
+                "informationUri": "https://github.com/nervous-agents/nervous",
+                "rules": rules,
+                "properties": {"rules_version": tool.get("rules_version"),
+                               "policy_fingerprint": tool.get("policy_fingerprint")},
+            }},
+            "originalUriBaseIds": {"SKILLROOT": {"description": {"text": "The scanned skill's root folder."}}},
+            "invocations": [{"executionSuccessful": True}],
+            "results": results,
+            "properties": {
+                "decision": report.get("decision"),
+                "classes": caps.get("classes", []),
+                "tags": caps.get("tags", []),
+                "mcp": caps.get("mcp", {}),
+                "risk_level": caps.get("risk_level"),
+                "target": report.get("target", {}),
+            },
+        }],
+    }
+    return json.dumps(sarif, indent=2, ensure_ascii=False)
+
+
+def render_table(report: dict[str, Any]) -> str:
+    """A short summary and one row per finding, for people."""
+    from nervous.cli.app import table
+
+    caps = report.get("capabilities", {})
+    target = report.get("target", {})
+    lines = [
+        f"{target.get('ref')}  ({target.get('files')} files, {target.get('bytes')} bytes)",
+        f"decision: {report.get('decision')}   risk: {caps.get('risk_level')}   "
+        f"{caps.get('icons', '')} {', '.join(caps.get('classes', []))}",
+    ]
+    if caps.get("flags"):
+        lines.append("flags: " + ", ".join(caps["flags"]))
+    if caps.get("tags"):
+        shown = caps["tags"][:12]
+        more = len(caps["tags"]) - len(shown)
+        lines.append("tags: " + ", ".join(shown) + (f" (+{more} more)" if more > 0 else ""))
+    findings = report.get("findings", [])
+    if findings:
+        rows = [[f["action"], f["rule_id"], f"{f.get('file') or '-'}:{f.get('line') or '-'}", f["title"],
+                 f.get("snippet", "")] for f in findings]
+        lines += ["", table(rows, ["action", "rule", "where", "title", "evidence"])]
+    else:
+        lines.append("no findings")
+    return "\n".join(lines)
+
+
+def _factory(fn: Callable[[dict[str, Any]], str]) -> Callable[[Any], Callable[[dict[str, Any]], str]]:
+    return lambda ctx: fn
+
+
+@nervous.hookimpl
+def nervous_report_formats() -> list[Provider]:
+    return [
+        Provider("json", "The nervous.skill-scan.v1 JSON report.", _factory(render_json)),
+        Provider("sarif", "SARIF 2.1.0 for code-scanning tools.", _factory(render_sarif)),
+        Provider("table", "A readable summary with one row per finding.", _factory(render_table)),
+    ]

@@ -1,0 +1,139 @@
+"""The OpenClaw skills: valid frontmatter, the nervous binary required, commands the CLI understands,
+and ``nervous integrations install openclaw`` copying them without clobbering the user's skills."""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from nervous.integrations import MARKER, bundled_skills
+from nervous.skillmd import parse_skill_md, validate_skill_md
+
+REPO = Path(__file__).resolve().parents[2]
+NAMES = ["skill-acquisition", "skill-evolver"]
+
+
+def nervous(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "nervous", *args], capture_output=True, text=True, cwd=cwd,
+                          timeout=60)
+
+
+def commands(text: str) -> list[list[str]]:
+    """Every ``nervous ...`` line of the skill's bash blocks, split like a shell would."""
+    out = []
+    for block in re.findall(r"```bash\n(.*?)```", text, re.S):
+        for line in block.replace("\\\n", " ").splitlines():
+            if line.strip().startswith("nervous "):
+                out.append(shlex.split(line)[1:])
+    return out
+
+
+def test_the_bundled_skills_are_shipped_inside_the_package() -> None:
+    assert sorted(bundled_skills()) == NAMES
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_frontmatter_validates_and_requires_the_nervous_binary(name: str) -> None:
+    text = bundled_skills()[name]
+    assert validate_skill_md(text, directory=name) == []
+    doc = parse_skill_md(text, directory=name)
+    assert doc.name == name and doc.description
+    assert doc.required_bins == ("nervous",)
+    assert doc.metadata.sources == ("openclaw",)
+    assert doc.body.count("\n") < 80, "keep the skills short"
+    assert "--json" in doc.body and "warnings" in doc.body
+    assert "never approval" in doc.body.lower()
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_top_level_copies_match_the_packaged_ones(name: str) -> None:
+    top = (REPO / "integrations" / "openclaw" / name / "SKILL.md").read_text(encoding="utf-8")
+    assert top == bundled_skills()[name]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_command_the_skills_use_exists_with_those_options(name: str) -> None:
+    import click
+
+    from nervous.cli import main
+
+    cmds = commands(bundled_skills()[name])
+    assert cmds
+    ctx = click.Context(main)
+    for argv in cmds:
+        command: click.Command | None = main
+        rest = list(argv)
+        while isinstance(command, click.Group):
+            command = command.get_command(ctx, rest.pop(0))
+            assert command is not None, f"{argv}: no such command"
+        known = {opt for p in command.params for opt in (*p.opts, *p.secondary_opts)}
+        for word in rest:
+            if word.startswith("--"):
+                assert word in known, f"{argv}: {word} is not an option of this command"
+        choices = {o: p.type.choices for p in command.params if isinstance(p.type, click.Choice) for o in p.opts}
+        for option, value in zip(rest, rest[1:], strict=False):
+            if option in choices and not value.startswith("<"):
+                assert set(value.split("|")) <= set(choices[option]), f"{argv}: {value}"
+
+
+def test_the_evolver_commands_in_the_skill_are_understood() -> None:
+    from nervous.evolver.commands import parse_command
+
+    runs = [argv[-1] for argv in commands(bundled_skills()["skill-evolver"]) if argv[:2] == ["evolve", "run"]]
+    assert len(runs) >= 8
+    for text in runs:
+        concrete = (text.replace("<id>", "candidate-1").replace("<name>", "learned-x")
+                    .replace("<reason>", "too broad").replace("<feedback>", "narrow it")
+                    .replace("<manual|assisted|autonomous>", "manual"))
+        assert parse_command(concrete)["operation"], text
+
+
+def test_install_copies_the_skills_and_reruns_are_idempotent(tmp_path: Path) -> None:
+    res = nervous("integrations", "install", "openclaw", "--workspace", str(tmp_path), "--json")
+    assert res.returncode == 0, res.stderr
+    out = json.loads(res.stdout)
+    assert out["ok"] is True and [s["action"] for s in out["skills"]] == ["installed", "installed"]
+    for name in NAMES:
+        copied = tmp_path / "skills" / name / "SKILL.md"
+        assert copied.read_text(encoding="utf-8") == bundled_skills()[name]
+        assert json.loads((copied.parent / MARKER).read_text())["managed_by"] == "nervous"
+    again = json.loads(nervous("integrations", "install", "openclaw", "--workspace", str(tmp_path),
+                               "--json").stdout)
+    assert [s["action"] for s in again["skills"]] == ["unchanged", "unchanged"]
+    (tmp_path / "skills" / "skill-evolver" / "SKILL.md").write_text("stale", encoding="utf-8")
+    again = json.loads(nervous("integrations", "install", "openclaw", "--workspace", str(tmp_path),
+                               "--json").stdout)
+    assert [s["action"] for s in again["skills"]] == ["unchanged", "updated"]
+
+
+def test_an_unmanaged_skill_of_the_same_name_is_never_overwritten_without_force(tmp_path: Path) -> None:
+    mine = tmp_path / "skills" / "skill-acquisition"
+    mine.mkdir(parents=True)
+    (mine / "SKILL.md").write_text("---\nname: skill-acquisition\ndescription: mine\n---\nmine\n", encoding="utf-8")
+    res = nervous("integrations", "install", "openclaw", "--workspace", str(tmp_path), "--json")
+    assert res.returncode == 1
+    err = json.loads(res.stdout)["error"]
+    assert err["code"] == "unmanaged_skill" and "--force" in err["message"]
+    assert (mine / "SKILL.md").read_text(encoding="utf-8").endswith("mine\n")
+    assert not (tmp_path / "skills" / "skill-evolver").exists(), "nothing is written when one target conflicts"
+    res = nervous("integrations", "install", "openclaw", "--workspace", str(tmp_path), "--force", "--json")
+    assert res.returncode == 0
+    assert [s["action"] for s in json.loads(res.stdout)["skills"]] == ["replaced", "installed"]
+    assert (mine / "SKILL.md").read_text(encoding="utf-8") == bundled_skills()["skill-acquisition"]
+
+
+def test_bad_workspaces_are_usage_errors(tmp_path: Path) -> None:
+    res = nervous("integrations", "install", "openclaw", "--workspace", str(tmp_path / "missing"), "--json")
+    assert res.returncode == 2 and json.loads(res.stdout)["error"]["code"] == "invalid_workspace"
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "ws").mkdir()
+    (tmp_path / "ws" / "skills").symlink_to(tmp_path / "elsewhere")
+    res = nervous("integrations", "install", "openclaw", "--workspace", str(tmp_path / "ws"), "--json")
+    assert res.returncode == 1 and json.loads(res.stdout)["error"]["code"] == "unsafe_path"
+    assert list((tmp_path / "elsewhere").iterdir()) == []

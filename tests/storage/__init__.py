@@ -1,0 +1,1 @@
+"""Tests of the storage layer: durable files, backends, conformance suite, CLI."""
