@@ -19,40 +19,43 @@ say() { printf '\n\033[1m== %s\033[0m\n' "$*" 2>/dev/null || printf '\n== %s\n' 
 
 task="count the words in my report"
 
-say "1. A person at a terminal asks for a skill (no terminal input here, so nothing waits)"
+say "1. A person asks for a skill (no terminal here, so nothing waits)"
 nervous acquire "$task" | tee "$work/first.txt"
 token="$(sed -n 's/^  nervous approve \([^ ]*\).*# 1\..*/\1/p' "$work/first.txt")"
 
-say "2. The person approves candidate 1; nervous installs it and shows the plan"
+say "2. The person approves candidate 1: install, then the plan"
 nervous approve "$token"
 
-say "3. The skill did the job; nervous learns and removes the cached skill"
+say "3. The skill did the job: nervous learns and removes it"
 nervous done word-count --outcome success
 
-say "4. An agent repeats the task through the JSON front end until the reflex fast path fires"
+say "4. An agent repeats the task (JSON front end) until the reflex fires"
 for round in 2 3 4 5 6 7 8; do
   state="$(nervous acquire "$task" --json)"
   mode="$(field 'd["mode"]' <<<"$state")"
   token="$(field 'd["candidates"][0]["token"]' <<<"$state")"
   if [ "$mode" = "reflex" ]; then
-    say "Round $round: the reflex fast path (the agent shows this notice; saying cancel would abort)"
-    field 'd["message"]' <<<"$state"
+    say "Round $round: the reflex fast path (the agent shows the notice)"
+    field '"⚡ Skill Cortex reflex: {name} v{version} ({success_rate}% success rate)".format(**d["notice"])' \
+      <<<"$state"
+    printf '   Task: %s (%s) | Will install and execute. Say cancel to abort.\n' "$task" \
+      "$(field '", ".join(d["notice"]["traits"])' <<<"$state")"
   fi
   nervous approve "$token" --json >/dev/null
   result="$(nervous done word-count --outcome success --json)"
   if [ "$(field 'd["state"]' <<<"$result")" = "retention" ]; then
     nervous done word-count --release --json >/dev/null   # keep nothing installed
   fi
-  printf 'round %s: %-8s -> success, weight %s, %s consecutive successes, reflex %s\n' "$round" "$mode" \
+  printf 'round %s: %-8s -> success, weight %s, %s in a row, reflex %s\n' "$round" "$mode" \
     "$(field 'round(d["learned"]["weight"], 3)' <<<"$result")" \
     "$(field 'd["learned"]["consecutive_successes"]' <<<"$result")" \
     "$(field 'str(d["learned"]["reflex"]).lower()' <<<"$result")"
   [ "$mode" = "reflex" ] && break
 done
 
-say "5. Other tasks: a skill that writes never takes the reflex path; a destructive one needs review"
+say "5. A skill that writes never reflexes; a destructive one needs review"
 nervous acquire "take notes of the standup meeting" | sed '/^Nothing is installed/,$d'
 nervous acquire "clean up disk space in my project" | sed '/^Nothing is installed/,$d'
 
-say "6. What nervous remembers (no task text, only filtered signal words)"
+say "6. What nervous remembers (filtered signal words, never the task)"
 nervous cortex show

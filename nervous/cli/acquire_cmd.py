@@ -282,8 +282,8 @@ def _show(state: dict[str, Any], *, task: str | None = None, prompts: bool = Fal
         if not prompts:
             click.echo("")
             click.echo("nervous does not run the skill: use it now, then report how it went:")
-            click.echo(f"  nervous done {inst['slug']} --outcome success|task_mismatch|runtime_error|auth_error|"
-                       "dependency_missing|api_error")
+            click.echo(f"  nervous done {inst['slug']} --outcome success")
+            click.echo("  (or: task_mismatch, runtime_error, auth_error, dependency_missing, api_error)")
         return
     _show_learned(state)
     if st == "retention":

@@ -282,11 +282,10 @@ def tool_cmd(raw: str) -> None:
     try:
         params = json.loads(text)
     except ValueError as exc:
-        params = None
         click.echo(json.dumps({"ok": False, "operation": None, "error_code": "MISSING_FIELD",
                                "message": f"parameters are not valid JSON ({exc})", "blocking_record": None,
                                "warnings": []}))
-        raise click.exceptions.Exit(2)
+        raise click.exceptions.Exit(2) from None
     result = handle(get_app().manager, params)
     click.echo(json.dumps(result, indent=2, ensure_ascii=False, default=str))
     if not result.get("ok"):

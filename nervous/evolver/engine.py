@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
+from datetime import UTC
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -231,9 +232,9 @@ class Evolver:
         return f
 
     def _new_id(self, state: State, target: str) -> str:
-        from datetime import datetime, timezone
+        from datetime import datetime
 
-        when = datetime.fromtimestamp(clock.now(), timezone.utc).strftime("%Y%m%d-%H%M%S")
+        when = datetime.fromtimestamp(clock.now(), UTC).strftime("%Y%m%d-%H%M%S")
         slug = slugify(target.removeprefix("learned-"))[:80].strip("-") or "skill"
         base = f"candidate-{when}-{slug}"
         cid, n = base, 1
@@ -672,8 +673,8 @@ class Evolver:
 
     def import_state(self) -> dict[str, Any]:
         """Adopt an existing ``./.skill-evolver/``: sidecars and raw drafts for every legacy candidate."""
-        from .render import parse_legacy
         from .record import complete
+        from .render import parse_legacy
         from .state import CANDIDATES, draft_path, sha256, sidecar_path
 
         if not (self.workspace / STATE_DIR).is_dir():

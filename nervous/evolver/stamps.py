@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from .. import clock
 
@@ -13,7 +13,7 @@ _LEGACY_RE = re.compile(r"^(\d{8})-?(\d{6})")
 
 def stamp(t: float | None = None) -> str:
     """``YYYYMMDD-HHMMSS-ffffff`` (UTC)."""
-    return datetime.fromtimestamp(clock.now() if t is None else t, timezone.utc).strftime("%Y%m%d-%H%M%S-%f")
+    return datetime.fromtimestamp(clock.now() if t is None else t, UTC).strftime("%Y%m%d-%H%M%S-%f")
 
 
 def sort_key(name: str) -> tuple[str, int, str]:

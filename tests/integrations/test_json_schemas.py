@@ -79,6 +79,8 @@ def test_registry_commands(cli: Cli) -> None:
     check("install", cli("install", "word-count", "--yes"))
     check("list", cli("list"))
     check("uninstall", cli("uninstall", "word-count"))
+    check("scan", cli("scan", "word-count"))
+    check("scan", cli("scan", str(REPO / "examples" / "registry" / "word-count")))
     check("error", cli("install", "no-such-skill", "--yes", code=1))
     check("error", cli("search", code=2))  # usage error: the query is missing
 

@@ -336,7 +336,7 @@ class Classifier:
                 if j >= 0:
                     executable = bool(re.search(r"(?i)\b(?:curl|wget|iwr|irm|download|unzip|extract|run|execute|"
                                                 r"open|paste|bash|sh)\b|https?://", line)) and not is_quoted(
-                        line, j, j + len(ind)) and not re.search(r"(?i)\b(?:indicator|ioc|detect|flag|block|campaign|"
+                        line, j, j + len(ind), backticks=False) and not re.search(r"(?i)\b(?:indicator|ioc|detect|flag|block|campaign|"
                                                                  r"malicious|malware|known\s+bad)\b", line)
                     c.hit("NV-SUPPLY-003" if executable else "NV-SUPPLY-003b", path, i,
                           snippet(line, j, j + len(ind)), column=j + 1, indicator=ind)

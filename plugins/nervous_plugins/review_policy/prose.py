@@ -140,10 +140,13 @@ PASTE_TERMINAL = re.compile(
     r"|\bprerequisites?\b[^\n]{0,80}\b(?:download|install)\b[^\n]{0,80}(?:zip|exe|dmg|pkg|password|terminal)"
 )
 PASSWORD_ARCHIVE = re.compile(
-    r"(?i)\b(?:extract|unzip|unpack|open|decompress|unrar)\w*\b[^\n]{0,80}\b(?:password|passcode|pass(?:word)?\s*[:=]|pwd\s*[:=])"
+    r"(?i)\b(?:extract|unzip|unpack|open|decompress|unrar)\w*\b[^\n.]{0,80}\b(?:with|using|enter(?:ing)?|use)\s+"
+    r"(?:the\s+)?(?:archive\s+)?(?:password|passcode|passphrase|pass)\b"
+    r"|\b(?:extract|unzip|unpack|decompress|unrar)\w*\b[^\n.]{0,80}\b(?:password|passcode|pass|pwd)\s*[:=]"
     r"|\b(?:archive|zip|rar|7z)\s+(?:file\s+)?(?:is\s+)?(?:password[- ]protected|encrypted)\b"
+    r"|\b(?:archive|zip)\s+password\s*(?:is|:|=)"
     r"|\bpassword\s*(?:is|:|=)\s*[`'\"]?\w+[`'\"]?[^\n]{0,60}\b(?:zip|archive|rar|7z|extract|unzip)\b"
-    r"|\b(?:7z|unzip|unrar)\s+[^\n]*(?:-p\S+|-P\s+\S+|--password)"
+    r"|\b(?:7z|unzip|unrar)\s+[^\n]*(?:\s-p\S+|\s-P\s+\S+|--password)"
 )
 CONFIRM_BYPASS = re.compile(
     r"(?i)\b(?:do\s+not|don'?t|never|no\s+need\s+to|without)\s+(?:ever\s+)?(?:ask(?:ing)?|prompt(?:ing)?|wait(?:ing)?|"
@@ -169,7 +172,7 @@ UNTRUSTED_INPUT = re.compile(
 )
 MEMORY_WRITE = re.compile(
     r"(?i)\b(?:append|add|write|insert|inject|save|store|update|modify|edit|overwrite|replace|patch|prepend|persist)\s+"
-    r"(?:\w+\s+){0,8}?(?:to|into|in|of)\s+(?:the\s+|your\s+|agent'?s?\s+)?"
+    r"(?:[\w'-]+\s+){0,8}?(?:to|into|in|of)\s+(?:the\s+|your\s+|agent'?s?\s+)?"
     r"(?:`)?(SOUL\.md|MEMORY\.md|AGENTS\.md|IDENTITY\.md|HEARTBEAT\.md|CLAUDE\.md|openclaw\.json|"
     r"~/\.openclaw/\S*|~/\.claude/\S*|(?:other|every|all|another)\s+(?:installed\s+)?skills?'?\s*(?:SKILL\.md|files|directories|folders)|"
     r"system\s+prompt|agent\s+(?:config(?:uration)?|settings|memory|instructions))"
@@ -264,6 +267,12 @@ def analyze_line(c: Collector, file: str, lineno: int, line: str, *, in_code: bo
             assert m is not None
             path = m.group(1).strip()
             c.tag(f"read:file:{path}", file, lineno)
+            if re.search(rf"(?i)\b{SEND_VERB}\b[^\n]{{0,120}}(?:https?://|hxxps?://|\bto\s+(?:an?\s+|the\s+)?(?:external|remote|"
+                         rf"third[- ]party)\b)", line[m.start():]):
+                c.hit("NV-EXFIL-004", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1,
+                      action="review" if quoted(m) else None)
+                c.flags.add("network_send")
+                c.fact("network_send", file, lineno, "prose-cred-send")
             if not re.search(r"(?:^|/)\.env\b", path):
                 c.hit("NV-CRED-001", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1, path=path)
                 if not quoted(m):

@@ -100,11 +100,14 @@ def analyze(c: Collector, file: str, source: str, *, lines_offset: int = 0) -> b
             if const and URL_RE.match(const.strip()):
                 str_vars[target] = const.strip()
     for node in ast.walk(tree):
-        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
-            fn = _dotted(node.value.func)
-            if fn.split(".")[-1] in FETCH_FUNCS and (fn.split(".")[0] in NET_MODULES or "session" in fn.lower()
-                                                       or "client" in fn.lower()):
-                fetch_names |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+        if isinstance(node, ast.Assign):
+            for sub in ast.walk(node.value):
+                if not isinstance(sub, ast.Call):
+                    continue
+                fn = _dotted(sub.func)
+                if fn.split(".")[-1] in FETCH_FUNCS and (fn.split(".")[0] in NET_MODULES or "session" in fn.lower()
+                                                           or "client" in fn.lower()):
+                    fetch_names |= {t.id for t in node.targets if isinstance(t, ast.Name)}
     for node in ast.walk(tree):
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
             _string_constant(c, file, ln(node), node.value, has_net)
@@ -224,7 +227,7 @@ def analyze(c: Collector, file: str, source: str, *, lines_offset: int = 0) -> b
                 c.hit("NV-EXEC-002", file, ln(node), snip(node))
                 c.fact("encoded_exec", file, ln(node))
             elif re.search(r"(?i)urlopen|requests|\.text|\.content|\.read\(\)|\.json\(\)|recv", inner) or (
-                    any(n in inner for n in fetch_names)):
+                    any(re.search(rf"\b{re.escape(n)}\b", inner) for n in fetch_names)):
                 c.hit("NV-EXEC-004", file, ln(node), snip(node))
             else:
                 c.tag("shell:*", file, ln(node))

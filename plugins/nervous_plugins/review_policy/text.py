@@ -96,12 +96,14 @@ def script_lines(text: str, lang: str) -> list[Line]:
     return [Line(i, raw, "script", lang) for i, raw in enumerate(text.split("\n"), 1)]
 
 
-def is_quoted(line: str, start: int, end: int) -> bool:
+def is_quoted(line: str, start: int, end: int, *, backticks: bool = True) -> bool:
     """Whether ``line[start:end]`` sits inside quotes, backticks or a table row: quoted as data."""
     if line.lstrip().startswith("|"):
         return True
     before, after = line[:start], line[end:]
     for q in ('"', "`", "\u201c", "'", "\u2018"):
+        if q == "`" and not backticks:
+            continue
         close = {"\u201c": "\u201d", "\u2018": "\u2019"}.get(q, q)
         if q == "'":
             # apostrophes inside words are not quotes
