@@ -230,7 +230,7 @@ class Classifier:
         interp = sb.group(1).lower() if sb else ""
         if ext in SHELL_EXT or interp in ("sh", "bash", "zsh", "dash", "ksh"):
             c.tag(f"shell:{interp or 'bash'}", f.path, 1)
-            c.tier(interp or "bash", "DANGEROUS")
+            c.tier(interp or "bash", "CAUTION")  # the script's own commands carry their tiers
             self._shell_script(c, f.path, text, known)
         elif ext in PYTHON_EXT or interp.startswith("python"):
             c.tag("shell:python", f.path, 1)
