@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 _clock: Callable[[], float] | None = None
 
@@ -27,11 +27,11 @@ def now() -> float:
 
 def utc_timestamp(t: float | None = None) -> str:
     """ISO 8601 with ``Z``, whole seconds: ``2026-03-04T18:40:11Z``."""
-    return datetime.fromtimestamp(now() if t is None else t, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return datetime.fromtimestamp(now() if t is None else t, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def utc_date(t: float | None = None) -> str:
-    return datetime.fromtimestamp(now() if t is None else t, timezone.utc).strftime("%Y-%m-%d")
+    return datetime.fromtimestamp(now() if t is None else t, UTC).strftime("%Y-%m-%d")
 
 
 def parse_timestamp(text: str) -> float:
@@ -40,5 +40,5 @@ def parse_timestamp(text: str) -> float:
         text = text[:-1] + "+00:00"
     dt = datetime.fromisoformat(text)
     if dt.tzinfo is None:
-        dt = dt.replace(tzinfo=timezone.utc)
+        dt = dt.replace(tzinfo=UTC)
     return dt.timestamp()

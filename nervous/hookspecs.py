@@ -21,10 +21,10 @@ import pluggy
 
 if TYPE_CHECKING:
     from .manager import PluginManager
+    from .provider import Provider
     from .records import (
         Event,
         IntentVerdict,
-        Provider,
         RiskAssessment,
         ScanContext,
         SideEffects,

@@ -8,6 +8,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from .records import (
     InstallRecord,
+    IntentVerdict,
     ReviewDecision,
     RiskAssessment,
     ScanContext,
@@ -17,7 +18,6 @@ from .records import (
     SkillMetadata,
     SkillRef,
     SkillVersion,
-    IntentVerdict,
 )
 
 

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any, Literal
 
 from attrs import field, frozen
 
 from .errors import UsageError
+from .provider import Provider as Provider  # re-exported: part of the shared vocabulary
 
 RiskLevel = Literal["low", "medium", "high"]
 Decision = Literal["allow", "review", "refuse"]
@@ -21,13 +22,6 @@ Decision = Literal["allow", "review", "refuse"]
 RISK_ORDER: dict[str, int] = {"low": 0, "medium": 1, "high": 2}
 DECISION_ORDER: dict[str, int] = {"allow": 0, "review": 1, "refuse": 2}
 
-
-# --------------------------------------------------------------------------------------------
-# Providers
-# --------------------------------------------------------------------------------------------
-
-
-from .provider import Provider  # noqa: E402  (re-exported: part of the shared vocabulary)
 
 
 # --------------------------------------------------------------------------------------------
@@ -78,16 +72,16 @@ class SkillRef:
             name = parts[-1] if path else repo
             return cls(name=name, owner=owner.lower(), registry="github", path=f"{repo}/{path}" if path else repo,
                        revision=revision)
-        owner = None
+        owner_name: str | None = None
         if text.startswith("@"):
             text = text[1:]
             if "/" not in text:
                 raise UsageError(f"skill reference {raw!r}: expected @owner/slug")
         if "/" in text:
-            owner, _, text = text.partition("/")
-            owner = owner.strip().lower()
-            if not owner or not _SLUG_RE.match(owner):
-                raise UsageError(f"skill reference {raw!r}: invalid owner {owner!r}")
+            owner_name, _, text = text.partition("/")
+            owner_name = owner_name.strip().lower()
+            if not owner_name or not _SLUG_RE.match(owner_name):
+                raise UsageError(f"skill reference {raw!r}: invalid owner {owner_name!r}")
         version = None
         if "@" in text:
             text, version = text.split("@", 1)
@@ -95,7 +89,7 @@ class SkillRef:
             raise UsageError(
                 f"skill reference {raw!r}: invalid name {text!r} (letters, digits, '.', '_', '-')"
             )
-        return cls(name=text.lower() if registry in (None, "clawhub") else text, owner=owner,
+        return cls(name=text.lower() if registry in (None, "clawhub") else text, owner=owner_name,
                    registry=registry, revision=version)
 
     @property

@@ -163,7 +163,7 @@ class Store(abc.ABC):
         """Warnings met by calls that cannot return them (``append``, ``read_log``, opening), once."""
         return []
 
-    def close(self) -> None:
+    def close(self) -> None:  # noqa: B027  (optional: most backends hold nothing to release)
         """Release connections and file handles."""
 
     def __enter__(self) -> Store:

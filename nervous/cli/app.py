@@ -104,10 +104,10 @@ def table(rows: list[list[str]], headers: list[str], width: int | None = None) -
         s = str(v).replace("\n", " ")
         return s if len(s) <= w else s[: max(w - 1, 0)] + "…"
 
-    lines = ["  ".join(cell(h, w).ljust(w) for h, w in zip(headers, widths)).rstrip()]
+    lines = ["  ".join(cell(h, w).ljust(w) for h, w in zip(headers, widths, strict=True)).rstrip()]
     lines.append("  ".join("-" * w for w in widths))
     for r in rows:
-        lines.append("  ".join(cell(v, w).ljust(w) for v, w in zip(r, widths)).rstrip())
+        lines.append("  ".join(cell(v, w).ljust(w) for v, w in zip(r, widths, strict=False)).rstrip())
     return "\n".join(lines)
 
 

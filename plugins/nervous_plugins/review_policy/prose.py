@@ -187,10 +187,26 @@ CRED_READ_INSTR = re.compile(
 )
 
 
+#: A line none of whose words can start a phrase rule is skipped (most documentation lines).
+TRIGGER = re.compile(
+    r"(?i)user|human|operator|owner|person|developer|customer|silent|quiet|covert|secret|stealth|surreptit|hide|hiding|"
+    r"conceal|behind|ignore|disregard|forget|override|bypass|abandon|you\s+are|mode|<\||\[/?inst|<<|system|instruction|"
+    r"precedence|supersede|pretend|act\s+as|from\s+now|tell|assure|inform|fabricat|falsif|invent|make\s+up|fake|"
+    r"report|claim|affiliate|referral|tracking|promo|lie|mislead|deceiv|recommend|send|upload|post|transmit|forward|"
+    r"exfil|copy|sync|share|include|attach|append|submit|push|relay|mirror|beacon|leak|deliver|e-?mail|pipe|fetch|"
+    r"download|retrieve|load|read|pull|curl|wget|check|visit|open|consult|follow|execute|run|obey|apply|carry|"
+    r"heartbeat|update|terminal|prompt|powershell|cmd|shell|paste|macos|mac|windows|prerequisite|extract|unzip|unpack|"
+    r"decompress|unrar|archive|zip|rar|7z|password|ask|wait|request|seek|auto|yolo|skip|confirm|approv|dangerously|"
+    r"place|order|trade|transfer|withdraw|wire|sign|broadcast|transaction|payment|payout|swap|scrape|crawl|browse|"
+    r"summari|search|web|gmail|imap|inbox|add|write|insert|inject|save|store|modify|edit|overwrite|replace|patch|"
+    r"prepend|persist|soul|memory|agents\.md|claude|openclaw|cat|collect|gather|grab|harvest|access|dump|get|scan|"
+    r"find|locate|enumerate|list|print|display|show|output|\.ssh|id_rsa|\.aws|\.env|keychain|wallet|[A-Z]_[A-Z]")
+
+
 def analyze_line(c: Collector, file: str, lineno: int, line: str, *, in_code: bool = False,
                  quoted_block: bool = False) -> None:
     """Phrase rules on one line of instructions (prose, or a code line read as text)."""
-    if len(line) < 8:
+    if len(line) < 8 or not TRIGGER.search(line):
         return
 
     def quoted(m: re.Match[str]) -> bool:

@@ -71,8 +71,9 @@ def analyze(c: Collector, file: str, source: str, *, lines_offset: int = 0) -> b
         i = getattr(node, "lineno", 1) - 1
         return snippet(src_lines[i]) if 0 <= i < len(src_lines) else ""
 
+    nodes = list(ast.walk(tree))
     imports: set[str] = set()
-    for node in ast.walk(tree):
+    for node in nodes:
         if isinstance(node, ast.Import):
             imports |= {a.name.split(".")[0] for a in node.names}
         elif isinstance(node, ast.ImportFrom) and node.module:
@@ -88,7 +89,7 @@ def analyze(c: Collector, file: str, source: str, *, lines_offset: int = 0) -> b
     fetch_names: set[str] = set()
     env_vars: dict[str, set[str]] = {}
     str_vars: dict[str, str] = {}
-    assigns = [n for n in ast.walk(tree) if isinstance(n, ast.Assign) and len(n.targets) == 1
+    assigns = [n for n in nodes if isinstance(n, ast.Assign) and len(n.targets) == 1
                and isinstance(n.targets[0], ast.Name)]
     for _ in range(2):  # propagate through one level of intermediate variables
         for node in assigns:
@@ -99,7 +100,7 @@ def analyze(c: Collector, file: str, source: str, *, lines_offset: int = 0) -> b
             const = _const_str(node.value)
             if const and URL_RE.match(const.strip()):
                 str_vars[target] = const.strip()
-    for node in ast.walk(tree):
+    for node in assigns:
         if isinstance(node, ast.Assign):
             for sub in ast.walk(node.value):
                 if not isinstance(sub, ast.Call):
@@ -108,7 +109,7 @@ def analyze(c: Collector, file: str, source: str, *, lines_offset: int = 0) -> b
                 if fn.split(".")[-1] in FETCH_FUNCS and (fn.split(".")[0] in NET_MODULES or "session" in fn.lower()
                                                            or "client" in fn.lower()):
                     fetch_names |= {t.id for t in node.targets if isinstance(t, ast.Name)}
-    for node in ast.walk(tree):
+    for node in nodes:
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
             _string_constant(c, file, ln(node), node.value, has_net)
         if not isinstance(node, ast.Call):
