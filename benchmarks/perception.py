@@ -10,6 +10,10 @@ at least min(2, signals in the pattern)) over the same learned memory.
 
     python benchmarks/perception.py --regions ../shared/data/perception/regions.jsonl \
         --split ../shared/data/perception/dev.jsonl
+
+``--cv N`` adds a robustness check that never looks at the test rows: N rounds that each hold out a
+quarter of the regions as novel tools and two train tasks of every other region as known-region
+queries, teach the rest the same way, and route the held-out tasks with the same settings.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import argparse
 import json
 import os
 import platform
+import random
 import re
 import statistics
 import sys
@@ -88,6 +93,63 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
 
 
+def teach(cortex: Cortex, train: list[dict[str, Any]], regions: list[dict[str, Any]], names: dict[str, str],
+          describe: bool, now: float) -> None:
+    """The real learning path: every train row is a search-solved success with its task text."""
+    for row in train:
+        region = names[row["region"]]
+        cortex.record_outcome(region, f"{region}-skill", "success", task=row["task"], now=now)
+    if describe:
+        taught = {names[row["region"]] for row in train}
+        for r in regions:
+            if names.get(r["id"]) in taught and r.get("description"):
+                cortex.describe_region(names[r["id"]], r["description"], now=now)
+
+
+def cross_validate(rounds: int, seed: int, train: list[dict[str, Any]], regions: list[dict[str, Any]],
+                   names: dict[str, str], cfg: Config, describe: bool, now: float) -> dict[str, Any]:
+    """Held-out regions and tasks from the train rows only (see the module docstring)."""
+    rng = random.Random(seed)
+    by_region: dict[str, list[dict[str, Any]]] = {}
+    for row in train:
+        by_region.setdefault(row["region"], []).append(row)
+    ids = sorted(by_region)
+    per_round: list[dict[str, float]] = []
+    for _ in range(rounds):
+        order = ids[:]
+        rng.shuffle(order)
+        novel_ids, known_ids = order[: len(order) // 4], order[len(order) // 4:]
+        teach_rows: list[dict[str, Any]] = []
+        queries: list[tuple[str | None, str]] = []
+        for rid in known_ids:
+            rows = by_region[rid][:]
+            rng.shuffle(rows)
+            teach_rows += rows[2:]
+            queries += [(names[rid], r["task"]) for r in rows[:2]]
+        novel = [(None, r["task"]) for rid in novel_ids for r in by_region[rid]]
+        rng.shuffle(novel)
+        queries += novel[: len(queries) // 3]  # a quarter of all queries are novel, as in the split
+        pm = PluginManager(cfg, autoload=False)
+        cortex = Cortex(pm, MemoryStore())
+        kept = {id(r) for r in teach_rows}
+        teach(cortex, [r for r in train if id(r) in kept], regions, names, describe, now)  # file order
+        matcher = pm.matcher()
+        doc = cortex.store.read("skill-cortex", "cortex").value or {}
+        memory = cortex.matcher_memory(doc)
+        results = []
+        for gold, task in queries:
+            ranked = matcher.scores(task, memory) if hasattr(matcher, "scores") else matcher.match(task, memory, 3)
+            decision = matcher.match(task, memory, 3)
+            results.append((gold, [r for r, _s in ranked[:3]], decision[0][0] if decision else None))
+        per_round.append(metrics(results))
+    keys = per_round[0].keys() if per_round else ()
+    return {
+        "rounds": rounds, "seed": seed,
+        "mean": {k: round(statistics.mean(m[k] for m in per_round), 4) for k in keys},
+        "stdev": {k: round(statistics.stdev(m[k] for m in per_round), 4) if rounds > 1 else 0.0 for k in keys},
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--regions", type=Path, required=True, help="regions.jsonl (id, name, description)")
@@ -97,6 +159,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--set", dest="settings", action="append", default=[], metavar="KEY=VALUE",
                         help="matcher setting override (repeatable), e.g. threshold=0.15")
     parser.add_argument("--sweep", action="store_true", help="also print routing accuracy per threshold")
+    parser.add_argument("--cv", type=int, default=0, metavar="N",
+                        help="also run N cross-validation rounds on the train rows (robustness check)")
+    parser.add_argument("--cv-seed", type=int, default=1, help="seed of the cross-validation rounds")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args(argv)
 
@@ -121,13 +186,7 @@ def main(argv: list[str] | None = None) -> int:
     now = 1_772_649_611.0
 
     t0 = time.perf_counter()
-    for row in train:
-        region = names[row["region"]]
-        cortex.record_outcome(region, f"{region}-skill", "success", task=row["task"], now=now)
-    if not args.no_descriptions:
-        for r in regions:
-            if r["id"] in names and r.get("description"):
-                cortex.describe_region(names[r["id"]], r["description"], now=now)
+    teach(cortex, train, regions, names, not args.no_descriptions, now)
     teach_s = time.perf_counter() - t0
 
     matcher = pm.matcher()
@@ -186,6 +245,9 @@ def main(argv: list[str] | None = None) -> int:
             decided = [(g, [r for r, _s in rk], rk[0][0] if rk and rk[0][1] >= thr else None) for g, rk in raw_scores]
             sweep[f"{thr:.3f}"] = round(metrics(decided)["routing_accuracy"], 4)
         report["threshold_sweep"] = sweep
+    if args.cv:
+        report["cross_validation"] = cross_validate(args.cv, args.cv_seed, train, regions, names, cfg,
+                                                    not args.no_descriptions, now)
     if args.json:
         print(json.dumps(report, indent=2))
         return 0
@@ -204,6 +266,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.sweep:
         print("threshold sweep (routing accuracy):",
               ", ".join(f"{k}:{v * 100:.1f}" for k, v in report["threshold_sweep"].items()))
+    if args.cv:
+        cv = report["cross_validation"]
+        print(f"cross-validation on the train rows ({cv['rounds']} rounds, mean ± sd): " + ", ".join(
+            f"{k} {cv['mean'][k] * 100:.1f} ± {cv['stdev'][k] * 100:.1f}"
+            for k in ("hit_at_1", "hit_at_3", "miss_precision", "miss_recall", "routing_accuracy")))
     return 0
 
 

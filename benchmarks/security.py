@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import io
 import json
-import re
 import statistics
 import sys
 import tarfile

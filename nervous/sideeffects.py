@@ -59,7 +59,7 @@ SECRET_ENV_RE = re.compile(r"(?i)(KEY|TOKEN|SECRET|PASSW|PWD|PASS|CRED|AUTH|PRIV
 _CREDENTIAL_PATH_RE = re.compile(
     r"""(?ix)
     (?:^|[/\\~])\.ssh(?:[/\\]|$)
-    | id_(?:rsa|dsa|ecdsa|ed25519)\b
+    | id_(?:rsa|dsa|ecdsa|ed25519)(?!\.pub|[\w-])
     | \.pem$ | \.key$ | \.p12$ | \.pfx$
     | \.aws[/\\](?:credentials|config)
     | \.config[/\\]gcloud
@@ -73,7 +73,7 @@ _CREDENTIAL_PATH_RE = re.compile(
     | login\ data | (?:^|[/\\])cookies(?:\.sqlite)?$ | logins\.json | key[34]\.db
     | library[/\\]keychains
     | wallet\.dat | (?:^|[/\\])(?:metamask|phantom|exodus|electrum|solflare)(?:[/\\]|$)
-    | (?:^|[/\\~])\.openclaw(?:[/\\]|$) | \.clawdbot[/\\]\.env
+    | \.(?:openclaw|clawdbot)[/\\](?:openclaw\.json|clawdbot\.json|\.env|credentials|auth[\w.-]*|secrets?|identity)
     """
 )
 

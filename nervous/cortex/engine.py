@@ -506,10 +506,12 @@ class Cortex:
             if not isinstance(memory.motor(doc).get(region), dict):
                 raise NotFound(f"no region {region!r} in the cortex; learn it first (nervous report)")
             matcher = self.matcher()
-            if words and hasattr(matcher, "observe"):
+            # a matcher may weigh a description apart from a solved task (``describe``)
+            learn = getattr(matcher, "describe", None) or getattr(matcher, "observe", None)
+            if words and learn is not None:
                 state = self._matcher_state(doc, create=True)
                 assert state is not None
-                matcher.observe(state, region, list(words))
+                learn(state, region, list(words))
             return list(words)
 
         kept, warnings = self._transaction(apply, now=now, prune=False)

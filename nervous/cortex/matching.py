@@ -6,6 +6,8 @@ A matcher may also keep its own bounded state inside the cortex document (the ex
 ``matcher_state[<matcher name>]``); the engine then calls, inside its transactions:
 
 * ``observe(state, region, words)`` with entity-filtered words of a solved task (never raw text);
+* ``describe(state, region, words)`` with entity-filtered words of a region's description (cold
+  start; without it the engine calls ``observe``);
 * ``forget(state, region)`` when a region is pruned or forgotten.
 
 Both are optional; a matcher without them sees only the signal words and region names.

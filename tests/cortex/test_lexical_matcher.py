@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import random
 import statistics
 import time
@@ -9,18 +10,35 @@ from typing import Any
 
 import pytest
 from nervous_plugins.lexical_matcher import LexicalMatcher, decode_bag, encode_bag
+from nervous_plugins.lexical_words import light_stem, related_terms
 
 from nervous.cortex.matching import MatcherMemory
 from nervous.errors import ConfigError
 
 
-def test_observe_is_bounded_and_counts() -> None:
+def test_observe_is_bounded_and_weighs_each_task_by_its_length() -> None:
     matcher = LexicalMatcher({"max_words": 3})
     state: dict[str, Any] = {}
-    matcher.observe(state, "r", ["alpha", "beta", "alpha"])
-    matcher.observe(state, "r", ["alpha", "gamma", "delta"])
+    matcher.observe(state, "r", ["alpha", "beta", "alpha"])  # two distinct words: 1/sqrt(2) each
+    matcher.observe(state, "r", ["alpha", "gamma", "delta"])  # three: 1/sqrt(3) each
     bag = decode_bag(state["regions"]["r"])
-    assert len(bag) == 3 and bag["alpha"] == 2 and "delta" in bag and "beta" not in bag
+    assert len(bag) == 3
+    assert bag["alpha"] == pytest.approx(1 / math.sqrt(2) + 1 / math.sqrt(3), abs=2e-3)
+    assert bag["beta"] == pytest.approx(1 / math.sqrt(2), abs=1e-3)
+    # the bag was full when delta arrived: the lightest word (gamma, the oldest of the lightest) went
+    assert "delta" in bag and "gamma" not in bag
+
+
+def test_description_words_weigh_more_than_one_long_task() -> None:
+    matcher = LexicalMatcher()
+    state: dict[str, Any] = {}
+    matcher.describe(state, "r", ["surf", "report"])
+    matcher.observe(state, "r", ["surf", "waves", "beach", "today", "board"])
+    bag = decode_bag(state["regions"]["r"])
+    assert bag["report"] == 1.0 and bag["surf"] == pytest.approx(1 + 1 / math.sqrt(5), abs=1e-3)
+    untouched: dict[str, Any] = {}
+    LexicalMatcher({"description_weight": 0}).describe(untouched, "r", ["surf"])
+    assert untouched == {}
 
 
 def test_observe_refuses_non_words() -> None:
@@ -30,10 +48,11 @@ def test_observe_refuses_non_words() -> None:
     assert decode_bag(state["regions"]["r"]) == {"ok": 1}
 
 
-def test_bag_codec_skips_garbage() -> None:
-    assert decode_bag("a:1 b:x :3 c:0 d:2") == {"a": 1, "d": 2}
+def test_bag_codec_skips_garbage_and_reads_the_older_integer_form() -> None:
+    assert decode_bag("a:1 b:x :3 c:0 d:2 e:-1 f:nan g:inf h:0.25") == {"a": 1, "d": 2, "h": 0.25}
     assert decode_bag(None) == {}
     assert decode_bag(encode_bag({"x": 4, "y-z": 1})) == {"x": 4, "y-z": 1}
+    assert encode_bag({"x": 4.0, "y": 0.70710678, "z": 0.0001}) == "x:4 y:0.707 z:0.001"
 
 
 def test_match_and_miss() -> None:
@@ -86,3 +105,56 @@ def test_full_size_cortex_is_fast() -> None:
         matcher.match(task, memory)
         times.append(time.perf_counter() - t)
     assert statistics.median(times) < 0.001
+
+
+@pytest.mark.parametrize(("words", "same"), [
+    (["translate", "translation", "translating", "translated", "translations"], True),
+    (["recommend", "recommendation", "recommended", "recommends"], True),
+    (["image", "images", "imaging"], True),
+    (["plan", "planned", "planning", "plans"], True),
+    (["story", "stories"], True),
+    (["optimize", "optimization", "optimizing", "optimise"], True),
+    (["news", "new"], False),
+    (["international", "internet"], False),
+    (["career", "car"], False),
+    (["call", "called", "calls"], True),
+])
+def test_light_stem_folds_inflection_and_derivation(words: list[str], same: bool) -> None:
+    stems = {light_stem(w) for w in words}
+    assert (len(stems) == 1) is same, stems
+
+
+def test_related_words_reach_a_region_at_a_reduced_weight() -> None:
+    state: dict[str, Any] = {}
+    matcher = LexicalMatcher({"threshold": 0})
+    matcher.observe(state, "images", ["image", "search", "find"])
+    matcher.observe(state, "legal", ["lawyer", "contract", "court"])
+    memory = MatcherMemory({"images": ("image",), "legal": ("lawyer",)}, {}, state, "rev")
+    assert matcher.match("show me pictures of lighthouses", memory)[0][0] == "images"
+    assert matcher.match("I need an attorney", memory)[0][0] == "legal"
+    # a word's own region always beats a region reached only through a related word
+    direct = dict(matcher.scores("find a lawyer", memory))
+    assert direct["legal"] > direct.get("images", 0.0)
+    off = LexicalMatcher({"threshold": 0, "related_weight": 0})
+    assert off.match("show me pictures of lighthouses", memory) == []
+    groups = related_terms()
+    assert light_stem("image") in groups[light_stem("picture")]
+    assert all(t not in others for t, others in groups.items())
+
+
+def test_query_names_the_filter_never_stores_still_match_a_region_name() -> None:
+    memory = MatcherMemory({"substack-reader": ("newsletter",)}, {}, {}, None)
+    ranked = LexicalMatcher().match("Summarize the latest Substack posts", memory)
+    assert ranked and ranked[0][0] == "substack-reader"
+
+
+def test_engine_teaches_descriptions_through_describe(cortex: Any) -> None:
+    cortex.record_outcome("surf-report", "surf-skill", "success",
+                          task="Will the waves be good for surfing near the pier this afternoon?", now=1e9)
+    cortex.describe_region("surf-report", "Daily surf report and swell forecast for Alice's beach.", now=1e9)
+    doc = cortex.store.read("skill-cortex", "cortex").value
+    bag = decode_bag(doc["matcher_state"]["lexical"]["regions"]["surf-report"])
+    assert bag["swell"] == 1.0 and bag["forecast"] == 1.0  # description words at description_weight
+    assert bag["waves"] < 1.0  # a task's words share one unit by length
+    assert "alice" not in bag and "pier" in bag
+    assert "Will the waves" not in str(doc)

@@ -31,3 +31,25 @@ def test_benchmark_smoke(tmp_path: Path) -> None:
     assert report["known_test"] == 2 and report["novel_test"] == 1
     assert report["ours"]["hit_at_1"] == 1.0 and report["ours"]["routing_accuracy"] == 1.0
     assert report["stored_words"]["signals_per_region_max"] <= 10
+
+
+def test_cross_validation_uses_only_train_rows(tmp_path: Path) -> None:
+    topics = {
+        "WeatherNow": ["weather forecast rain", "sunny weekend forecast", "rain storm warning"],
+        "photo_tool": ["resize this photo", "crop the image", "convert image to png"],
+        "RecipeBox": ["dinner recipe with chicken", "vegan dessert recipe", "bake bread recipe"],
+        "FlightFinder": ["cheap flight tickets", "flight delays airport", "book a return flight"],
+    }
+    regions = [{"id": rid, "name": rid, "description": ""} for rid in topics]
+    rows = [{"phase": "train", "task": f"Please help: {t}", "region": rid} for rid, ts in topics.items() for t in ts]
+    rows.append({"phase": "test", "task": "is rain in the forecast", "region": "WeatherNow"})
+    (tmp_path / "regions.jsonl").write_text("\n".join(json.dumps(r) for r in regions) + "\n", encoding="utf-8")
+    (tmp_path / "split.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
+    proc = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "perception.py"), "--regions",
+                           str(tmp_path / "regions.jsonl"), "--split", str(tmp_path / "split.jsonl"), "--json",
+                           "--cv", "3", "--cv-seed", "5"],
+                          capture_output=True, text=True, timeout=120, check=True)
+    cv = json.loads(proc.stdout)["cross_validation"]
+    assert cv["rounds"] == 3 and cv["seed"] == 5
+    assert set(cv["mean"]) >= {"hit_at_1", "routing_accuracy", "miss_recall"}
+    assert all(0.0 <= v <= 1.0 for v in cv["mean"].values())

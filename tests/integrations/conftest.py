@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -44,8 +43,4 @@ def clawhub() -> Iterator[ClawHubStandin]:
         yield server
 
 
-def server_env(home: Path, registry_url: str) -> dict[str, str]:
-    """Everything a ``nervous`` subprocess needs, and nothing from the developer's environment."""
-    return {"NERVOUS_HOME": str(home), "CLAWHUB_REGISTRY": registry_url, "NERVOUS_REGISTRIES": "clawhub",
-            "NERVOUS_DISABLE_PLUGIN_AUTOLOAD": "1", "NERVOUS_PROJECT": "integration-tests",
-            "PATH": os.environ.get("PATH", ""), "PYTHONUNBUFFERED": "1"}
+

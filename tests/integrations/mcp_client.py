@@ -6,8 +6,10 @@ real ``nervous mcp`` subprocess speaking MCP over its stdin/stdout.
 
 from __future__ import annotations
 
+import os
 import sys
 from contextlib import AbstractContextManager
+from pathlib import Path
 from typing import Any
 
 
@@ -63,3 +65,10 @@ class McpProcess:
         data: dict[str, Any] = result.structured_content
         assert data["ok"] is False and data["error"]["code"], data
         return data
+
+
+def server_env(home: Path, registry_url: str) -> dict[str, str]:
+    """Everything a ``nervous`` subprocess needs, and nothing from the developer's environment."""
+    return {"NERVOUS_HOME": str(home), "CLAWHUB_REGISTRY": registry_url, "NERVOUS_REGISTRIES": "clawhub",
+            "NERVOUS_DISABLE_PLUGIN_AUTOLOAD": "1", "NERVOUS_PROJECT": "integration-tests",
+            "PATH": os.environ.get("PATH", ""), "PYTHONUNBUFFERED": "1"}

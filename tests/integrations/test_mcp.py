@@ -12,9 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import server_env
 from jsonschema import Draft202012Validator
-from mcp_client import McpProcess
+from mcp_client import McpProcess, server_env
 
 from nervous.acquire.engine import OUTCOMES
 from nervous.goals.actions import MUTATIONS

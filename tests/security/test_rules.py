@@ -5,7 +5,6 @@ from __future__ import annotations
 import base64
 
 import pytest
-
 from nervous_plugins.review_policy.catalogue import RULES
 
 from .helpers import actions, rule_ids, scan, skill_md

@@ -20,8 +20,8 @@ def test_report_shape(nervous_pm) -> None:
     assert set(rep) >= {"tool", "target", "capabilities", "findings", "decision", "limits", "registry", "intent"}
     caps = rep["capabilities"]
     assert "read:env:TODOIST_API_KEY" in caps["tags"] and "network:api.todoist.com" in caps["tags"]
-    assert caps["classes"] == ["shell", "sensitive_credentials", "network"]
-    assert caps["icons"] == "\u2699\ufe0f\U0001f511\U0001f310"
+    assert caps["classes"] == ["shell", "sensitive_credentials", "write", "network"]  # adding tasks writes remotely
+    assert caps["icons"] == "\u2699\ufe0f\U0001f511\U0001f7e1\U0001f310"
     assert caps["mcp"] == {"readOnlyHint": False, "destructiveHint": False, "idempotentHint": False,
                            "openWorldHint": True}
     assert rep["target"]["files"] == 1 and len(rep["target"]["fingerprint"]) == 64

@@ -6,6 +6,7 @@ imported or followed.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterable
 
@@ -60,10 +61,11 @@ HIDDEN_DIRECTIVE = re.compile(
 HIDDEN_RISKY = re.compile(
     r"(?i)https?://|hxxps?://|\b\d{1,3}(?:\.\d{1,3}){3}\b|\b(?:curl|wget|bash|sh\s+-c|eval|exec|sudo|chmod|rm\s+-|"
     r"powershell|base64|nc\s)\b|\b(?:send|upload|post|forward|transmit|exfiltrat\w*|email|copy)\b[^.]{0,80}\b(?:to|into)\b"
-    r"|\b(?:api[_ -]?keys?|tokens?|passwords?|credentials?|secrets?|private\s+keys?|\.env\b|\.ssh|ssh\s+keys?|"
-    r"environment\s+variables?|cookies|wallet|seed\s+phrase)\b|\b(?:install|download|execute|run)\s+(?:\S+\s+){0,4}"
-    r"(?:package|script|binary|command|payload|file|from)|\b(?:ignore|override|disregard)\b|\b(?:do\s+not|don'?t|never)\s+"
-    r"(?:tell|mention|inform|show|reveal|log)|\bdelete\b|\bdisable\b|\bpermissions?\b|\bsudo\b|\badmin\b"
+    r"|\b(?:read|cat|collect|include|copy)\b[^.]{0,40}\b(?:api[_ -]?keys?|passwords?|credentials?|private\s+keys?|"
+    r"\.env\b|\.ssh|ssh\s+keys?|environment\s+variables|cookies|wallet|seed\s+phrase)"
+    r"|\b(?:install|download|execute|run)\s+(?:\S+\s+){0,4}(?:package|script|binary|command|payload|from)\b"
+    r"|\b(?:ignore|override|disregard)\s+(?:all\s+|any\s+|the\s+|previous\s+|prior\s+|your\s+)+\w+"
+    r"|\b(?:do\s+not|don'?t|never)\s+(?:tell|mention|inform|show|reveal)\b[^.]{0,30}\buser"
 )
 SECRET_LITERAL = re.compile(
     r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b|\bghp_[A-Za-z0-9]{36}\b|\bgithub_pat_[A-Za-z0-9_]{40,}|\bgh[ousr]_[A-Za-z0-9]{36}\b"
@@ -84,6 +86,9 @@ SECRET_NAME_WORDS = {"api", "key", "keys", "token", "tokens", "secret", "access"
                      "private", "password", "pass", "pwd", "user", "app", "bot", "session", "cookie", "oauth",
                      "refresh", "id", "env", "the", "webhook", "url", "cred", "creds", "credentials", "account",
                      "sid", "live", "test", "prod", "dev", "default", "personal", "pat"}
+SECURITY_TOOL = re.compile(r"(?i)\b(?:scan|scanner|scanning|audit|auditor|auditing|security|secure|detect\w*|vet|vetting|"
+                           r"malware|threat|vulnerab\w*|guard\w*|safety|sentinel|firewall)\b")
+NEWLINE = re.compile("\n")
 SHEBANG = re.compile(r"^#!\s*(?:/usr/bin/env\s+(?:-S\s+)?)?(?:/\S*/)?(\w+)")
 
 
@@ -111,7 +116,7 @@ class Classifier:
     # ------------------------------------------------------------------ entry point
 
     def classify(self, bundle: SkillBundle, context: ScanContext) -> SideEffects:
-        c = Collector()
+        c = Collector(purpose=context.purpose)
         skill = bundle.skill_md
         known_bins: set[str] = set()
         skill_name = None
@@ -176,6 +181,7 @@ class Classifier:
             if url and URL_RE.search(url):
                 c.tag(f"network:{normalize_host(url)}", path, 1)
         words = " ".join(str(x) for x in (doc.name or "", doc.description or "", *bins))
+        c.security_tool = bool(SECURITY_TOOL.search(f"{doc.name or ''} {doc.description or ''}"))
         c.bins = {b for b in bins if len(b) >= 3} - GENERIC_WORDS
         c.subject = {w for w in re.split(r"[^a-z0-9]+", words.lower()) if len(w) >= 3} - GENERIC_WORDS
         if meta.always:
@@ -261,7 +267,6 @@ class Classifier:
         c.flags.add("incomplete")
 
     def _generic(self, c: Collector, path: str, text: str, ext: str) -> None:
-        lines = text.split("\n")
         # hidden unicode
         for m in HIDDEN_UNICODE.finditer(text):
             if not _visible_exception(text, m.start()):
@@ -270,26 +275,38 @@ class Classifier:
                 c.hit("NV-OBF-001", path, ln, f"U+{ord(m.group(0)):04X} hidden character ({count} in file)",
                       codepoint=f"U+{ord(m.group(0)):04X}", count=count)
                 break
+        # secret handling described anywhere in the bundle (keys, tokens, passwords, logins)
+        # (drafts are judged on concrete capabilities only: words alone never raise a draft's risk)
+        sm = prose.SECRET_HANDLING.search(text) if c.purpose != "draft" else None
+        if sm:
+            kind = re.sub(r"[^a-z]+", "-", sm.group(1).lower()).strip("-")
+            c.tag(f"read:secret:{kind}", path, text.count("\n", 0, sm.start()) + 1)
         # padding
-        blank_run = 0
-        for i, line in enumerate(lines, 1):
-            if re.search(r"[ \t\u00a0\u3000]{200,}", line):
-                c.hit("NV-OBF-004", path, i, "long run of blanks on one line")
-                break
-            blank_run = blank_run + 1 if not line.strip() else 0
-            if blank_run == 50:
-                c.hit("NV-OBF-004", path, i, "50 or more consecutive blank lines")
-                break
+        m = re.search(r"[ \t\u00a0\u3000]{200,}", text)
+        if m:
+            c.hit("NV-OBF-004", path, text.count("\n", 0, m.start()) + 1, "long run of blanks on one line")
+        else:
+            m = re.search(r"(?:\n[ \t]*){51,}", text)
+            if m:
+                c.hit("NV-OBF-004", path, text.count("\n", 0, m.start()) + 2, "50 or more consecutive blank lines")
+        starts = [0] + [m.end() for m in NEWLINE.finditer(text)]
+
+        def line_at(pos: int) -> tuple[int, str]:
+            i = bisect.bisect_right(starts, pos) - 1
+            end = starts[i + 1] - 1 if i + 1 < len(starts) else len(text)
+            return i + 1, text[starts[i]:end]
+
         # encoded blobs outside data files
         if ext not in DATA_EXT and ext not in (".svg", ".html", ".htm", ".css"):
-            for i, line in enumerate(lines, 1):
-                m = B64_BLOB.search(line)
-                if m and not re.search(r"(?i)data:(?:image|font|audio|application/(?:font|x-font|octet))", line[:m.start()]) \
-                        and not re.fullmatch(r"[0-9a-f]{64,}", m.group(0)) and len(set(m.group(0))) > 16:
-                    c.hit("NV-OBF-003", path, i, snippet(m.group(0)[:60]), length=len(m.group(0)))
-                    if re.search(r"(?i)base64|b64|atob|decode|FromBase64", line):
-                        c.fact("encoded_blob_decoded", path, i)
-                    break
+            for m in B64_BLOB.finditer(text):
+                ln, line = line_at(m.start())
+                if re.search(r"(?i)data:(?:image|font|audio|application/(?:font|x-font|octet))", line) \
+                        or re.fullmatch(r"[0-9a-f]{64,}", m.group(0)) or len(set(m.group(0))) <= 16:
+                    continue
+                c.hit("NV-OBF-003", path, ln, snippet(m.group(0)[:60]), length=len(m.group(0)))
+                if re.search(r"(?i)base64|b64|atob|decode|FromBase64", line):
+                    c.fact("encoded_blob_decoded", path, ln)
+                break
         # HTML comments carrying instructions
         if ext in MARKDOWN_EXT or ext in HTML_EXT or ext == "":
             for m in HTML_COMMENT.finditer(text):
@@ -305,45 +322,56 @@ class Classifier:
                     for j, bl in enumerate(body.split("\n")):
                         prose.analyze_line(c, path, ln + j, bl)
         # secret literals
-        for i, line in enumerate(lines, 1):
-            for m in SECRET_LITERAL.finditer(line):
-                if PLACEHOLDER.search(m.group(0)) or (m.group(0).startswith("-----BEGIN") and re.search(
-                        r"(?i)\b(?:detect|pattern|regex|match|scan|startswith|includes|contains)\b", line)):
-                    continue
-                if is_quoted(line, m.start(), m.end()) and re.search(r"(?i)re\.compile|regex|pattern|r['\"]", line):
-                    continue
-                c.hit("NV-CRED-002", path, i, _mask(line, m.start(), m.end()), column=m.start() + 1)
-                break
-        # URLs: raw IPs, paste sites, webhooks, campaign indicators
-        for i, line in enumerate(lines, 1):
-            if len(line) > 5000:
+        for m in SECRET_LITERAL.finditer(text):
+            ln, line = line_at(m.start())
+            col = m.start() - starts[ln - 1]
+            if PLACEHOLDER.search(m.group(0)) or (m.group(0).startswith("-----BEGIN") and re.search(
+                    r"(?i)\b(?:detect|pattern|regex|match|scan|startswith|includes|contains)\b", line)):
                 continue
-            low = line.lower()
-            for m in URL_RE.finditer(line):
-                url = m.group(0)
-                host = normalize_host(url)
-                if ip_kind(host) == "public":
-                    c.hit("NV-SUPPLY-004", path, i, snippet(line, m.start(), m.end()), column=m.start() + 1, host=host)
-                    c.fact("raw_ip", path, i)
-                if host_matches(host, url, PASTE_HOSTS):
-                    c.hit("NV-SUPPLY-005", path, i, snippet(line, m.start(), m.end()), column=m.start() + 1, host=host)
-                    c.fact("paste_url", path, i)
-                if host_matches(host, url, WEBHOOK_HOSTS):
-                    c.hit("NV-EXFIL-003", path, i, snippet(line, m.start(), m.end()), column=m.start() + 1, host=host)
-                    c.fact("webhook", path, i)
-            for ind in CAMPAIGN_INDICATORS:
-                j = low.find(ind.lower())
-                if j >= 0:
-                    executable = bool(re.search(r"(?i)\b(?:curl|wget|iwr|irm|download|unzip|extract|run|execute|"
-                                                r"open|paste|bash|sh)\b|https?://", line)) and not is_quoted(
-                        line, j, j + len(ind), backticks=False) and not re.search(r"(?i)\b(?:indicator|ioc|detect|flag|block|campaign|"
-                                                                 r"malicious|malware|known\s+bad)\b", line)
-                    c.hit("NV-SUPPLY-003" if executable else "NV-SUPPLY-003b", path, i,
-                          snippet(line, j, j + len(ind)), column=j + 1, indicator=ind)
-                    break
+            if is_quoted(line, col, col + len(m.group(0))) and re.search(r"(?i)re\.compile|regex|pattern|r['\"]", line):
+                continue
+            c.hit("NV-CRED-002", path, ln, _mask(line, col, col + len(m.group(0))), column=col + 1)
+            break
+        # URLs: raw IPs, paste sites, webhooks
+        for m in URL_RE.finditer(text):
+            url = m.group(0)
+            host = normalize_host(url)
+            kind = ip_kind(host)
+            paste = host_matches(host, url, PASTE_HOSTS)
+            hook = host_matches(host, url, WEBHOOK_HOSTS)
+            if kind != "public" and not paste and not hook:
+                continue
+            ln, line = line_at(m.start())
+            col = m.start() - starts[ln - 1]
+            if kind == "public":
+                c.hit("NV-SUPPLY-004", path, ln, snippet(line, col, col + len(url)), column=col + 1, host=host)
+                c.fact("raw_ip", path, ln)
+            if paste:
+                c.hit("NV-SUPPLY-005", path, ln, snippet(line, col, col + len(url)), column=col + 1, host=host)
+                c.fact("paste_url", path, ln)
+            if hook:
+                c.hit("NV-EXFIL-003", path, ln, snippet(line, col, col + len(url)), column=col + 1, host=host)
+                c.fact("webhook", path, ln)
+        # campaign indicators
+        low_text = text.lower()
+        for ind in CAMPAIGN_INDICATORS:
+            j = low_text.find(ind.lower())
+            if j < 0:
+                continue
+            ln, line = line_at(j)
+            col = j - starts[ln - 1]
+            executable = bool(re.search(r"(?i)\b(?:curl|wget|iwr|irm|download|unzip|extract|run|execute|"
+                                        r"open|paste|bash|sh)\b|https?://", line)) and not is_quoted(
+                line, col, col + len(ind), backticks=False) and not re.search(
+                r"(?i)\b(?:indicator|ioc|detect|flag|block|campaign|malicious|malware|known\s+bad)\b", line)
+            c.hit("NV-SUPPLY-003" if executable else "NV-SUPPLY-003b", path, ln, snippet(line, col, col + len(ind)),
+                  column=col + 1, indicator=ind)
 
     def _markdown(self, c: Collector, path: str, text: str, known: set[str], *, is_skill: bool) -> None:
         lines = markdown_lines(text)
+        front_end = 0
+        if lines and lines[0].text.strip() == "---":
+            front_end = next((ln.no for ln in lines[1:] if ln.text.strip() == "---"), 0)
         block: list[Line] = []
         for ln in lines + [Line(len(lines) + 1, "", "fence")]:
             if ln.kind == "code":
@@ -356,11 +384,14 @@ class Classifier:
                 if len(ln.text) > 5000:
                     continue
                 prose.analyze_line(c, path, ln.no, ln.text)
+                if is_skill and ln.no > front_end and c.purpose != "draft":
+                    prose.side_effect_intent(c, path, ln.no, ln.text)
                 for m in INLINE_CODE_RE.finditer(ln.text):
                     code = m.group(1)
                     if shell.looks_like_command(code, known):
                         bad = bool(re.search(r"(?i)\b(?:detect|flag|block|never|avoid|don'?t|do\s+not|malicious|"
                                              r"dangerous|attack|pattern|e\.g\.|such\s+as|like|unsafe|risky|warn)", ln.text))
+                        bad = bad or c.security_tool
                         shell.analyze_line(c, path, ln.no, code, executable=not bad, quoted=bad, known=known)
                     for u in URL_RE.finditer(code):
                         c.tag(f"network:{normalize_host(u.group(0))}", path, ln.no)
@@ -375,7 +406,7 @@ class Classifier:
 
     def _code_block(self, c: Collector, path: str, block: list[Line], known: set[str]) -> None:
         lang = block[0].lang
-        quoted = block[0].quoted
+        quoted = block[0].quoted or c.security_tool
         src = "\n".join(ln.text for ln in block)
         offset = block[0].no - 1
         if lang in PYTHON_LANGS:
@@ -481,7 +512,8 @@ class Classifier:
                 urls = h.evidence.get("urls", []) or [f"https://{x}/" for x in hosts]
                 if not hosts or risky_hosts or paste:
                     continue
-                if all(host_matches(x, u, self.vendor_hosts) for x, u in zip(hosts, urls)):
+                pairs = list(zip(hosts, urls, strict=False))
+                if all(host_matches(x, u, self.vendor_hosts) for x, u in pairs):
                     h.evidence["vendor_installer"] = True
                 elif all(self._coherent_host(u, c.bins) for u in urls):
                     h.evidence["coherent_installer"] = True
@@ -496,6 +528,10 @@ class Classifier:
             c.hit("NV-SUPPLY-001", f, ln, "paste-into-terminal prerequisite with a remote or encoded payload")
         self._exfil(c)
         self._secret_flows(c)
+        acts = any(t.startswith(("network:", "shell:")) for t in c.tags)
+        for name in ("write_intent_file", "write_intent_remote") if acts else ("write_intent_file",):
+            for f, ln, _ in c.facts.get(name, [])[:1]:
+                c.tag("write:?", f, ln)
         deceptive = any(h.rule_id in ("NV-PI-001", "NV-PI-002", "NV-PI-003", "NV-REMOTE-001", "NV-EXFIL-004",
                                       "NV-OBF-001", "NV-OBF-002", "NV-EXEC-001", "NV-EXEC-002", "NV-EXFIL-001")
                         and h.action in (None, "refuse") for h in c.hits)

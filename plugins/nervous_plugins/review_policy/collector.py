@@ -33,6 +33,10 @@ class Collector:
     primary_env: str | None = None
     #: words naming what the skill is about (name, description, required binaries)
     subject: set[str] = field(factory=set)
+    #: why the bundle is classified (install, draft, scan)
+    purpose: str = "scan"
+    #: the skill says it is a security tool (scanner, auditor): its documentation quotes attack patterns
+    security_tool: bool = False
     #: binaries the skill declares it needs
     bins: set[str] = field(factory=set)
 

@@ -63,7 +63,7 @@ class DefaultReviewPolicy:
                 reasons.append(f"registry scan verdict: {scan.status}" + (f" ({scan.reason})" if scan.reason else ""))
             elif scan.status == "suspicious":
                 decision = _raise(decision, "review")
-                reasons.append(f"registry scan verdict: suspicious" + (f" ({scan.reason})" if scan.reason else ""))
+                reasons.append("registry scan verdict: suspicious" + (f" ({scan.reason})" if scan.reason else ""))
         if intent is not None:
             if intent.verdict == "deceptive":
                 decision = _raise(decision, "refuse")

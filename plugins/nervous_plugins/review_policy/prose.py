@@ -175,7 +175,7 @@ MEMORY_WRITE = re.compile(
     r"(?:[\w'-]+\s+){0,8}?(?:to|into|in|of)\s+(?:the\s+|your\s+|agent'?s?\s+)?"
     r"(?:`)?(SOUL\.md|MEMORY\.md|AGENTS\.md|IDENTITY\.md|HEARTBEAT\.md|CLAUDE\.md|openclaw\.json|"
     r"~/\.openclaw/\S*|~/\.claude/\S*|(?:other|every|all|another)\s+(?:installed\s+)?skills?'?\s*(?:SKILL\.md|files|directories|folders)|"
-    r"system\s+prompt|agent\s+(?:config(?:uration)?|settings|memory|instructions))"
+    r"agent\s+(?:config(?:uration)?|settings|memory|instructions))"
 )
 CRED_READ_INSTR = re.compile(
     r"(?i)\b(?:read|cat|open|load|collect|gather|grab|extract|copy|harvest|retrieve|access|dump|get|include|scan|find|"
@@ -187,56 +187,125 @@ CRED_READ_INSTR = re.compile(
 )
 
 
-#: A line none of whose words can start a phrase rule is skipped (most documentation lines).
-TRIGGER = re.compile(
-    r"(?i)user|human|operator|owner|person|developer|customer|silent|quiet|covert|secret|stealth|surreptit|hide|hiding|"
-    r"conceal|behind|ignore|disregard|forget|override|bypass|abandon|you\s+are|mode|<\||\[/?inst|<<|system|instruction|"
-    r"precedence|supersede|pretend|act\s+as|from\s+now|tell|assure|inform|fabricat|falsif|invent|make\s+up|fake|"
-    r"report|claim|affiliate|referral|tracking|promo|lie|mislead|deceiv|recommend|send|upload|post|transmit|forward|"
-    r"exfil|copy|sync|share|include|attach|append|submit|push|relay|mirror|beacon|leak|deliver|e-?mail|pipe|fetch|"
-    r"download|retrieve|load|read|pull|curl|wget|check|visit|open|consult|follow|execute|run|obey|apply|carry|"
-    r"heartbeat|update|terminal|prompt|powershell|cmd|shell|paste|macos|mac|windows|prerequisite|extract|unzip|unpack|"
-    r"decompress|unrar|archive|zip|rar|7z|password|ask|wait|request|seek|auto|yolo|skip|confirm|approv|dangerously|"
-    r"place|order|trade|transfer|withdraw|wire|sign|broadcast|transaction|payment|payout|swap|scrape|crawl|browse|"
-    r"summari|search|web|gmail|imap|inbox|add|write|insert|inject|save|store|modify|edit|overwrite|replace|patch|"
-    r"prepend|persist|soul|memory|agents\.md|claude|openclaw|cat|collect|gather|grab|harvest|access|dump|get|scan|"
-    r"find|locate|enumerate|list|print|display|show|output|\.ssh|id_rsa|\.aws|\.env|keychain|wallet|[A-Z]_[A-Z]")
+#: Literal words one of which must occur for a phrase rule to be tried (cheap prefilters).
+GATES: dict[str, tuple[str, ...]] = {
+    "CONCEAL": ("user", "human", "operator", "owner", "person", "developer", "customer", "silently", "quietly",
+                "covertly", "secretly", "discreetly", "stealth", "invisibly", "surreptitious", "behind",
+                "requester"),
+    "OVERRIDE": ("ignore", "disregard", "forget", "abandon", "override", "bypass", "you are", "mode", "<|",
+                 "inst]", "<<", "system", "instructions", "supersede", "precedence", "from now", "pretend",
+                 "act as", "act to"),
+    "DECEIVE": ("tell", "assure", "inform", "convince", "fabricat", "falsif", "invent", "make up", "fake",
+                "always", "silently", "affiliate", "referral", "tracking", "promo", " lie", "mislead", "deceiv",
+                "recommend"),
+    "EXFIL_INSTR": ("send", "upload", "post", "transmit", "forward", "exfil", "copy", "copies", "sync", "share",
+                    "report", "include", "attach", "append", "submit", "push", "relay", "mirror", "beacon",
+                    "leak", "deliver", "mail", "pipe"),
+    "REMOTE_INSTR": ("http", "hxxp", "[.]", "follow", "execute", "run ", "obey", "apply", "carry", "heartbeat",
+                     "update", "skill.md"),
+    "PASTE_TERMINAL": ("terminal", "prompt", "powershell", "cmd", "shell", "paste", "mac", "windows",
+                       "prerequisite"),
+    "PASSWORD_ARCHIVE": ("pass", "pwd", "encrypted"),
+    "CONFIRM_BYPASS": ("ask", "prompt", "wait", "request", "seek", "auto", "dangerously", "yolo", "bypass",
+                       "confirm", "skip", "disable"),
+    "FINANCIAL": ("order", "trade", "swap", "transfer", "send", "withdraw", "wire", "sign", "broadcast",
+                  "transaction", "payment_intents", "/v1/"),
+    "UNTRUSTED_INPUT": ("fetch", "scrape", "crawl", "browse", "read", "summar", "search", "web", "gmail", "imap",
+                        "inbox"),
+    "MEMORY_WRITE": (".md", "openclaw", ".claude", "skill", "system prompt", "agent"),
+    "CRED_READ_INSTR": (".ssh", "id_rsa", "id_ed25519", ".aws", ".gnupg", ".kube", ".docker", ".netrc", ".npmrc",
+                        ".pypirc", "git-credentials", "gcloud", "shadow", "login data", "logins.json", "key3",
+                        "key4", "wallet", "keychain", ".openclaw", ".clawdbot", ".env"),
+}
+
+
+WRITE_INTENT = re.compile(
+    r"(?i)\b(?:creat|writ|save|saving|generat|export|render|edit|modif|updat|apply|applie|append|insert|rename|move|"
+    r"convert|overwrit)\w*\b[^.\n]{0,60}?\b(?:files?|\.md|\.html?|\.png|\.pdf|\.js|\.json|\.csv|"
+    r"\.txt|\.xlsx|\.docx|\.pptx|slides?|decks?|presentations?|artifacts?|artwork|code|codebase|images?|"
+    r"spreadsheets?|sheets?|config(?:uration)?|settings|database|rows?|records?|folders?|director(?:y|ies)|themes?|"
+    r"styles?|audio|video|memory|profile|repository|repo)\b"
+    r"|\b(?:post|publish|submit|upload|send|schedul|book|creat|commit|push|deploy|install|add|insert|updat|edit|"
+    r"mark|move|assign|reply|replie|comment|like|follow|vote|star|label|close|merge|transfer|pay|buy|sell|order|"
+    r"play|pause|skip|queue|set)\w*\b[^.\n]{0,60}?\b(?:tasks?|issues?|comments?|messages?|e-?mails?|posts?|tweets?|"
+    r"requests?|projects?|tickets?|pull\s+requests?|prs?|commits?|branch(?:es)?|events?|reminders?|todos?|orders?|"
+    r"playlists?|packages?|dependencies|threads?|records?|entries|cards?|boards?|calendar|invites?|secrets?|"
+    r"playback|volume|tracks?|replies|votes?|likes?|profiles?|accounts?|agents?|webhooks?|subscriptions?|"
+    r"deployments?|releases?|servers?|containers?|dns|domains?)\b")
+DELETE_INTENT = re.compile(
+    r"(?i)\b(?:delet|remov|eras|purg|destroy|wip(?:e|ing)|kill|terminat|drop|uninstall|trash|tear\s*down|"
+    r"clean\s*up|cleanup|empty\s+(?:the\s+)?trash|overwrit|revok|cancel|archiv)\w*\b[^.\n]{0,50}?\b(?:files?|"
+    r"messages?|e-?mails?|records?|entries|rows?|tables?|databases?|branch(?:es)?|repos?|repositor\w+|sessions?|"
+    r"process(?:es)?|containers?|instances?|clusters?|resources?|buckets?|objects?|vectors?|index(?:es)?|datasets?|"
+    r"agents?|tasks?|events?|items?|notes?|pages?|comments?|posts?|jobs?|cron|director(?:y|ies)|folders?|dirs?|"
+    r"cache|temp|tmp|data|skills?|apps?|deployments?|keys?|tokens?|servers?|accounts?|subscriptions?|orders?|"
+    r"documents?|tweets?|reminders?|todos?|threads?|workers?|secrets?)\b")
+SECRET_HANDLING = re.compile(
+    r"(?i)\b(api[\s_-]?keys?|apikey|access[\s_-]?tokens?|auth(?:entication)?[\s_-]?tokens?|bearer|refresh[\s_-]?tokens?|"
+    r"client[\s_-]?secrets?|passwords?|passwd|app[\s_-]?password|oauth2?|credentials?|secret[\s_-]?keys?|"
+    r"private[\s_-]?keys?|session[\s_-]?(?:tokens?|cookies?)|cookies|bot[\s_-]?tokens?|personal\s+access\s+token|"
+    r"log(?:s|ging)?\s*in\b|sign(?:s|ing)?\s*in\b|authenticat\w+)\b")
+
+
+def side_effect_intent(c: Collector, file: str, lineno: int, line: str) -> None:
+    """Side effects described in words (the agent acts through its own tools, not only through code)."""
+    if len(line) < 8 or len(line) > 3000:
+        return
+    m = WRITE_INTENT.search(line)
+    if m:
+        # a remote action described in words needs a tool to happen: decided once the bundle is classified
+        c.fact("write_intent_file" if which_alternative(WRITE_INTENT, m) == 0 else "write_intent_remote",
+               file, lineno)
+    if DELETE_INTENT.search(line):
+        c.tag("delete:?", file, lineno)
+    m = SECRET_HANDLING.search(line)
+    if m:
+        kind = re.sub(r"[^a-z]+", "-", m.group(1).lower()).strip("-")
+        c.tag(f"read:secret:{kind}", file, lineno)
+
+
+_GATE_RES = {name: re.compile("|".join(re.escape(w) for w in words)) for name, words in GATES.items()}
+
+
+def _gate(low: str, name: str) -> bool:
+    return _GATE_RES[name].search(low) is not None
 
 
 def analyze_line(c: Collector, file: str, lineno: int, line: str, *, in_code: bool = False,
                  quoted_block: bool = False) -> None:
     """Phrase rules on one line of instructions (prose, or a code line read as text)."""
-    if len(line) < 8 or not TRIGGER.search(line):
+    if len(line) < 8:
         return
+    low = line.lower()
 
     def quoted(m: re.Match[str]) -> bool:
         return quoted_block or is_quoted(line, m.start(), m.end())
 
-    m = CONCEAL.search(line)
+    m = CONCEAL.search(line) if _gate(low, "CONCEAL") else None
     if m and not CONCEAL_EXCLUDE.search(line[max(0, m.start() - 30): m.end() + 20]) and not _negated(line, m) \
             and _conceals_action(line, m):
         q = quoted(m) or in_code
         c.hit("NV-PI-001", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1,
               action="review" if q else None, quoted=q, alt=which_alternative(CONCEAL, m))
         c.fact("conceal", file, lineno)
-    m = OVERRIDE.search(line)
+    m = OVERRIDE.search(line) if _gate(low, "OVERRIDE") else None
     if m:
         q = quoted(m) or in_code
         c.hit("NV-PI-002b" if q else "NV-PI-002", file, lineno, snippet(line, m.start(), m.end()),
               column=m.start() + 1, alt=which_alternative(OVERRIDE, m))
-    m = DECEIVE.search(line)
+    m = DECEIVE.search(line) if _gate(low, "DECEIVE") else None
     if m:
         q = quoted(m) or in_code
         c.hit("NV-PI-003", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1,
               action="review" if q else None)
-    m = EXFIL_INSTR.search(line)
+    m = EXFIL_INSTR.search(line) if _gate(low, "EXFIL_INSTR") else None
     if m and EXFIL_MARKERS.search(line) and not in_code:
         q = quoted(m)
         c.hit("NV-EXFIL-004", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1,
               action="review" if q else None)
         c.flags.add("network_send")
         c.fact("network_send", file, lineno, "prose-exfil")
-    if not in_code and re.search(rf"(?i)\b{SEND_VERB}\b", line):
+    if not in_code and _gate(low, "EXFIL_INSTR") and re.search(rf"(?i)\b{SEND_VERB}\b", line):
         from nervous.sideeffects import is_secret_env
 
         from .text import URL_RE
@@ -245,40 +314,40 @@ def analyze_line(c: Collector, file: str, lineno: int, line: str, *, in_code: bo
         for n in names:
             for u in URL_RE.finditer(line):
                 c.fact("secret_flow", file, lineno, f"{n}|{u.group(0)}")
-    m = REMOTE_INSTR.search(line)
+    m = REMOTE_INSTR.search(line) if _gate(low, "REMOTE_INSTR") else None
     if m:
         c.hit("NV-REMOTE-001", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1)
         c.flags.add("remote_instructions")
         c.tag("network:*", file, lineno)
-    m = PASTE_TERMINAL.search(line)
+    m = PASTE_TERMINAL.search(line) if _gate(low, "PASTE_TERMINAL") else None
     if m and not in_code:
         c.fact("terminal_paste", file, lineno)
-    m = PASSWORD_ARCHIVE.search(line)
+    m = PASSWORD_ARCHIVE.search(line) if _gate(low, "PASSWORD_ARCHIVE") else None
     if m:
         c.hit("NV-SUPPLY-002", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1,
               action="review" if quoted(m) and not in_code else None)
         c.fact("password_archive", file, lineno)
-    m = CONFIRM_BYPASS.search(line)
+    m = CONFIRM_BYPASS.search(line) if _gate(low, "CONFIRM_BYPASS") else None
     if m:
         c.hit("NV-AUTO-002", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1)
         c.flags.add("autonomy")
-    m = FINANCIAL.search(line)
+    m = FINANCIAL.search(line) if _gate(low, "FINANCIAL") else None
     if m:
         c.hit("NV-FIN-001", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1)
         c.flags.add("financial")
     if not in_code:
-        m = UNTRUSTED_INPUT.search(line)
+        m = UNTRUSTED_INPUT.search(line) if _gate(low, "UNTRUSTED_INPUT") else None
         if m:
             c.flags.add("prompt_injection_exposure")
             c.fact("untrusted_input", file, lineno)
-    m = MEMORY_WRITE.search(line)
+    m = MEMORY_WRITE.search(line) if _gate(low, "MEMORY_WRITE") else None
     if m:
         c.hit("NV-PERSIST-002", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1,
               action="review" if quoted(m) else None, target=m.group(1))
         c.flags.add("persistence")
         c.tag(f"write:{m.group(1).strip('`')}", file, lineno)
     if not in_code:
-        m = CRED_READ_INSTR.search(line)
+        m = CRED_READ_INSTR.search(line) if _gate(low, "CRED_READ_INSTR") else None
         if m and is_credential_path(m.group(1).strip()) or (m and "ssh" in m.group(1).lower()):
             assert m is not None
             path = m.group(1).strip()

@@ -85,6 +85,14 @@ def analyze(c: Collector, file: str, source: str, *, lines_offset: int = 0) -> b
     if "smtplib" in imports:
         c.flags.add("network_send")
         c.fact("network_send", file, lines_offset + 1, "py-smtp")
+    filtered_env: set[int] = set()  # os.environ.items() iterated with a filter: not a dump
+    for node in nodes:
+        if isinstance(node, (ast.ListComp, ast.DictComp, ast.SetComp, ast.GeneratorExp)):
+            for gen in node.generators:
+                if gen.ifs:
+                    filtered_env.add(id(gen.iter))
+        elif isinstance(node, ast.For) and any(isinstance(b, ast.If) for b in node.body[:1]):
+            filtered_env.add(id(node.iter))
     dup2 = pty = False
     fetch_names: set[str] = set()
     env_vars: dict[str, set[str]] = {}
@@ -131,8 +139,8 @@ def analyze(c: Collector, file: str, source: str, *, lines_offset: int = 0) -> b
                 "list", "sorted", "format", "b64encode", "encode", "urlencode"):
             c.hit("NV-CRED-004", file, ln(node), snip(node))
             c.fact("env_dump", file, ln(node), "py-env-arg")
-        if fn in ("os.environ.items", "environ.items", "os.environ.keys", "os.environ.values") and not isinstance(
-                getattr(node, "parent", None), ast.DictComp):
+        if fn in ("os.environ.items", "environ.items", "os.environ.keys", "os.environ.values") \
+                and id(node) not in filtered_env:
             c.hit("NV-CRED-004", file, ln(node), snip(node))
             c.fact("env_dump", file, ln(node), "py-env-items")
         # process execution

@@ -233,7 +233,8 @@ def analyze_line(c: Collector, file: str, lineno: int, raw: str, *, executable: 
     def shape_action(m: re.Match[str]) -> str | None:
         return "review" if in_data_string(line, m.start()) else act
 
-    m = PIPE_TO_SHELL.search(line)
+    m = PIPE_TO_SHELL.search(line) if ("|" in line or "<(" in line or "$(" in line or "iex" in low
+                                        or "python" in low) else None
     if m:
         hosts = [normalize_host(u.group(0)) for u in URL_RE.finditer(line)]
         urls = [u.group(0) for u in URL_RE.finditer(line)]
@@ -242,22 +243,26 @@ def analyze_line(c: Collector, file: str, lineno: int, raw: str, *, executable: 
               hosts=hosts, urls=urls, alt=which_alternative(PIPE_TO_SHELL, m))
         c.fact("download_exec", file, lineno)
         c.tier("curl", "DANGEROUS")
-    m = ENCODED_TO_SHELL.search(line)
+    m = ENCODED_TO_SHELL.search(line) if ("base64" in low or "-e" in low or "xxd" in low) else None
     if m:
         c.hit("NV-EXEC-002", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1,
               action=shape_action(m))
         c.fact("encoded_exec", file, lineno)
-    m = REVERSE_SHELL.search(line)
+    m = REVERSE_SHELL.search(line) if any(w in low for w in ("/dev/", "-i", "nc", "socat", "mkfifo", "pty",
+                                                              "dup2", "tcpclient")) else None
     if m:
         c.hit("NV-EXEC-005", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1,
               action=shape_action(m))
         c.tag("network:*", file, lineno)
-    m = CATASTROPHIC.search(line)
+    m = CATASTROPHIC.search(line) if any(w in low for w in ("rm", "mkfs", "dd", ":(", "format", "del ",
+                                                              "remove-item", "/dev/")) else None
     if m:
         c.hit("NV-DESTR-001", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1,
               action=shape_action(m))
         c.tag("delete:/", file, lineno)
-    m = DISABLE_SECURITY.search(line)
+    m = DISABLE_SECURITY.search(line) if any(w in low for w in ("xattr", "spctl", "setenforce", "csrutil", "mppref",
+                                                                  "ufw", "systemctl", "executionpolicy",
+                                                                  "defaults", "netsh")) else None
     if m:
         alt = which_alternative(DISABLE_SECURITY, m)
         c.hit("NV-PRIV-002", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1,
@@ -325,7 +330,9 @@ def analyze_line(c: Collector, file: str, lineno: int, raw: str, *, executable: 
                            r"\.kube|\.docker|\.netrc|\.npmrc|\.pypirc|\.git-credentials|\.azure|gcloud|Keychains|"
                            r"Login Data|logins\.json|key[34]\.db|wallet\.dat|\.openclaw|\.clawdbot|id_rsa|id_ed25519|"
                            r"/etc/shadow)[\w./-]*", line):
-        if is_credential_path(word) and not re.search(r"(?i)ssh-keygen|chmod\s+[0-7]+\s|mkdir", line):
+        pos = line.find(word)
+        if is_credential_path(word) and not re.search(r"(?i)ssh-keygen|chmod\s+[0-7]+\s|mkdir", line) \
+                and not (pos >= 0 and in_data_string(line, pos) and re.search(r"(?i)\b(?:grep|rg|egrep|echo|printf|awk)\b", line)):
             c.tag(f"read:file:{word}", file, lineno)
             c.hit("NV-CRED-001", file, lineno, snippet(line), path=word)
             if not re.search(r"(?i)\.env\b", word) and CONTENT_READ.search(line):

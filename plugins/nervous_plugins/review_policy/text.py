@@ -164,7 +164,7 @@ def host_matches(host: str, url: str, entries: tuple[str, ...]) -> str | None:
     return None
 
 
-def which_alternative(pattern: "re.Pattern[str]", m: "re.Match[str]") -> int:
+def which_alternative(pattern: re.Pattern[str], m: re.Match[str]) -> int:
     """Index of the top-level ``|`` alternative of ``pattern`` that produced ``m`` (for evidence)."""
     alts = _alternatives(pattern.pattern)
     flags = pattern.flags

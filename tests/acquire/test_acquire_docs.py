@@ -42,7 +42,7 @@ def test_both_transcripts_are_executable(tmp_path: Path) -> None:
     assert not problems, "\n\n".join(problems)
 
 
-if __name__ == "__main__":  # refresh the page after an intended change: python tests/acquire/test_docs.py
+if __name__ == "__main__":  # refresh the page after an intended change: python tests/acquire/test_acquire_docs.py
     import tempfile
 
     with tempfile.TemporaryDirectory() as scratch:
