@@ -199,45 +199,18 @@ class Nervous:
 
     def scan(self, target: str | os.PathLike[str], *, version: str | None = None) -> ScanReport:
         """Scan a skill folder, SKILL.md, zip archive or registry reference. Nothing is executed or installed."""
-        from .records import ScanContext
-        from .scan import scan_bundle
+        from .scan_target import scan_target
 
-        bundle, context, source = self.load_bundle(target, version=version)
-        return scan_bundle(self.manager, bundle, context or ScanContext(purpose="scan"), source=source)
+        report: ScanReport = scan_target(self.manager, target, version=version)
+        return report
 
     def load_bundle(self, target: str | os.PathLike[str], *,
                     version: str | None = None) -> tuple[SkillBundle, Any, str | None]:
         """A bundle in memory from a path (folder, SKILL.md, .zip) or a reference fetched from its registry."""
-        from .bundle import load_directory, load_zip
-        from .scan import DEFAULT_LIMITS
+        from .scan_target import load_scan_target
 
-        limits = DEFAULT_LIMITS.loader_limits()
-        text = os.fspath(target)
-        if not text.strip():
-            raise UsageError("scan needs a path or a skill reference")
-        path = Path(text).expanduser()
-        if path.exists():
-            if path.is_dir():
-                return load_directory(path, limits=limits), None, None
-            if path.name.upper() == "SKILL.MD":
-                return load_directory(path.parent, limits=limits), None, None
-            if path.suffix.lower() == ".zip":
-                return load_zip(path.read_bytes(), limits=limits, name=str(path)), None, None
-            raise BadInput(f"{text}: expected a skill folder, a SKILL.md or a .zip archive", code="bad_input")
-        return self._fetch_reference(text, version)
-
-    def _fetch_reference(self, text: str, version: str | None) -> tuple[SkillBundle, Any, str | None]:
-        from .installer import Installer, verify_bundle
-        from .records import ScanContext
-
-        plan = Installer(self.manager).plan(text, version)
-        registry = self.manager.registry(plan.registry)
-        bundle = registry.fetch(plan.ref, plan.version.version)
-        verify_bundle(bundle, plan.version.files or bundle.expected,
-                      label=f"{plan.ref.qualified}@{plan.version.version}")
-        context = ScanContext(purpose="install", registry_scan=plan.version.scan,
-                              stated_purpose=plan.metadata.summary or "")
-        return bundle, context, plan.registry
+        loaded = load_scan_target(self.manager, target, version=version)
+        return loaded.bundle, loaded.context, loaded.source
 
 
 __all__ = ["Nervous", "home_paths"]
