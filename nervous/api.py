@@ -177,10 +177,7 @@ class Nervous:
         The token goes through :meth:`approve` like any acquisition, so an explicit install and an
         acquired one share the same gates, single-use tokens, plan and outcome reporting.
         """
-        from .install_request import request_install
-
-        state: AcquireState = request_install(self.acquirer, reference, version=version, task=task)
-        return state
+        return self.acquirer.request(reference, version=version, task=task)
 
     # ------------------------------------------------------------------ read-only engines
 

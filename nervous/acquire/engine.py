@@ -75,18 +75,8 @@ class Acquirer:
             raise UsageError("acquire needs a task description")
         now = clock.now()
         warnings: list[str] = list(self._stale_warnings(now))
-        perception = self.cortex.perceive(task)
-        warnings += list(perception.warnings)
-        text = TaskText(task)
-        task_words = list(filter_words([t.text for t in text.plain], text, cap=None).kept)
-        keywords = list(perception.keywords or extract_signals(task, 5))
-        doc: dict[str, Any] = {
-            "id": S.new_session_id(), "created_at": now, "updated_at": now, "hit": perception.hit,
-            "region": perception.region or perception.proposed_region or "general",
-            "keywords": keywords, "task_words": task_words, "mode": "standard", "switches": 0,
-            "attempts": [], "api_retries": 0, "installed": None, "tokens": {},
-            "lessons": list(perception.lessons), "registries": [], "approved": [],
-        }
+        perception, doc = self._new_session(task, now, warnings)
+        keywords = doc["keywords"]
         if perception.hit:
             self._bump(warnings, cache_hits=1)
             doc["candidates"] = [self._vet_known(view, warnings) for view in
@@ -125,6 +115,58 @@ class Acquirer:
         return self._save(doc, "awaiting_approval",
                           f"{len(usable)} candidate(s) need your explicit approval before anything is installed",
                           ("approve", "cancel"), warnings)
+
+    def _new_session(self, task: str, now: float, warnings: list[str]) -> tuple[Any, dict[str, Any]]:
+        """Perceive ``task`` and start a session document holding only entity-filtered words."""
+        perception = self.cortex.perceive(task)
+        warnings += [w for w in perception.warnings if w not in warnings]
+        text = TaskText(task)
+        doc: dict[str, Any] = {
+            "id": S.new_session_id(), "created_at": now, "updated_at": now, "hit": perception.hit,
+            "region": perception.region or perception.proposed_region or "general",
+            "keywords": list(perception.keywords or extract_signals(task, 5)),
+            "task_words": list(filter_words([t.text for t in text.plain], text, cap=None).kept),
+            "mode": "standard", "switches": 0, "attempts": [], "api_retries": 0, "installed": None,
+            "tokens": {}, "lessons": list(perception.lessons), "registries": [], "approved": [],
+        }
+        return perception, doc
+
+    def request(self, reference: str, *, version: str | None = None, task: str | None = None) -> S.AcquireState:
+        """An explicit install of one named skill, gated like an acquisition.
+
+        A host (the MCP server, an agent loop) must never approve on the user's behalf: the skill
+        is vetted exactly as a search hit (registry gates, in-memory fetch, integrity, our scan)
+        and a one-candidate session with a single-use token is stored. Installing needs
+        :meth:`approve` with that token, so plan, ``done``, learning and clean-up are the loop's.
+        ``task`` (what the skill is wanted for) decides the region the outcome is learned under;
+        without it the skill's own summary is used.
+        """
+        if not isinstance(reference, str) or not reference.strip():
+            raise UsageError("install needs a skill reference such as @owner/slug or github:owner/repo")
+        if task is not None and (not isinstance(task, str) or not task.strip()):
+            raise UsageError("task, when given, must be a non-empty description")
+        ref = SkillRef.parse(reference.strip())
+        if version:
+            if ref.registry == "github":
+                raise UsageError("github references pin a commit with @sha, not a version")
+            ref = SkillRef(ref.name, ref.owner, ref.registry, ref.path, version)
+        now = clock.now()
+        warnings: list[str] = []
+        candidate = self._vet(ref, warnings)
+        candidate["index"] = 0
+        about = task.strip() if task else (candidate.get("summary") or candidate["name"])
+        _perception, doc = self._new_session(about, now, warnings)
+        doc["candidates"] = [candidate]
+        doc["request"] = {"kind": "install", "reference": reference.strip(), "version": version}
+        if candidate["decision"] == "refuse":
+            return self._finish(doc, "refused", f"{candidate['name']} cannot be installed: "
+                                + ("; ".join(candidate["reasons"]) or "refused by policy"), warnings)
+        S.issue_tokens(doc, [0], now)
+        message = (f"{candidate['name']} v{candidate['version']} was vetted ({candidate['decision']}, risk "
+                   f"{candidate['risk']}); it is installed only with the user's explicit approval")
+        if candidate["needs_confirmation"]:
+            message += "; the registry flags it suspicious: approving it also needs confirm_suspicious"
+        return self._save(doc, "awaiting_approval", message, ("approve", "cancel"), warnings)
 
     def _search(self, keywords: list[str], doc: dict[str, Any], warnings: list[str]) -> list[dict[str, Any]]:
         from ..search import search
