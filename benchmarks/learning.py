@@ -255,6 +255,21 @@ class BenchmarkPolicies:
 # ============================================================================================
 
 
+def parse_policy_spec(spec: str) -> tuple[str, dict[str, Any]]:
+    """``name`` or ``name+key=value+...`` (a policy with ``[plugins.<name>]`` settings; JSON values)."""
+    name, *pairs = spec.split("+")
+    settings: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, raw = pair.partition("=")
+        if not sep or not key:
+            raise ValueError(f"policy {spec!r}: expected name+key=value, got {pair!r}")
+        try:
+            settings[key] = json.loads(raw)
+        except json.JSONDecodeError:
+            settings[key] = raw
+    return name, settings
+
+
 class EngineUnderTest:
     """The shipped cortex engine on an in-memory store, driven the way the acquisition loop drives it."""
 
@@ -265,7 +280,10 @@ class EngineUnderTest:
         from nervous.storage import MemoryStore
 
         config = Config()
-        config.cortex.ranking_policy = policy_name
+        name, settings = parse_policy_spec(policy_name)
+        config.cortex.ranking_policy = name
+        if settings:
+            config.plugins.settings[name] = settings
         pm = PluginManager(config, autoload=False)
         pm.register(BenchmarkPolicies(truth), "learning-benchmark")
         self.cfg = config.cortex
@@ -283,20 +301,14 @@ class EngineUnderTest:
     def rank(self, region: str, now: float) -> list[CandidateView]:
         return self._cortex(region).rank_region(region, now=now, rng=self.rng)
 
-    def fast_path(self, region: str, view: CandidateView, latest_version: str, latest_fingerprint: str,
+    def fast_path(self, region: str, ranked: list[CandidateView], latest_version: str, latest_fingerprint: str,
                   now: float) -> bool:
-        """The engine's local fast-path gates plus the registry checks of the loop (same version and content)."""
-        from nervous.cortex import formulas, memory
-
-        if view.version != latest_version or view.fingerprint != latest_fingerprint:
+        """The engine's fast-path check (local gates and the policy's veto) plus the loop's registry
+        checks (same version and content)."""
+        top = ranked[0]
+        if not top.reflex or top.version != latest_version or top.fingerprint != latest_fingerprint:
             return False
-        doc = self._cortex(region).store.read(memory.COLLECTION, memory.KEY).value or {}
-        for reg in memory.motor(doc).values():
-            for raw in memory.region_candidates(reg) if isinstance(reg, dict) else ():
-                if isinstance(raw, dict) and raw.get("slug") == view.slug:
-                    cand = memory.Candidate(raw, reg, memory.today_of(now), "", lambda _m: None)
-                    return not formulas.fast_path_reasons(cand, view.effective_weight, self.cfg)
-        return False
+        return not self._cortex(region).fast_path_check(region, ranked, now=now)
 
     def record(self, region: str, slug: str, outcome: str, version: str, fingerprint: str,
                tags: tuple[str, ...], now: float) -> None:
@@ -363,7 +375,7 @@ def simulate(world: World, policy_name: str) -> dict[str, Any]:
         best = max(regskills, key=lambda s: s.p)
         first_i, first = by_slug[order[0]]
         reflex = bool(ranked) and not fresh and ranked[0].slug == first.slug and cortex.fast_path(
-            name, ranked[0], first.version_str, first.fingerprint, now)
+            name, ranked, first.version_str, first.fingerprint, now)
         first_ok = draws[first_i][0] < first.p
         picks.append(Pick(r, first.slug, best.slug, best.p - first.p, reflex, first_ok))
         for slug in order:
@@ -490,13 +502,19 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--regions", type=int, default=20, help="regions per run (default 20)")
     ap.add_argument("--rate", type=float, default=3.0, help="tasks per day over all regions (default 3)")
     ap.add_argument("--scenarios", default=",".join(SCENARIOS), help="comma-separated scenario names")
-    ap.add_argument("--policies", default=",".join(POLICIES), help="comma-separated policy names")
+    ap.add_argument("--policies", default=",".join(POLICIES),
+                    help="comma-separated policy names; name+key=value+... applies [plugins.<name>] settings")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="worker processes")
     ap.add_argument("--json", action="store_true", help="print the summary as JSON")
     ap.add_argument("--progress", action="store_true", help="report progress on stderr")
     args = ap.parse_args(argv)
     args.scenarios = [s for s in args.scenarios.split(",") if s]
     args.policies = [p for p in args.policies.split(",") if p]
+    for spec in args.policies:
+        try:
+            parse_policy_spec(spec)
+        except ValueError as exc:
+            ap.error(str(exc))
     unknown = [s for s in args.scenarios if s not in SCENARIOS]
     if unknown:
         ap.error(f"unknown scenario(s) {', '.join(unknown)}; available: {', '.join(SCENARIOS)}")

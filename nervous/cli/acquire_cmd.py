@@ -312,8 +312,9 @@ def _ask_candidates(acq: Any, state: dict[str, Any]) -> dict[str, Any] | None:
     by_number = {str(c["index"] + 1): c for c in state["candidates"] if c.get("token")}
     first_token = next(iter(by_number.values()))["token"]
     while True:
-        answer = click.prompt(f"Install which candidate? {'/'.join(by_number)} (several in order: 1,2), "
-                              "or c to cancel", default="", show_default=False).strip().lower()
+        several = f" (several in order: {','.join(by_number)})" if len(by_number) > 1 else ""
+        answer = click.prompt(f"Install which candidate? {'/'.join(by_number)}{several}, or c to cancel",
+                              default="", show_default=False).strip().lower()
         if answer in ("", "c", "cancel", "q", "n", "no"):
             return dict(acq.cancel(first_token).to_json())
         picks = [p.strip() for p in answer.replace(" ", ",").split(",") if p.strip()]
@@ -334,8 +335,8 @@ def _ask_candidates(acq: Any, state: dict[str, Any]) -> dict[str, Any] | None:
 def _ask_outcome(acq: Any, state: dict[str, Any]) -> dict[str, Any] | None:
     slug = state["installed"]["slug"]
     while True:
-        answer = click.prompt("How did it go? [s]uccess, [m]ismatch, [r]untime error, [a]uth error, "
-                              "[d]ependency missing, a[p]i error, or Enter to report later",
+        click.echo("How did it go? [s]uccess, [m]ismatch, [r]untime error, [a]uth error,")
+        answer = click.prompt("[d]ependency missing, a[p]i error, or Enter to report later",
                               default="", show_default=False).strip().lower()
         if not answer:
             click.echo(f"Report later with: nervous done {slug} --outcome success|<failure type>")

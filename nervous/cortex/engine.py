@@ -259,6 +259,37 @@ class Cortex:
         warned = lessons.warned_slugs(doc, self.cfg)
         return [p for p in ranked if p[0].slug not in warned] + [p for p in ranked if p[0].slug in warned]
 
+    def _fast_path_blockers(self, region: str, ranked: Sequence[tuple[CandidateView, memory.Candidate]]) -> list[str]:
+        """The local fast-path conditions of the first-ranked candidate, then the policy's veto."""
+        top_view, top = ranked[0]
+        reasons = formulas.fast_path_reasons(top, top_view.effective_weight, self.cfg)
+        if reasons:
+            return reasons
+        # optional hook: a policy may withhold the fast path (e.g. when the runner-up is too close)
+        veto = getattr(self.policy(), "reflex_allowed", None)
+        if veto is not None:
+            allowed, why = veto(region, [v for v, _ in ranked])
+            if not allowed:
+                return [f"ranking policy withholds reflex: {why}"]
+        return []
+
+    def fast_path_check(self, region: str, ranked: Sequence[CandidateView], *,
+                        now: float | None = None) -> list[str]:
+        """Why the first of ``ranked`` (an order from :meth:`rank_region`) may not take the fast path.
+
+        Empty means every locally checkable condition holds (§4.2.5) and the active policy allows
+        reflex; the registry checks (latest version, fingerprint, scan status) remain the caller's.
+        """
+        if not ranked:
+            return ["no candidate"]
+        doc, _warnings, _degraded = self._read()
+        moment = self._now(now)
+        policy_name = self.policy().name
+        pairs = {v.identity: (v, c) for v, c in self._views(doc, region, moment, lambda _m: None, policy_name)}
+        if ranked[0].identity not in pairs:
+            return [f"{ranked[0].identity} is not a candidate of region {region!r}"]
+        return self._fast_path_blockers(region, [pairs[v.identity] for v in ranked if v.identity in pairs])
+
     def rank_region(self, region: str, *, now: float | None = None,
                     rng: random.Random | None = None) -> list[CandidateView]:
         """The region's eligible candidates in the active policy's order (blacklisted removed)."""
@@ -315,8 +346,8 @@ class Cortex:
             proposal = propose_region_name(keywords)
             return Perception(False, region, score, matches, keywords=keywords, proposed_region=proposal,
                               warnings=tuple(warnings))
-        top_view, top = ranked[0]
-        reasons = formulas.fast_path_reasons(top, top_view.effective_weight, self.cfg)
+        top_view, _top = ranked[0]
+        reasons = self._fast_path_blockers(region, ranked)
         reflex = not reasons
         if reflex:
             reasons = ["all local conditions hold; the registry version, fingerprint and scan status must "

@@ -106,7 +106,8 @@ class RankingPolicy:
     ones). ``on_outcome`` runs inside the learning transaction, after the seed update, and returns
     ``{identity: new state}`` for any candidates of the region whose state changes (a policy may
     update unused candidates, e.g. to discount them). ``on_version_change`` returns the state to
-    keep when a candidate's version or fingerprint changes, or ``None`` to clear it. Everything must
+    keep when a candidate's version or fingerprint changes, or ``None`` to clear it. The optional
+    ``reflex_allowed`` may withhold the fast path from the first-ranked candidate. Everything must
     be deterministic given ``rng``: no other source of randomness, no wall clock.
     """
 
@@ -133,6 +134,13 @@ class RankingPolicy:
 
     def on_version_change(self, candidate: CandidateView) -> dict[str, Any] | None:
         return None
+
+    def reflex_allowed(self, region: str, ranked: Sequence[CandidateView]) -> tuple[bool, str]:
+        """Optional veto of the fast path for ``ranked[0]``, consulted only after every seed gate holds.
+
+        The default allows it, so the seed reflex behaviour is unchanged; the reason is shown when vetoed.
+        """
+        return True, ""
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name!r}>"

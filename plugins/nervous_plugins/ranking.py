@@ -47,73 +47,121 @@ class SeedPolicy(RankingPolicy):
     description: ClassVar[str] = "the original order: effective weight, candidates below 0.3 dropped (default)"
 
 
+def _count(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+
+def _beta_log_density(a: float, b: float, xs: Sequence[float]) -> list[float]:
+    norm = math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b)
+    return [norm + (a - 1) * math.log(x) + (b - 1) * math.log1p(-x) for x in xs]
+
+
+def beta_beats(top: tuple[float, float], other: tuple[float, float], points: int = 400) -> float:
+    """P(X > Y) for X ~ Beta(1 + other), Y ~ Beta(1 + top) (successes, failures); midpoint rule.
+
+    Deterministic (no sampling), so a reflex decision never depends on a random draw.
+    """
+    xs = [(i + 0.5) / points for i in range(points)]
+    dens_top = [math.exp(v) / points for v in _beta_log_density(1 + top[0], 1 + top[1], xs)]
+    dens_other = [math.exp(v) / points for v in _beta_log_density(1 + other[0], 1 + other[1], xs)]
+    beaten, above = 0.0, sum(dens_other)
+    for d_top, d_other in zip(dens_top, dens_other, strict=True):
+        above -= d_other  # mass of the other candidate strictly above this point
+        beaten += d_top * (above + d_other / 2)
+    return min(1.0, max(0.0, beaten))
+
+
 class SeedProbePolicy(RankingPolicy):
-    """The seed order, plus probes of neglected candidates with an exponential back-off.
+    """The seed order, plus evidence-driven probes of neglected candidates and a reflex veto.
 
-    Each candidate counts the region uses since it was last tried (``idle``). A candidate other
-    than the seed's first choice is *due* once ``idle >= backoff`` — even when its effective weight
-    fell below the 0.3 floor, which the seed rule never revisits. The most overdue candidate is
-    ranked first for that one task (a probe). A failed probe doubles its back-off (up to ``cap``),
-    so a candidate that stays bad costs about ``1/cap`` of the region's tasks; a successful probe
-    asks for a follow-up on the next use, so an improved candidate collects a run of successes,
-    its seed weight climbs and it takes the top rank through the seed order itself. A version or
-    fingerprint change starts a fresh follow-up: new content deserves a fresh look.
+    The policy keeps, per candidate, the successes and failures of its *current* content
+    (``policy_state["seed-probe"] = {"s", "f"}``, reset on a version or fingerprint change; the
+    seed's lifetime counters stand in until the policy has seen the candidate). The seed's first
+    choice is the incumbent. For each task one Beta(1 + s, 1 + f) sample is drawn for every
+    candidate; when some other candidate's sample beats the incumbent's, that candidate is probed
+    first, for this task only, with the seed order behind it as the fallback. This is a
+    Thompson-style comparison, so probes are frequent only while the evidence is thin or close:
+    a candidate that fails its probes is probed ever more rarely, a version change (fresh
+    counts) or an incumbent whose successes stop (a wider posterior relative to its rivals) makes
+    them likely again, and a candidate below the seed's 0.3 floor can still be probed.
 
-    Weights, counters and reflex rules are untouched; reflex can only fire on the first-ranked
-    candidate, so a probe task simply runs in standard mode.
+    The seed weight, counters, floor and reflex rules are all kept; a probed candidate's own
+    success raises its seed weight until the seed order puts it first. Reflex is withheld when
+    the posterior probability that the incumbent is the region's best is below ``confidence``
+    (0.95), so a region of near-equal skills stays in standard mode.
     """
 
     name: ClassVar[str] = "seed-probe"
-    description: ClassVar[str] = "seed order plus bounded back-off probes that rediscover improved candidates"
+    description: ClassVar[str] = "seed order plus posterior-sampled probes of neglected candidates and a reflex veto"
 
-    def __init__(self, *, min_effective: float = 0.3, base: int = 32, cap: int = 512, max_idle_days: float = 90,
-                 soft_floor: bool = False) -> None:
+    def __init__(self, *, min_effective: float = 0.3, confidence: float = 0.95, fallback_tail: bool = False,
+                 probe_margin: float = 0.0, promote: float = 0.95, rival_prior: float = 0.0,
+                 min_rival_runs: int = 0, less_known_only: bool = True) -> None:
         super().__init__(min_effective=min_effective)
-        if not 1 <= base <= cap:
-            raise ConfigError(f"seed-probe: expected 1 <= probe_base <= probe_cap, got {base} and {cap}")
-        self.base = base
-        self.cap = cap
-        self.max_idle_days = max_idle_days
-        self.soft_floor = soft_floor
+        if not 0.5 <= confidence <= 1.0:
+            raise ConfigError(f"seed-probe: reflex_confidence must be in [0.5, 1], got {confidence}")
+        self.confidence = confidence
+        self.fallback_tail = fallback_tail
+        self.probe_margin = probe_margin
+        self.promote = promote
+        self.rival_prior = rival_prior
+        self.min_rival_runs = min_rival_runs
+        self.less_known_only = less_known_only
 
-    def _read(self, view: CandidateView) -> tuple[int, int, bool]:
-        st = view.policy_state
-        idle = st.get("idle", 0)
-        backoff = st.get("backoff", self.base)
-        follow = st.get("follow", False)
-        idle = idle if isinstance(idle, int) and idle >= 0 else 0
-        backoff = backoff if isinstance(backoff, int) and self.base <= backoff <= self.cap else self.base
-        return idle, backoff, bool(follow)
-
-    def _stale(self, view: CandidateView, now: float) -> bool:
-        """Unused for ``max_idle_days``: probe it before idle decay makes pruning forget it."""
-        at = view.policy_state.get("at", view.last_used)
-        if isinstance(at, bool) or not isinstance(at, (int, float)):
-            return False
-        return now - at >= self.max_idle_days * 86_400
-
-    def _due(self, view: CandidateView, now: float) -> bool:
-        idle, backoff, follow = self._read(view)
-        return follow or idle >= backoff or self._stale(view, now)
+    @staticmethod
+    def evidence(view: CandidateView) -> tuple[int, int]:
+        """(successes, failures) of the current content, or the seed counters before the first outcome."""
+        s, f = _count(view.policy_state.get("s")), _count(view.policy_state.get("f"))
+        if s is None or f is None:
+            return view.successes, view.failures
+        return s, f
 
     def rank(
         self, region: str, candidates: Sequence[CandidateView], now: float, rng: random.Random
     ) -> list[CandidateView]:
         order = seed_order(candidates, self.min_effective)
-        if self.soft_floor:
-            kept = {c.identity for c in order}
-            order += sorted((c for c in candidates if c.identity not in kept), key=seed_sort_key)
-        top = order[0].identity if order else None
-        due = [c for c in candidates if c.identity != top and self._due(c, now)]
-        if not due:
-            return order
+        if not order:
+            return order  # a miss, as in the seed: the host searches again
+        kept = {c.identity for c in order}
+        below = sorted((c for c in candidates if c.identity not in kept), key=seed_sort_key)
+        tail = below if self.fallback_tail else []
+        top = order[0]
+        full = [*order, *tail]
+        leader = self._clear_winner(top, candidates)
+        if leader is not None:
+            return [leader, *(c for c in full if c.identity != leader.identity)]
+        rivals = [c for c in candidates if c.identity != top.identity]
+        if top.reflex and self.min_rival_runs:
+            unsure = [c for c in rivals if sum(self.evidence(c)) < self.min_rival_runs]
+            if unsure:  # confirm the runner-ups before the incumbent may take the fast path
+                probe = min(unsure, key=lambda c: (sum(self.evidence(c)), seed_sort_key(c)))
+                return [probe, *(c for c in full if c.identity != probe.identity)]
+        draws = {c.identity: rng.betavariate(1 + self.evidence(c)[0], 1 + self.evidence(c)[1])
+                 for c in _by_identity(candidates)}
+        known = sum(self.evidence(top))
+        if self.less_known_only:
+            rivals = [c for c in rivals if sum(self.evidence(c)) < known]
+        if rivals:
+            probe = max(rivals, key=lambda c: (draws[c.identity], c.identity))
+            if draws[probe.identity] > draws[top.identity] + self.probe_margin:
+                return [probe, *(c for c in full if c.identity != probe.identity)]
+        return full
 
-        def urgency(c: CandidateView) -> tuple[int, float, tuple[float, float, int, str]]:
-            idle, backoff, follow = self._read(c)
-            return (0 if follow else 1, -idle / backoff, seed_sort_key(c))
-
-        probe = min(due, key=urgency)
-        return [probe, *(c for c in order if c.identity != probe.identity)]
+    def _clear_winner(self, top: CandidateView, candidates: Sequence[CandidateView]) -> CandidateView | None:
+        """A candidate that beats the seed's first choice with posterior probability >= ``promote``."""
+        if self.promote >= 1.0:
+            return None
+        mine = self.evidence(top)
+        mean_top = (1 + mine[0]) / (2 + sum(mine))
+        best: tuple[float, str, CandidateView] | None = None
+        for c in _by_identity(candidates):
+            theirs = self.evidence(c)
+            mean = (1 + theirs[0]) / (2 + sum(theirs))
+            if c.identity == top.identity or mean <= mean_top:
+                continue
+            if beta_beats(mine, theirs) >= self.promote and (best is None or mean > best[0]):
+                best = (mean, c.identity, c)
+        return best[2] if best else None
 
     def on_outcome(
         self,
@@ -124,26 +172,44 @@ class SeedProbePolicy(RankingPolicy):
         now: float,
     ) -> dict[str, dict[str, Any]]:
         used_id = identity_of(used)
-        states: dict[str, dict[str, Any]] = {}
-        for view in _by_identity(candidates):
-            idle, backoff, follow = self._read(view)
+        won = is_success(outcome)
+        for view in candidates:
             if view.identity != used_id:
-                state = dict(view.policy_state)
-                state.update(idle=idle + 1, backoff=backoff, follow=follow)
-                states[view.identity] = state
                 continue
-            probed = follow or idle >= backoff or self._stale(view, now)
-            if is_success(outcome):
-                # a successful probe earns a follow-up; an ordinary success resets the back-off
-                states[view.identity] = {"idle": 0, "backoff": backoff if probed else self.base,
-                                         "follow": probed, "at": now}
-            else:
-                states[view.identity] = {"idle": 0, "backoff": min(self.cap, backoff * 2) if probed else backoff,
-                                         "follow": False, "at": now}
-        return states
+            s, f = _count(view.policy_state.get("s")), _count(view.policy_state.get("f"))
+            if s is None or f is None:
+                # first outcome seen by this policy: the view comes after the seed update, so the
+                # seed counters already hold this outcome
+                s, f = max(0, view.successes - won), max(0, view.failures - (not won))
+            return {view.identity: {"s": s + won, "f": f + (not won)}}
+        return {}
 
     def on_version_change(self, candidate: CandidateView) -> dict[str, Any] | None:
-        return {"idle": 0, "backoff": self.base, "follow": True}
+        return {"s": 0, "f": 0}
+
+    def best_probability(self, ranked: Sequence[CandidateView]) -> float:
+        """A lower bound on P(the first candidate has the highest success rate) under Beta posteriors."""
+        if not ranked:
+            return 0.0
+        top = self.evidence(ranked[0])
+        n0 = self.rival_prior
+        mean_top = (1 + top[0]) / (2 + sum(top))
+        beaten = 0.0
+        for c in ranked[1:]:
+            s, f = self.evidence(c)
+            # sceptical prior: a rival is presumed as good as the incumbent until its own runs say otherwise
+            beaten += beta_beats(top, (s + n0 * mean_top, f + n0 * (1 - mean_top)))
+        return max(0.0, 1.0 - beaten)
+
+    def reflex_allowed(self, region: str, ranked: Sequence[CandidateView]) -> tuple[bool, str]:
+        few = [c.slug for c in ranked[1:] if sum(self.evidence(c)) < self.min_rival_runs]
+        if few:
+            return False, f"{', '.join(few)} tried fewer than {self.min_rival_runs} times"
+        p_best = self.best_probability(ranked)
+        if p_best < self.confidence:
+            return False, (f"P({ranked[0].slug if ranked else '?'} is the best candidate) = {p_best:.3f} "
+                           f"< {self.confidence}: the other candidates are too close or too little tried")
+        return True, ""
 
 
 class ThompsonPolicy(RankingPolicy):
@@ -239,14 +305,18 @@ def _seed(ctx: Any) -> SeedPolicy:
 
 
 def _seed_probe(ctx: Any) -> SeedProbePolicy:
-    base = int(_setting(ctx.settings, "probe_base", 32, low=1, high=1_000_000))
-    cap = int(_setting(ctx.settings, "probe_cap", 512, low=1, high=1_000_000))
-    idle_days = _setting(ctx.settings, "probe_idle_days", 90, low=1, high=36_500)
-    soft = ctx.settings.get("soft_floor", False)
-    if not isinstance(soft, bool):
-        raise ConfigError(f"ranking policy setting 'soft_floor': expected true or false, got {soft!r}")
-    return SeedProbePolicy(min_effective=_min_effective(ctx), base=base, cap=cap, max_idle_days=idle_days,
-                           soft_floor=soft)
+    confidence = _setting(ctx.settings, "reflex_confidence", 0.95, low=0.5, high=1.0)
+    margin = _setting(ctx.settings, "probe_margin", 0.0, low=0.0, high=1.0)
+    tail = ctx.settings.get("fallback_tail", False)
+    if not isinstance(tail, bool):
+        raise ConfigError(f"ranking policy setting 'fallback_tail': expected true or false, got {tail!r}")
+    promote = _setting(ctx.settings, "promote_confidence", 0.95, low=0.5, high=1.0)
+    rival_prior = _setting(ctx.settings, "rival_prior", 0.0, low=0.0, high=1000.0)
+    rival_runs = int(_setting(ctx.settings, "min_rival_runs", 0, low=0, high=1000))
+    lko = ctx.settings.get("less_known_only", True)
+    return SeedProbePolicy(min_effective=_min_effective(ctx), confidence=confidence, fallback_tail=tail,
+                           probe_margin=margin, promote=promote, rival_prior=rival_prior,
+                           min_rival_runs=rival_runs, less_known_only=bool(lko))
 
 
 def _thompson(ctx: Any) -> ThompsonPolicy:

@@ -13,7 +13,7 @@ from typing import Any
 
 from attrs import asdict, frozen
 
-RULES_VERSION = "1"
+RULES_VERSION = "2"
 
 
 @frozen
@@ -57,6 +57,10 @@ RULES: tuple[Rule, ...] = (
        "An interactive shell is wired to a network socket (/dev/tcp, bash -i >&, nc -e, socat exec:, "
        "socket plus dup2/pty one-liners).",
        "Remove the reverse shell; skills must not open remote control channels."),
+    _r("NV-EXEC-006", "Embedded payload dropped and executed", "execution", "critical", "refuse", "refuse",
+       "A script decodes embedded data (base64, hex), writes it to a file, runs a process and then deletes the "
+       "file or makes it executable: the shape of a dropper, whatever the payload is.",
+       "Ship programs as reviewable source files; never decode and run embedded payloads."),
     # ------------------------------------------------------------------ supply chain
     _r("NV-SUPPLY-001", "Fake prerequisite", "supply-chain", "critical", "refuse", "refuse",
        "Instructions to paste a command into a terminal or install a 'prerequisite', combined with a remote or "
@@ -100,6 +104,10 @@ RULES: tuple[Rule, ...] = (
        "The whole environment is printed or serialised (env, printenv, os.environ, process.env).",
        "Read the specific variables the skill needs."),
     # ------------------------------------------------------------------ exfiltration
+    _r("NV-CRED-005", "Secrets bundled for transfer", "credentials", "critical", "refuse", "refuse",
+       "Code gathers the values of two or more secret environment variables into one structure and serialises, "
+       "encodes, prints, writes or sends it: a credential harvest, not the use of a key by its own client.",
+       "Pass each key only to the client that needs it; never collect secrets into one payload."),
     _r("NV-EXFIL-001", "Credential harvest combined with sending data", "exfiltration", "critical", "refuse",
        "refuse",
        "A credential-store read or environment dump occurs in a skill that also uploads or posts data.",
@@ -151,6 +159,10 @@ RULES: tuple[Rule, ...] = (
        "A comment hidden from rendered views tells the agent to run, install, send, read secrets or contact a "
        "URL: instructions nobody reviewing the page would see.",
        "Delete the hidden instruction; anything the agent must do belongs in visible text."),
+    _r("NV-OBF-007", "Encoded URL or command", "obfuscation", "critical", "refuse", "refuse",
+       "A base64 or hex literal decodes to a URL or a shell command: a destination or command hidden from "
+       "review.",
+       "Write URLs and commands in clear text."),
     _r("NV-OBF-003", "Encoded blob", "obfuscation", "medium", "review", "refuse",
        "A base64 or hex blob of at least 200 characters outside a data file.",
        "Ship decoded content or a data file with a clear purpose."),

@@ -74,6 +74,14 @@ SECRET_LITERAL = re.compile(
     r"|\bAIza[0-9A-Za-z_-]{35}\b|\bglpat-[A-Za-z0-9_-]{20}\b|\bnpm_[A-Za-z0-9]{36}\b|\bpypi-[A-Za-z0-9_-]{50,}"
     r"|\b\d{8,10}:AA[A-Za-z0-9_-]{33}\b|\bhf_[A-Za-z0-9]{34}\b"
 )
+#: base64 (standard or URL-safe) and hex literals long enough to hide a URL or a command
+ENCODED_LITERAL = re.compile(r"(?<![A-Za-z0-9+/_=-])(?:[A-Za-z0-9+/]{16,}={0,2}|[A-Za-z0-9_-]{16,}={0,2}|"
+                             r"(?:[0-9a-fA-F]{2}){12,})(?![A-Za-z0-9+/_=-])")
+DECODED_URL = re.compile(r"(?i)\b(?:https?|ftp|wss?)://[\w.-]+")
+DECODED_COMMAND = re.compile(
+    r"(?i)\b(?:curl|wget)\s+\S|\|\s*(?:ba|z)?sh\b|\b(?:ba|z)?sh\s+-[ci]\b|/dev/tcp/|\bnc\s+-[a-z]*e\b|"
+    r"\b(?:powershell|pwsh)(?:\.exe)?\s+-|\bpython[23]?\s+-c\b|\bchmod\s+\+x\b|\brm\s+-rf\s|\beval\s*\(|"
+    r"\bexec\s*\(|\bos\.system\s*\(|\bsubprocess\.|Invoke-(?:Expression|WebRequest)|\biex\b")
 PLACEHOLDER = re.compile(r"(?i)x{4,}|your|example|placeholder|dummy|fake|test|sample|redacted|\*{3,}|\.\.\.|<|0{8,}|1234")
 LOOKALIKE_TARGETS = ("clawhub", "openclaw", "clawdbot", "clawdhub", "moltbot", "claude", "anthropic", "github",
                      "openai", "metamask", "phantom", "coinbase", "binance")
@@ -86,10 +94,47 @@ SECRET_NAME_WORDS = {"api", "key", "keys", "token", "tokens", "secret", "access"
                      "private", "password", "pass", "pwd", "user", "app", "bot", "session", "cookie", "oauth",
                      "refresh", "id", "env", "the", "webhook", "url", "cred", "creds", "credentials", "account",
                      "sid", "live", "test", "prod", "dev", "default", "personal", "pat"}
-SECURITY_TOOL = re.compile(r"(?i)\b(?:scan|scanner|scanning|audit|auditor|auditing|security|secure|detect\w*|vet|vetting|"
-                           r"malware|threat|vulnerab\w*|guard\w*|safety|sentinel|firewall)\b")
+#: a security tool says what it does (scan, audit, detect…) and what it looks for (malware, threats, secrets…);
+#: one word such as "secure" or "safety" in a description is not enough
+SECURITY_TOOL_ACTION = re.compile(r"(?i)\b(?:scan\w*|audit\w*|vet|vetting|detect\w*|analy[sz]\w*|inspect\w*|lint\w*|"
+                                  r"review\w*|check\w*|monitor\w*|guard\w*|sentinel|firewall|protect\w*|hunt\w*)\b")
+SECURITY_TOOL_OBJECT = re.compile(r"(?i)\b(?:security|malware|malicious|threat\w*|vulnerab\w*|injection|exploit\w*|"
+                                  r"suspicious|backdoor\w*|secrets?|credential\w*|leak\w*|attack\w*|cve\w*|ioc\w*|"
+                                  r"indicators?|risk\w*|unsafe|dangerous)\b")
 NEWLINE = re.compile("\n")
 SHEBANG = re.compile(r"^#!\s*(?:/usr/bin/env\s+(?:-S\s+)?)?(?:/\S*/)?(\w+)")
+
+
+def _decodes_to_url_or_command(token: str) -> str | None:
+    """``url`` or ``command`` when a base64/hex literal decodes to readable text holding one (else None)."""
+    import base64
+    import binascii
+
+    raw: bytes | None = None
+    if re.fullmatch(r"(?:[0-9a-fA-F]{2})+", token) and not re.fullmatch(r"[0-9]+|[a-fA-F]+", token):
+        try:
+            raw = bytes.fromhex(token)
+        except ValueError:
+            raw = None
+    if raw is None:
+        if not (re.search(r"[a-z]", token) and re.search(r"[A-Z0-9]", token)):
+            return None  # identifiers and words, not encodings
+        padded = token + "=" * (-len(token) % 4)
+        try:
+            raw = base64.b64decode(padded.replace("-", "+").replace("_", "/"), validate=True)
+        except (binascii.Error, ValueError):
+            return None
+    try:
+        decoded = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    if len(decoded) < 10 or sum(ch.isprintable() or ch in "\n\t\r" for ch in decoded) < 0.95 * len(decoded):
+        return None
+    if DECODED_URL.search(decoded):
+        return "url"
+    if DECODED_COMMAND.search(decoded):
+        return "command"
+    return None
 
 
 def _visible_exception(text: str, i: int) -> bool:
@@ -181,7 +226,8 @@ class Classifier:
             if url and URL_RE.search(url):
                 c.tag(f"network:{normalize_host(url)}", path, 1)
         words = " ".join(str(x) for x in (doc.name or "", doc.description or "", *bins))
-        c.security_tool = bool(SECURITY_TOOL.search(f"{doc.name or ''} {doc.description or ''}"))
+        about = f"{doc.name or ''} {doc.description or ''}"
+        c.security_tool = bool(SECURITY_TOOL_ACTION.search(about) and SECURITY_TOOL_OBJECT.search(about))
         c.bins = {b for b in bins if len(b) >= 3} - GENERIC_WORDS
         c.subject = {w for w in re.split(r"[^a-z0-9]+", words.lower()) if len(w) >= 3} - GENERIC_WORDS
         if meta.always:
@@ -306,6 +352,21 @@ class Classifier:
                 c.hit("NV-OBF-003", path, ln, snippet(m.group(0)[:60]), length=len(m.group(0)))
                 if re.search(r"(?i)base64|b64|atob|decode|FromBase64", line):
                     c.fact("encoded_blob_decoded", path, ln)
+                break
+        # encoded URLs and commands (decoded here as data, never run)
+        if len(text) <= 2_000_000 and ext not in (".svg", ".css", ".map", ".lock"):
+            for m in ENCODED_LITERAL.finditer(text):
+                kind = _decodes_to_url_or_command(m.group(0))
+                if kind is None:
+                    continue
+                ln, line = line_at(m.start())
+                col = m.start() - starts[ln - 1]
+                doc = ext in MARKDOWN_EXT or ext in HTML_EXT or ext == ""
+                # a security tool's prose may quote an encoded indicator; its code blocks and scripts are code
+                in_fence = doc and len(re.findall(r"(?m)^\s{0,3}(?:`{3,}|~{3,})", text[:m.start()])) % 2 == 1
+                c.hit("NV-OBF-007", path, ln, snippet(m.group(0)[:60]), column=col + 1, decodes_to=kind,
+                      action="review" if doc and c.security_tool and not in_fence else None)
+                c.flags.add("obfuscation")
                 break
         # HTML comments carrying instructions
         if ext in MARKDOWN_EXT or ext in HTML_EXT or ext == "":

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Callable
 
 from nervous.sideeffects import is_credential_path, normalize_host
 
@@ -251,6 +252,8 @@ def analyze(c: Collector, file: str, source: str, *, lines_offset: int = 0) -> b
                 c.hit("NV-CRED-003", file, ln(node), snip(node))
         if "webhook" in fn.lower():
             c.fact("webhook_post", file, ln(node))
+    _secret_bundles(c, file, nodes, env_vars, ln, snip)
+    _dropper(c, file, nodes, lines_offset)
     if has_socket and (dup2 or pty) and any(k for k in c.tags if k.startswith("shell:")) or (dup2 and pty):
         c.hit("NV-EXEC-005", file, lines_offset + 1, "socket connected to a spawned shell")
     return True
@@ -340,3 +343,81 @@ def _secret_refs(call: ast.Call, env_vars: dict[str, set[str]]) -> set[str]:
     for part in parts:
         out |= {n for n in _env_names_in(part, env_vars) if is_secret_env(n)}
     return out
+
+
+#: calls that turn a structure into bytes or text that can leave the process
+SERIALISERS = {"dumps", "dump", "b64encode", "urlsafe_b64encode", "b32encode", "b85encode", "hexlify", "encode",
+               "str", "repr", "print", "write", "write_text", "write_bytes", "writelines", "post", "put", "patch",
+               "send", "sendall", "sendto", "sendmail", "send_message", "urlencode", "info", "debug", "warning",
+               "error", "compress", "Request", "urlopen"}
+DECODERS = {"b64decode", "urlsafe_b64decode", "b32decode", "b85decode", "a85decode", "fromhex", "unhexlify",
+            "decompress", "decodebytes"}
+
+
+def _secret_names(node: ast.AST, env_vars: dict[str, set[str]]) -> set[str]:
+    from nervous.sideeffects import is_secret_env
+
+    return {n for n in _env_names_in(node, env_vars) if is_secret_env(n)}
+
+
+def _secret_bundles(c: Collector, file: str, nodes: list[ast.AST], env_vars: dict[str, set[str]],
+                    ln: Callable[[ast.AST], int], snip: Callable[[ast.AST], str]) -> None:
+    """NV-CRED-005: several secrets gathered into one container that is serialised, encoded, printed or sent.
+
+    A client constructed with its own key and secret is not this (the container goes to a constructor, not to
+    a serialiser); a ``return`` of a settings dict is not either.
+    """
+    containers: dict[int, set[str]] = {}
+    for node in nodes:
+        if isinstance(node, (ast.Dict, ast.List, ast.Tuple, ast.Set)):
+            names = _secret_names(node, env_vars)
+            if len(names) >= 2:
+                containers[id(node)] = names
+    if not containers:
+        return
+    bundled: dict[str, set[str]] = {}  # variable -> secrets it holds
+    for node in nodes:
+        if isinstance(node, ast.Assign) and id(node.value) in containers:
+            for t in node.targets:
+                if isinstance(t, ast.Name):
+                    bundled[t.id] = containers[id(node.value)]
+    for node in nodes:
+        if not isinstance(node, ast.Call) or _dotted(node.func).split(".")[-1] not in SERIALISERS:
+            continue
+        for arg in list(node.args) + [kw.value for kw in node.keywords]:
+            held: set[str] = set()
+            for sub in ast.walk(arg):
+                if id(sub) in containers:
+                    held |= containers[id(sub)]
+                elif isinstance(sub, ast.Name) and sub.id in bundled:
+                    held |= bundled[sub.id]
+            if len(held) >= 2:
+                c.hit("NV-CRED-005", file, ln(node), snip(node), secrets=sorted(held),
+                      sink=_dotted(node.func).split(".")[-1])
+                c.fact("harvest_send", file, ln(node), "py-secret-bundle")
+                return
+
+
+def _dropper(c: Collector, file: str, nodes: list[ast.AST], offset: int) -> None:
+    """NV-EXEC-006: decode embedded data, write a file, run a process, then delete or chmod the file."""
+    decode = write = run = cleanup = None
+    for node in nodes:
+        if not isinstance(node, ast.Call):
+            continue
+        fn = _dotted(node.func)
+        last, head = fn.split(".")[-1], fn.split(".")[0]
+        if last in DECODERS and decode is None:
+            decode = node
+        elif last in ("write", "write_bytes", "write_text") and write is None:
+            write = node
+        elif last in EXEC_FUNCS and (head in EXEC_MODULES or last in ("Popen", "system")) and run is None:
+            run = node
+        elif (last in ("remove", "unlink", "chmod") and head in ("os", "Path", "pathlib", "path", "p", "f", "tmp")
+              or last == "unlink") and cleanup is None:
+            cleanup = node
+    if decode is not None and write is not None and run is not None and cleanup is not None:
+        line = getattr(run, "lineno", 1) + offset
+        c.hit("NV-EXEC-006", file, line, "decoded data written to a file, executed and cleaned up",
+              decode_line=getattr(decode, "lineno", 1) + offset, write_line=getattr(write, "lineno", 1) + offset,
+              cleanup_line=getattr(cleanup, "lineno", 1) + offset)
+        c.fact("download_exec", file, line)

@@ -58,7 +58,7 @@ def ext_of(path: str) -> str:
 
 
 _BAD_EXAMPLE_RE = re.compile(
-    r"(?i)(malicious|attack(?:er)?s?\b|dangerous|\bbad\b|\bunsafe|\bevil|exploit|payload|\bavoid|\bdon'?t\b|"
+    r"(?i)(malicious|attack(?:er)?s?\b|dangerous|\bbad\b|\bunsafe|\bevil|exploit|payload|\bavoid|"
     r"\bnever\b|\bdetect|\bflag(?:s|ged)?\b|red[- ]flag|suspicious|example of|\u274c|\u26a0|\bblocked\b|"
     r"\bvulnerab|injection|\bthreat|indicator|signature)"
 )
