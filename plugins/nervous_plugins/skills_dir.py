@@ -36,6 +36,7 @@ NAME = "skills-dir"
 COLLECTION = "installs"
 STAGING_PREFIX = ".nervous-staging-"
 ASIDE_PREFIX = ".nervous-previous-"
+TRASH_PREFIX = ".nervous-trash-"
 
 
 @nervous.hookimpl
@@ -174,6 +175,7 @@ class SkillsDirTarget:
         """
         from nervous.clock import now, utc_timestamp
 
+        self.warnings.extend(self.recover())
         ref = layout_ref or bundle.ref
         source = dict(source or {})
         target = self.folder_for(ref)
@@ -184,7 +186,7 @@ class SkillsDirTarget:
         exists = target.exists() or target.is_symlink()
 
         target.parent.mkdir(parents=True, exist_ok=True)
-        staging = target.parent / f"{STAGING_PREFIX}{target.name}-{uuid.uuid4().hex[:8]}"
+        staging = target.parent / _temp_name(STAGING_PREFIX, target.name)
         aside: Path | None = None
         swapped = False
         lock_written = False
@@ -205,7 +207,7 @@ class SkillsDirTarget:
                                "fingerprint": installed_fp})
                 _atomic_write(staging / ".clawhub" / "origin.json", json.dumps(origin, indent=2) + "\n")
             if exists:
-                aside = target.parent / f"{ASIDE_PREFIX}{target.name}-{uuid.uuid4().hex[:8]}"
+                aside = target.parent / _temp_name(ASIDE_PREFIX, target.name)
                 os.replace(target, aside)
             os.replace(staging, target)
             swapped = True
@@ -279,6 +281,7 @@ class SkillsDirTarget:
         """Remove an install of ours and its lockfile entry; anything else is refused untouched."""
         from nervous.serialize import from_json
 
+        self.warnings.extend(self.recover())
         ref = SkillRef.parse(slug) if not isinstance(slug, SkillRef) else slug
         key = self.lock_key(ref)
         records = self._records()
@@ -298,7 +301,7 @@ class SkillsDirTarget:
         folder = Path(record.path)
         lock = self.read_lock() if record.registry == "clawhub" else None
         if folder.exists():
-            trash = folder.parent / f"{ASIDE_PREFIX}{folder.name}-{uuid.uuid4().hex[:8]}"
+            trash = folder.parent / _temp_name(TRASH_PREFIX, folder.name)
             os.replace(folder, trash)
             shutil.rmtree(trash, ignore_errors=True)
         if lock is not None and key in lock["skills"]:
@@ -325,8 +328,41 @@ class SkillsDirTarget:
             out.append(from_json(doc, InstallRecord, f"install record {key}"))
         return out
 
+    def recover(self) -> list[str]:
+        """Finish what a killed install or uninstall left behind; returns what was done.
+
+        Temporary folders carry their writer's pid; those of live processes are left alone. A
+        staging or trash folder is removed; a previous version set aside is put back when the
+        swap never happened (its folder is missing), else removed — the old or the new skill,
+        never a mix and never nothing.
+        """
+        from nervous.durable import pid_alive
+
+        done: list[str] = []
+        if not self.skills_dir.is_dir():
+            return done
+        parents = [self.skills_dir] + [d for d in self.skills_dir.iterdir() if d.name.startswith("@") and d.is_dir()]
+        for parent in parents:
+            for entry in list(parent.iterdir()):
+                for prefix in (STAGING_PREFIX, ASIDE_PREFIX, TRASH_PREFIX):
+                    if not entry.name.startswith(prefix):
+                        continue
+                    parts = entry.name[len(prefix):].rsplit("-", 2)
+                    if len(parts) != 3 or not parts[1].isdigit() or pid_alive(int(parts[1])):
+                        break
+                    target = parent / parts[0]
+                    if prefix == ASIDE_PREFIX and not (target.exists() or target.is_symlink()):
+                        os.replace(entry, target)
+                        done.append(f"restored {target} from an interrupted install")
+                    else:
+                        shutil.rmtree(entry, ignore_errors=True)
+                        done.append(f"removed {entry.name} left by an interrupted operation")
+                    break
+        return done
+
     def unmanaged(self) -> list[str]:
         """Skill folders present without an install record of ours (``slug`` or ``@owner/slug``)."""
+        self.warnings.extend(self.recover())
         ours = set(self._records())
         found: list[str] = []
         if not self.skills_dir.is_dir():
@@ -349,6 +385,11 @@ class SkillsDirTarget:
 
 
 # ---------------------------------------------------------------------------------------- helpers
+
+
+def _temp_name(prefix: str, name: str) -> str:
+    """A sibling's name that says what it is, whose it is (pid) and cannot collide."""
+    return f"{prefix}{name}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
 
 
 def _is_skill(folder: Path) -> bool:

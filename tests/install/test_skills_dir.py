@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -120,3 +121,29 @@ def test_uninstall_removes_only_ours_and_updates_the_lockfile(pm: Any, workdir: 
     assert [r.slug for r in pm.install_target().installed()] == ["@bob/twin"]
     Installer(pm).uninstall("@bob/twin")
     assert json.loads((workdir / ".clawhub" / "lock.json").read_text())["skills"] == {}
+
+
+def test_leftovers_of_a_killed_install_are_recovered(tmp_path: Path) -> None:
+    """A process killed mid-swap leaves the previous version aside: it is put back, never lost."""
+    import subprocess
+    import sys
+
+    from nervous_plugins.skills_dir import ASIDE_PREFIX, STAGING_PREFIX, TRASH_PREFIX, SkillsDirTarget
+
+    from nervous.storage import MemoryStore
+
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
+                          text=True, check=True).stdout.strip()
+    skills = tmp_path / "skills"
+    skills.mkdir()
+    (skills / f"{ASIDE_PREFIX}notes-{dead}-0badf00d").mkdir()
+    (skills / f"{ASIDE_PREFIX}notes-{dead}-0badf00d" / "SKILL.md").write_text("old notes\n")
+    (skills / f"{STAGING_PREFIX}notes-{dead}-12345678").mkdir()
+    (skills / f"{TRASH_PREFIX}gone-{dead}-87654321").mkdir()
+    live = skills / f"{STAGING_PREFIX}other-{os.getpid()}-abcdef12"
+    live.mkdir()
+    target = SkillsDirTarget(skills, store=MemoryStore())
+    done = target.recover()
+    assert (skills / "notes" / "SKILL.md").read_text() == "old notes\n"
+    assert len(done) == 3
+    assert sorted(p.name for p in skills.iterdir()) == sorted(["notes", live.name]), "a live writer is left alone"
