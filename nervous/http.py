@@ -308,15 +308,31 @@ class HttpClient:
                 err.close()
             return Response(url=err.geturl() or url, status=err.code, headers=_lower(err.headers), body=body)
         except (TimeoutError, urllib.error.URLError, OSError, ValueError) as exc:
-            reason = getattr(exc, "reason", exc)
-            raise _NetworkError(f"{type(reason).__name__}: {reason}" if not isinstance(reason, str)
-                                else reason) from None
+            raise _NetworkError(_network_reason(getattr(exc, "reason", exc))) from None
         with raw:
             try:
                 body = _read_limited(raw, max_bytes, url, progress, _length(raw.headers))
             except (TimeoutError, OSError) as exc:
                 raise _NetworkError(f"{type(exc).__name__}: {exc}") from None
             return Response(url=raw.geturl() or url, status=raw.status, headers=_lower(raw.headers), body=body)
+
+
+def _network_reason(reason: Any) -> str:
+    """Say what went wrong on the network in words a person can act on."""
+    import socket
+    import ssl
+
+    if isinstance(reason, str):
+        return reason
+    if isinstance(reason, socket.gaierror):
+        return "host name not resolved (offline, or a wrong registry URL?)"
+    if isinstance(reason, ConnectionRefusedError):
+        return "connection refused (is the server running?)"
+    if isinstance(reason, (TimeoutError, socket.timeout)):
+        return "timed out"
+    if isinstance(reason, ssl.SSLError):
+        return f"TLS error: {reason}"
+    return f"{type(reason).__name__}: {reason}"
 
 
 class _NetworkError(Exception):

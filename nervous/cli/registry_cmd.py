@@ -35,7 +35,13 @@ def search(query: str, registries: tuple[str, ...], limit: int, as_json: bool) -
     data = {"query": query, "hits": [_hit_json(h) for h in result.hits],
             "registries": [to_json(s) for s in result.registries]}
 
+    failed = not result.ok and bool(result.registries)
+
     def human() -> None:
+        if failed:
+            click.echo("No registry answered (see the warnings above); check the network or the registry "
+                       "configuration (nervous config show).")
+            return
         if not result.hits:
             click.echo("No skills found.")
             return
@@ -43,11 +49,10 @@ def search(query: str, registries: tuple[str, ...], limit: int, as_json: bool) -
                  ("" if h.reviewed else "[unreviewed] ") + h.summary] for h in result.hits]
         click.echo(table(rows, ["REGISTRY", "SKILL", "VERSION", "DOWNLOADS", "STARS", "SCAN", "SUMMARY"]))
 
-    emit(as_json, data, human, warnings)
-    if not result.ok and result.registries:
-        from ..errors import RegistryError
-
-        raise RegistryError("no registry answered: " + "; ".join(warnings), code="all_registries_failed")
+    if failed:
+        data["error"] = {"code": "all_registries_failed", "message": "no registry answered"}
+    # one answer either way; exit 3 (unavailable) when no registry answered
+    emit(as_json, data, human, warnings, exit_code=3 if failed else 0)
 
 
 def _num(value: int | None) -> str:
