@@ -32,7 +32,7 @@ def search(query: str, registries: tuple[str, ...], limit: int, as_json: bool) -
     app = get_app()
     result = fan_out(app.manager, query, registries=registries or None, limit=limit)
     warnings = [f"{s.registry}: {s.status}: {s.message}" for s in result.registries if s.status != "ok"]
-    data = {"query": query, "hits": [_hit_json(h) for h in result.hits],
+    data: dict[str, Any] = {"query": query, "hits": [_hit_json(h) for h in result.hits],
             "registries": [to_json(s) for s in result.registries]}
 
     failed = not result.ok and bool(result.registries)
