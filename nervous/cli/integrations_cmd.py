@@ -13,7 +13,7 @@ def integrations() -> None:
 
 
 @integrations.command("install")
-@click.argument("host", type=click.Choice(["openclaw"]))
+@click.argument("host", type=click.Choice(["openclaw"]), metavar="HOST")
 @click.option("--workspace", type=click.Path(file_okay=False), default=".", show_default=True,
               help="The agent workspace; skills go to <workspace>/skills/<name>/SKILL.md.")
 @click.option("--force", is_flag=True, help="Replace a same-named skill nervous did not install.")
