@@ -13,7 +13,7 @@ from typing import Any
 
 from attrs import asdict, frozen
 
-RULES_VERSION = "2"
+RULES_VERSION = "3"
 
 
 @frozen
@@ -87,7 +87,9 @@ RULES: tuple[Rule, ...] = (
        "Packages come from a custom index, a tarball or git URL, or a curl | sh installer of a tool.",
        "Install from the default package index with pinned versions."),
     _r("NV-SUPPLY-007", "Look-alike name", "supply-chain", "high", "review", "note",
-       "The skill's name is within edit distance 2 of a well-known tool or registry name.",
+       "The skill's name is within edit distance 2 of a well-known tool or registry name. Refused when the "
+       "skill also claims to be the official tool or fetches something to install or run (download and "
+       "execute, password-protected archive, paste-site or raw-IP payload, untrusted install source).",
        "Rename the skill so it cannot be mistaken for the tool it resembles."),
     # ------------------------------------------------------------------ credentials
     _r("NV-CRED-001", "Reads a credential location or secret store", "credentials", "high", "review", "refuse",
@@ -185,7 +187,8 @@ RULES: tuple[Rule, ...] = (
     # ------------------------------------------------------------------ remote instructions
     _r("NV-REMOTE-001", "Remote instruction loading", "remote-instructions", "high", "review", "refuse",
        "The skill fetches instructions or code from a URL at run time and follows them, or updates itself "
-       "from a URL.",
+       "from a URL. Refused when the fetched instructions are a standing channel: followed on a schedule "
+       "(heartbeat), given precedence over the skill, or served from a raw-IP or paste host.",
        "Ship the instructions in the bundle; pinned content is what was reviewed."),
     # ------------------------------------------------------------------ privilege
     _r("NV-PRIV-001", "Privilege escalation", "privilege", "high", "review", "refuse",
@@ -222,6 +225,11 @@ RULES: tuple[Rule, ...] = (
     _r("NV-FIN-001", "Money movement", "financial", "high", "review", "refuse",
        "Payments, transfers, exchange orders or transaction signing.",
        "Require the user's explicit confirmation of every transaction."),
+    _r("NV-FIN-002", "Agentic fraud", "financial", "critical", "refuse", "refuse",
+       "Instructions that make the agent earn for someone else at the user's expense: rewriting links or "
+       "recommendations with affiliate or referral codes, trading ahead of the user's orders, or skimming a "
+       "share of the user's payments to another wallet or account.",
+       "Show the user's own links and orders unchanged; disclose and ask before any fee."),
     # ------------------------------------------------------------------ data flow
     _r("NV-FLOW-001", "Untrusted content with secrets and network", "data-flow", "high", "review", "refuse",
        "Untrusted external content enters the agent's context in a skill that also reads secrets and reaches "

@@ -60,12 +60,13 @@ HIDDEN_DIRECTIVE = re.compile(
     re.M)
 HIDDEN_RISKY = re.compile(
     r"(?i)https?://|hxxps?://|\b\d{1,3}(?:\.\d{1,3}){3}\b|\b(?:curl|wget|bash|sh\s+-c|eval|exec|sudo|chmod|rm\s+-|"
-    r"powershell|base64|nc\s)\b|\b(?:send|upload|post|forward|transmit|exfiltrat\w*|email|copy)\b[^.]{0,80}\b(?:to|into)\b"
-    r"|\b(?:read|cat|collect|include|copy)\b[^.]{0,40}\b(?:api[_ -]?keys?|passwords?|credentials?|private\s+keys?|"
-    r"\.env\b|\.ssh|ssh\s+keys?|environment\s+variables|cookies|wallet|seed\s+phrase)"
+    r"powershell|base64|nc\s)\b|\b(?:send|upload|post|forward|transmit|exfiltrat\w*|email|copy)\b(?:[^.\n]|\.(?=\S)){0,80}\b(?:to|into)\b"
+    r"|\b(?:read|cat|collect|include|copy)\b(?:[^.\n]|\.(?=\S)){0,40}\b(?:api[_ -]?keys?|passwords?|credentials?|private\s+keys?|"
+    r"\.env\b|\.ssh|ssh\s+keys?|environment\s+variables|cookies|wallet|seed\s+phrase|\.aws|\.kube|\.openclaw|"
+    r"\.git-credentials|\.netrc|id_rsa|id_ed25519)"
     r"|\b(?:install|download|execute|run)\s+(?:\S+\s+){0,4}(?:package|script|binary|command|payload|from)\b"
     r"|\b(?:ignore|override|disregard)\s+(?:all\s+|any\s+|the\s+|previous\s+|prior\s+|your\s+)+\w+"
-    r"|\b(?:do\s+not|don'?t|never)\s+(?:tell|mention|inform|show|reveal)\b[^.]{0,30}\buser"
+    r"|\b(?:do\s+not|don'?t|never)\s+(?:tell|mention|inform|show|reveal)\b(?:[^.\n]|\.(?=\S)){0,30}\buser"
 )
 SECRET_LITERAL = re.compile(
     r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b|\bghp_[A-Za-z0-9]{36}\b|\bgithub_pat_[A-Za-z0-9_]{40,}|\bgh[ousr]_[A-Za-z0-9]{36}\b"
@@ -134,6 +135,9 @@ def _decodes_to_url_or_command(token: str) -> str | None:
         return "url"
     if DECODED_COMMAND.search(decoded):
         return "command"
+    if prose.OVERRIDE.search(decoded) or prose.CONCEAL.search(decoded) or prose.EXFIL_INSTR.search(decoded) \
+            or prose.REMOTE_INSTR.search(decoded):
+        return "instruction"
     return None
 
 
@@ -330,11 +334,22 @@ class Classifier:
         # padding
         m = re.search(r"[ \t\u00a0\u3000]{200,}", text)
         if m:
-            c.hit("NV-OBF-004", path, text.count("\n", 0, m.start()) + 1, "long run of blanks on one line")
+            ln = text.count("\n", 0, m.start()) + 1
+            c.hit("NV-OBF-004", path, ln, "long run of blanks on one line")
+            hidden = text[m.end():text.find("\n", m.end()) if "\n" in text[m.end():] else len(text)].strip()
+            risky = HIDDEN_RISKY.search(hidden) if len(hidden) >= 12 else None
+            if risky and not hidden.startswith("|") and re.search(r"[^\W\d_]{3,}\s+[^\W\d_]{3,}", hidden):
+                c.hit("NV-OBF-006", path, ln, snippet(hidden), trigger=risky.group(0)[:40], hidden_by="padding")
         else:
             m = re.search(r"(?:\n[ \t]*){51,}", text)
             if m:
-                c.hit("NV-OBF-004", path, text.count("\n", 0, m.start()) + 2, "50 or more consecutive blank lines")
+                ln = text.count("\n", 0, m.start()) + 2
+                c.hit("NV-OBF-004", path, ln, "50 or more consecutive blank lines")
+                hidden = "\n".join(text[m.end():].split("\n")[:20])
+                risky = HIDDEN_RISKY.search(hidden)
+                if risky and HIDDEN_DIRECTIVE.search(hidden):
+                    c.hit("NV-OBF-006", path, ln, snippet(hidden.strip()), trigger=risky.group(0)[:40],
+                          hidden_by="blank lines")
         starts = [0] + [m.end() for m in NEWLINE.finditer(text)]
 
         def line_at(pos: int) -> tuple[int, str]:
@@ -368,10 +383,10 @@ class Classifier:
                       action="review" if doc and c.security_tool and not in_fence else None)
                 c.flags.add("obfuscation")
                 break
-        # HTML comments carrying instructions
+        # HTML comments, markdown comments and hidden elements carrying instructions
         if ext in MARKDOWN_EXT or ext in HTML_EXT or ext == "":
-            for m in HTML_COMMENT.finditer(text):
-                body = m.group(1)
+            for m in _hidden_text(text, markdown=ext in MARKDOWN_EXT or ext == ""):
+                body = m.group(m.re.groups)  # the last group holds the hidden text
                 if len(body.strip()) >= 20 and COMMENT_INSTRUCTION.search(body) and not re.match(
                         r"(?is)\s*(?:prettier|markdownlint|eslint|todo|toc|omit in toc|lint|@format|htmlhint|textlint|vale|"
                         r"cspell|\#region|\#endregion)", body):
@@ -479,7 +494,11 @@ class Classifier:
             jscode.analyze(c, path, src, lines_offset=offset)
         else:
             joined = _join_continuations(block)
+            variables: dict[str, str] = {}
             for no, text in joined:
+                if lang in SHELL_LANGS or not lang:
+                    shell.hidden_shapes(c, path, no, text, variables, executable=not quoted)
+                    shell.remember_assignments(text, variables)
                 if lang in SHELL_LANGS or (not lang and shell.looks_like_command(text, known)) or (
                         lang not in ("json", "yaml", "yml", "toml", "xml", "html", "css", "markdown", "md", "text",
                                      "txt", "csv", "diff", "sql", "ini", "mermaid", "log", "output")
@@ -498,10 +517,13 @@ class Classifier:
 
     def _shell_script(self, c: Collector, path: str, text: str, known: set[str]) -> None:
         lines = [Line(i, t, "script", "sh") for i, t in enumerate(text.split("\n"), 1)]
+        variables: dict[str, str] = {}
         for no, t in _join_continuations(lines):
             if len(t) > 5000:
                 continue
             shell.analyze_line(c, path, no, t, known=known)
+            shell.hidden_shapes(c, path, no, t, variables)
+            shell.remember_assignments(t, variables)
             if t.lstrip().startswith("#") or re.match(r"\s*(?:echo|printf|cat)\b", t):
                 prose.analyze_line(c, path, no, t, in_code=True)
         self._download_then_exec(c, path, lines)
@@ -524,20 +546,55 @@ class Classifier:
     def _download_then_exec(self, c: Collector, path: str, lines: list[Line]) -> None:
         downloaded: dict[str, int] = {}
         sources: dict[str, list[str]] = {}
+        fetched: dict[str, int] = {}
+
+        def base(p: str) -> str:
+            return re.split(r"[/\\]", p.strip("'\""))[-1]
+
         for ln in lines:
             t = ln.text
-            for m in re.finditer(r"(?i)\b(?:curl|wget)\b[^\n;&|]*?(?:-o|-O|--output|--output-document)\s*['\"]?([^\s'\";&|]+)", t):
-                downloaded[m.group(1).rsplit("/", 1)[-1]] = ln.no
-                sources[m.group(1).rsplit("/", 1)[-1]] = [u.group(0) for u in URL_RE.finditer(t)]
-            m = re.search(r"(?i)\bwget\s+(?:-\S+\s+)*['\"]?(https?://\S+/([\w.-]+))['\"]?\s*(?:$|&&|;)", t)
+            low = t.lower()
+            fetching = any(w in low for w in ("curl", "wget", "iwr", "irm", "invoke-", "certutil", "bitsadmin",
+                                              "downloadfile", "bitstransfer", "webclient"))
+            if not fetching and not downloaded and not fetched:
+                continue
+            for pat in DOWNLOAD_TO_FILE if fetching else ():
+                for m in pat.finditer(t):
+                    downloaded[base(m.group(1))] = ln.no
+                    sources[base(m.group(1))] = [u.group(0) for u in URL_RE.finditer(t)]
+            m = re.search(r"(?i)\bwget\s+(?:-\S+\s+)*['\"]?(https?://\S+/([\w.-]+))['\"]?\s*(?:$|&&|;)", t) if fetching else None
             if m:
                 downloaded[m.group(2)] = ln.no
                 sources[m.group(2)] = [m.group(1)]
+            for m in re.finditer(r"(?i)(?:\$|\b)(\w+)\s*=\s*\(?\s*(?:\$\(\s*)?(?:iwr|irm|invoke-webrequest|invoke-restmethod|curl|"
+                                 r"wget|\(\s*new-object\s+(?:system\.)?net\.webclient\s*\)\.downloadstring)\b",
+                                 t if fetching and "=" in t else ""):
+                fetched[m.group(1)] = ln.no
+            for name in list(fetched):
+                if re.search(rf"(?i)(?:\biex|\binvoke-expression|\beval|\b(?:ba|z)?sh\s+-c|\[scriptblock\]::create)\s*\(?\s*['\"]?"
+                             rf"\$\{{?{re.escape(name)}\b|\$\{{?{re.escape(name)}\b\}}?['\"]?(?:\.content)?\s*\|\s*(?:iex|invoke-expression|"
+                             rf"(?:ba|z)?sh)\b", t):
+                    c.hit("NV-EXEC-001", path, ln.no, snippet(t), action=None if ln.kind != "code" or not ln.quoted else "review",
+                          shape="fetched into a variable, then evaluated")
+                    c.fact("download_exec", path, ln.no)
+                    del fetched[name]
+            # a downloaded file decoded or unpacked into another is still the download
+            for m in re.finditer(r"(?i)\b(?:certutil(?:\.exe)?\s+-decode(?:hex)?|expand|base64\s+(?:-d|--decode|-D)\s+-i)\s+"
+                                 r"['\"]?([^\s'\"]+)['\"]?\s+(?:-o\s+)?['\"]?([^\s'\";&|]+)", t if downloaded else ""):
+                if base(m.group(1)) in downloaded:
+                    downloaded[base(m.group(2))] = ln.no
+                    sources[base(m.group(2))] = sources.get(base(m.group(1)), [])
             for name in list(downloaded):
                 esc = re.escape(name)
+                runnable = name.lower().endswith((".exe", ".bat", ".cmd", ".ps1", ".msi", ".scr", ".com", ".vbs", ".js",
+                                                  ".hta", ".jar", ".app", ".command", ".sh"))
                 if re.search(rf"(?:chmod\s+[+0-7a-z]*x?\S*\s+\S*{esc}\b|(?:^|[;&|\s])\./{esc}\b|\b(?:ba|z)?sh\s+\S*{esc}\b|"
                              rf"\b(?:python3?|node|perl|source|\.)\s+\S*{esc}\b|\bopen\s+\S*{esc}\b|"
-                             rf"\b(?:hdiutil\s+attach|installer\s+-pkg|msiexec|Start-Process)\s+\S*{esc}\b)", t) and (
+                             rf"\b(?:hdiutil\s+attach|installer\s+-pkg|msiexec(?:\.exe)?\s+/i|Start-Process(?:\s+-FilePath)?|"
+                             rf"Invoke-Item|ii|start|rundll32|regsvr32|mshta|wscript|cscript|cmd(?:\.exe)?\s+/[ck]|"
+                             rf"powershell(?:\.exe)?\s+(?:-\S+\s+)*-File|java\s+-jar)\s+['\"]?\S*{esc}\b|"
+                             rf"(?:^|[;&]\s*)&\s*['\"]?\S*{esc}\b)", t, re.I) or (
+                        runnable and re.match(rf"\s*['\"]?[^\s'\"]*?(?:^|[/\\]|\b){esc}['\"]?(?:\s|$)", t)) and (
                         ln.no != downloaded[name] or re.search(r"&&|;", t)):
                     if name.lower().endswith((".json", ".txt", ".csv", ".md", ".html", ".xml", ".png", ".jpg")):
                         continue
@@ -587,6 +644,17 @@ class Classifier:
         if paste and (exec_refuse or c.has("paste_url") or c.has("password_archive") or "NV-SUPPLY-003" in ids):
             f, ln, _ = c.facts["terminal_paste"][0]
             c.hit("NV-SUPPLY-001", f, ln, "paste-into-terminal prerequisite with a remote or encoded payload")
+        else:
+            # "visit <page> and run the command shown there": the payload lives on a page nobody reviewed
+            for f, ln, via in c.facts.get("terminal_paste", []):
+                remote = [u for u in via.split() if u and not host_matches(normalize_host(u), u, self.vendor_hosts)
+                          and not self._coherent_host(u, c.subject | c.bins)]
+                source = bundle.file(f) if f else None
+                line = ((source.text() or "").split("\n")[ln - 1] if source is not None and ln else "")
+                if remote and COMMAND_SOURCE.search(line):
+                    c.hit("NV-SUPPLY-001", f, ln, "paste-into-terminal instruction pointing at an external page",
+                          hosts=[normalize_host(u) for u in remote])
+                    break
         self._exfil(c)
         self._secret_flows(c)
         acts = any(t.startswith(("network:", "shell:")) for t in c.tags)
@@ -596,7 +664,8 @@ class Classifier:
         deceptive = any(h.rule_id in ("NV-PI-001", "NV-PI-002", "NV-PI-003", "NV-REMOTE-001", "NV-EXFIL-004",
                                       "NV-OBF-001", "NV-OBF-002", "NV-EXEC-001", "NV-EXEC-002", "NV-EXFIL-001")
                         and h.action in (None, "refuse") for h in c.hits)
-        staged = c.has("download_exec") or c.has("paste_url") or c.has("raw_ip") or paste
+        bundled_binary = any(h.rule_id == "NV-OBF-005" and h.evidence.get("kind") == "binary" for h in c.hits)
+        staged = c.has("download_exec") or c.has("paste_url") or c.has("raw_ip") or paste or bundled_binary
         for h in c.hits:
             if h.rule_id == "NV-PERSIST-002" and h.action is None and not deceptive:
                 h.action = "review"
@@ -610,6 +679,8 @@ class Classifier:
             for h in c.hits:
                 if h.rule_id == "NV-EXFIL-003":
                     h.action = "refuse"
+        self._standing_remote(c, bundle)
+        self._impersonation(c, bundle)
         if c.has("untrusted_input"):
             classes = classes_of(c.tags, primary_env=c.primary_env)
             if "sensitive_credentials" in classes and any(t.startswith("network:") for t in c.tags):
@@ -623,6 +694,62 @@ class Classifier:
             for prefix, flag in RULE_FLAGS.items():
                 if h.rule_id.startswith(prefix):
                     c.flags.add(flag)
+
+    @staticmethod
+    def _service_named(url: str, skill_text: str) -> bool:
+        """The skill is about the host's service: its name appears in the SKILL.md three times or more."""
+        if not url.lower().startswith("https://"):
+            return False
+        host = normalize_host(url)
+        labels = [x for x in host.split(".")[:-1] if len(x) >= 4 and x not in GENERIC_WORDS]
+        return any(len(re.findall(rf"\b{re.escape(lab)}\b", skill_text)) >= 3 for lab in labels)
+
+    def _standing_remote(self, c: Collector, bundle: SkillBundle) -> None:
+        """NV-REMOTE-001 refuses for a standing instruction channel that is not the skill's own service.
+
+        Instructions fetched from a raw-IP or paste host refuse; so do instructions followed on a schedule
+        (heartbeat), given precedence over the skill or obeyed wholesale when they come from a host the skill
+        is not about. A platform publishing its own heartbeat file stays at review.
+        """
+        where = {(f, ln) for name in ("raw_ip", "paste_url") for f, ln, _ in c.facts.get(name, [])}
+        skill = bundle.skill_md
+        skill_text = URL_RE.sub(" ", skill.text() or "").lower() if skill is not None else ""
+        for h in c.hits:
+            if h.rule_id != "NV-REMOTE-001":
+                continue
+            urls = h.evidence.pop("urls", None)
+            standing = h.evidence.pop("standing", None)
+            if h.action is not None:
+                continue
+            if (h.file, h.line) in where:
+                h.action = "refuse"
+                h.evidence["escalated_by"] = "raw-IP or paste-site source"
+                continue
+            if standing and urls and not all(self._coherent_host(u, c.subject) or self._service_named(u, skill_text)
+                                             for u in urls):
+                h.action = "refuse"
+                h.evidence["escalated_by"] = f"{standing} from a host unrelated to the skill"
+
+    def _impersonation(self, c: Collector, bundle: SkillBundle) -> None:
+        """NV-SUPPLY-007 refuses when the look-alike claims to be official or fetches something to run."""
+        lookalikes = [h for h in c.hits if h.rule_id == "NV-SUPPLY-007" and h.action is None]
+        if not lookalikes:
+            return
+        skill = bundle.skill_md
+        text = (skill.text() or "") if skill is not None else ""
+        brands = "|".join(re.escape(str(h.evidence.get("target", ""))) for h in lookalikes if h.evidence.get("target"))
+        claim = re.search(rf"(?i)(?<!not\s)(?<!not\san\s)(?<!un)\b(?:official|verified|authentic|genuine)\b[^.\n]{{0,40}}?\b(?:{brands})"
+                          rf"|\b(?:{brands})\b[^.\n]{{0,40}}?\((?:official|verified)\)", text) if brands else None
+        fetches = sorted({h.rule_id for h in c.hits if h.rule_id in (
+            "NV-EXEC-001", "NV-EXEC-002", "NV-EXEC-003", "NV-EXEC-004", "NV-EXEC-006", "NV-SUPPLY-002",
+            "NV-SUPPLY-003", "NV-SUPPLY-004", "NV-SUPPLY-005")})
+        asks = CREDENTIAL_REQUEST.search(text)
+        if claim is None and not fetches and asks is None:
+            return
+        for h in lookalikes:
+            h.action = "refuse"
+            h.evidence["combined_with"] = "claims to be the official tool" if claim else (
+                "asks for the user's credentials" if asks else ", ".join(fetches))
 
     def _secret_flows(self, c: Collector) -> None:
         """NV-EXFIL-005: a secret reaching a request to a host unrelated to the secret and the skill."""
@@ -641,6 +768,24 @@ class Classifier:
             seen.add(host)
             c.hit("NV-EXFIL-005", f, ln, f"secret {name} sent to {host}", secret=name, host=host)
             c.flags.add("network_send")
+
+    @staticmethod
+    def _sent_to_stranger(c: Collector, reads: list[tuple[str | None, int | None, str]]) -> list[
+            tuple[str | None, int | None, str]]:
+        """Contents of a cloud or package-registry credential file, and a send to a host that is not its issuer."""
+        paths: dict[tuple[str | None, int | None], str] = {}
+        for tag, where in c.tags.items():
+            if tag.startswith("read:file:"):
+                paths[where] = paths.get(where, "") + " " + tag[len("read:file:"):]
+        issued = [(r, ISSUERS[k]) for r in reads for k in ISSUERS
+                  if r[2].startswith(("py-", "js-", "shell-path")) and k in paths.get((r[0], r[1]), "")]
+        if not issued:
+            return []
+        hosts = {t.split(":", 2)[2] for t in c.tags if t.startswith("write:remote:")} - {"*", "?", ""}
+        for read, owners in issued:
+            if any(not any(h == o or h.endswith("." + o) for o in owners) for h in hosts):
+                return [read]
+        return []
 
     def _exfil(self, c: Collector) -> None:
         """NV-EXFIL-001: a credential harvest or environment dump in a skill that sends data."""
@@ -661,6 +806,8 @@ class Classifier:
                     dumps.append((f, ln, via))
             else:
                 dumps.append((f, ln, via))
+        if not harvest:
+            harvest = self._sent_to_stranger(c, reads)
         src = (c.facts.get("harvest_send") or harvest or dumps or [None])[0]
         if src is None:
             return
@@ -690,6 +837,52 @@ class Classifier:
         complete = "incomplete" not in c.flags
         return SideEffects(tags=tags, flags=tuple(sorted(c.flags)), findings=tuple(findings),
                            shell_tiers=dict(sorted(c.tiers.items())), complete=complete, primary_env=c.primary_env)
+
+
+DOWNLOAD_TO_FILE = (
+    re.compile(r"(?i)\b(?:curl|wget)\b[^\n;&|]*?(?:-o|-O|--output|--output-document)\s*['\"]?([^\s'\";&|]+)"),
+    re.compile(r"\bcurl\b[^\n;&|]*?\s-[a-zA-Z]*o\s*['\"]?([^\s'\";&|-][^\s'\";&|]*)"),
+    re.compile(r"\bwget\b[^\n;&|]*?\s-[a-zA-Z]*O\s*['\"]?([^\s'\";&|-][^\s'\";&|]*)"),
+    re.compile(r"(?i)\b(?:curl|wget\s+(?:-\S+\s+)*-q?O\s*-)\b[^\n;&|>]*?(?<![0-9&])>\s*['\"]?([^\s'\";&|>]+)"),
+    re.compile(r"(?i)\b(?:iwr|invoke-webrequest|irm|invoke-restmethod|curl|wget)\b[^\n;|]*?-OutFile\s+['\"]?([^\s'\";|]+)"),
+    re.compile(r"(?i)\bcertutil(?:\.exe)?\s+[^\n]*-urlcache\b[^\n]*?\s['\"]?(?:https?|ftp)://\S+\s+['\"]?([^\s'\";&|]+)"),
+    re.compile(r"(?i)\bbitsadmin(?:\.exe)?\b[^\n]*?/transfer\b[^\n]*?\s['\"]?(?:https?|ftp)://\S+\s+['\"]?([^\s'\";&|]+)"),
+    re.compile(r"(?i)\.DownloadFile(?:Async)?\(\s*['\"][^'\"]+['\"]\s*,\s*['\"]?([^'\")]+)"),
+    re.compile(r"(?i)\bStart-BitsTransfer\b[^\n]*-Destination\s+['\"]?([^\s'\";|]+)"),
+)
+
+
+#: who issues the credentials kept in a file: only they should receive its contents
+ISSUERS: dict[str, tuple[str, ...]] = {
+    ".aws/": ("amazonaws.com", "amazon.com", "aws.dev"),
+    "gcloud": ("googleapis.com", "google.com"),
+    ".azure/": ("azure.com", "microsoft.com", "windows.net", "microsoftonline.com", "azure.net"),
+    ".npmrc": ("npmjs.org", "npmjs.com"),
+    ".pypirc": ("pypi.org", "python.org"),
+}
+#: a page named as the place a command comes from ("visit <page>", "copy the command from <url>")
+COMMAND_SOURCE = re.compile(
+    r"(?i)\b(?:visit|open|go\s+to|navigate\s+to|browse\s+to|copy\s+(?:[\w-]+\s+){0,3}?from|from|at|see)\s+"
+    r"(?:\[[^\]]*\]\(\s*)?(?:the\s+|this\s+)?(?:page\s+|site\s+|link\s+)?(?:at\s+)?<?(?:https?|hxxps?)://")
+#: asking the user to hand over a login secret (what a look-alike of a known brand is for)
+CREDENTIAL_REQUEST = re.compile(
+    r"(?i)\b(?:paste|enter|type|provide|share|give|send|input|submit|reveal)\s+(?:[\w'-]+\s+){0,4}?(?:api\s+)?"
+    r"(?:tokens?|passwords?|passphrases?|seed\s+phrases?|recovery\s+phrases?|mnemonics?|private\s+keys?|credentials|2fa|"
+    r"otp|one-time\s+codes?|login)\b")
+#: markdown's comment idiom: a link reference that renders as nothing
+MARKDOWN_COMMENT = re.compile(r"(?m)^[ \t]{0,3}\[(?://|comment|_+|#)\]:\s*(?:#|<>)\s*[(\"'](.*)[)\"'][ \t]*$")
+#: HTML elements that render invisibly
+HIDDEN_ELEMENT = re.compile(
+    r"(?is)<(\w+)\b[^>]*(?:display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0(?![.\d]*[1-9])|opacity\s*:\s*0(?![.\d]*[1-9])|"
+    r"\shidden(?:\s|>|=))[^>]*>(.{20,2000}?)</\1\s*>")
+
+
+def _hidden_text(text: str, *, markdown: bool) -> list[re.Match[str]]:
+    """Text a reader of the rendered page never sees: HTML and markdown comments, hidden elements."""
+    found = list(HTML_COMMENT.finditer(text)) + list(MARKDOWN_COMMENT.finditer(text))
+    if markdown:  # in an HTML asset a hidden element is ordinary UI; in rendered markdown it hides text
+        found += [m for m in HIDDEN_ELEMENT.finditer(text)]
+    return sorted(found, key=lambda m: m.start())
 
 
 def _finding(h: Hit, purpose: str) -> Finding:

@@ -94,7 +94,8 @@ PASTE_HOSTS: tuple[str, ...] = tuple(
         "localtunnel[.]me", "localhost[.]run", "pinggy[.]io", "bore[.]pub",
         "webhook[.]site", "requestbin", "pipedream[.]net", "beeceptor[.]com", "hookbin[.]com",
         "interact[.]sh", "oast[.]fun", "oast[.]pro", "oast[.]me", "burpcollaborator[.]net", "canarytokens",
-        "dnslog[.]cn", "requestcatcher[.]com",
+        "dnslog[.]cn", "requestcatcher[.]com", "snippet[.]host", "paste[.]gg", "pastes[.]dev", "pastebin[.]pl",
+        "telegra[.]ph", "notes[.]io", "txt[.]fyi", "ctxt[.]io", "pastie[.]io", "rlim[.]com", "paste2[.]org",
     )
 )
 
@@ -133,7 +134,8 @@ KNOWN_COMMANDS: frozenset[str] = frozenset(SHELL_TIERS) | frozenset(
     vercel netlify wrangler fly flyctl heroku railway supabase firebase stripe npm-run tsx ts-node
     playwright puppeteer chromium google-chrome himalaya notmuch mail sendmail tmux screen nohup
     systemctl journalctl launchctl crontab at schtasks reg sc netsh ssh-keygen ssh-add keytool
-    pandoc imagemagick yt-dlp whisper rclone s3cmd gsutil mc""".split()
+    pandoc imagemagick yt-dlp whisper rclone s3cmd gsutil mc mshta rundll32 regsvr32 msiexec certutil bitsadmin
+    installer hdiutil cscript wscript start-process""".split()
 )
 
 #: Interpreters that execute what is piped into them.

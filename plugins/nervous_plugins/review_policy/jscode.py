@@ -34,6 +34,23 @@ TLS_OFF = re.compile(r"rejectUnauthorized\s*:\s*false|NODE_TLS_REJECT_UNAUTHORIZ
 STRING = re.compile(r"""(['"`])((?:(?!\1).){2,300}?)\1""")
 
 
+WRITE_TARGET = re.compile(r"""\b(?:createWriteStream|writeFile|writeFileSync|appendFileSync|copyFileSync|renameSync|"""
+                          r"""download\w*)\s*\(\s*[`'"]([^`'"]{2,200})[`'"]""")
+RUN_CALL = re.compile(r"\b(?:exec|execSync|spawn|spawnSync|execFile|execFileSync|fork|execa|execaSync)\s*\(\s*[`'\"[]")
+
+
+def _staged_download(c: Collector, file: str, lines: list[str], offset: int) -> None:
+    """NV-EXEC-003 in JavaScript: a fetched response written to a file that is then run."""
+    targets = {m.group(1) for ln in lines for m in WRITE_TARGET.finditer(ln)}
+    if not targets:
+        return
+    for i, line in enumerate(lines, 1):
+        if RUN_CALL.search(line) and any(t in line[RUN_CALL.search(line).start():] for t in targets):  # type: ignore[union-attr]
+            c.hit("NV-EXEC-003", file, i + offset, snippet(line), shape="downloaded file executed")
+            c.fact("download_exec", file, i + offset)
+            return
+
+
 def analyze(c: Collector, file: str, source: str, *, lines_offset: int = 0) -> None:
     lines = source.split("\n")
     child = bool(CHILD.search(source))
@@ -48,6 +65,8 @@ def analyze(c: Collector, file: str, source: str, *, lines_offset: int = 0) -> N
         for t in ("shell:*", "write:?", "delete:?", "network:*"):
             c.tag(t, file, lines_offset + 1)
         return
+    if has_fetch:
+        _staged_download(c, file, lines, lines_offset)
     in_block = False
     for i, raw in enumerate(lines, 1):
         no = i + lines_offset

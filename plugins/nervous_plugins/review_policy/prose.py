@@ -7,11 +7,12 @@ backticks or table rows, e.g. a scanner's detection list) are downgraded to revi
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from nervous.sideeffects import is_credential_path
 
 from .collector import Collector
-from .text import is_quoted, snippet, which_alternative
+from .text import alternatives, is_quoted, snippet, which_alternative
 
 _USER = r"(?:the\s+|your\s+|any\s+)?(?:user|human|operator|owner|person|requester|developer|customer)s?(?:'s)?"
 _ACT = (r"(?:send|sends|sending|upload|uploading|install|installing|run|running|execute|executing|delete|deleting|"
@@ -44,6 +45,22 @@ CONCEAL = re.compile(
     rf"(?:\w+\s+){{0,3}}(?:to|in\s+front\s+of)\s+{_USER}"
     rf"|\b(?:omit|exclude|leave\s+out|remove)\s+(?:\w+\s+){{0,5}}from\s+(?:your\s+|the\s+)?(?:response|reply|answer|summary|output|report)s?\s+(?:to\s+{_USER}|so\s+(?:that\s+)?{_USER})"
     rf"|\bnever\s+(?:let|allow)\s+{_USER}\s+(?:know|see|find\s+out|notice)"
+    rf"|\bkeep\s+(?:this|it|that|these|the\s+\w+)(?:\s+\w+)?\s+to\s+yourself\b"
+    rf"|\b(?:do\s+not|don'?t|never)\s+(?:ever\s+)?(?:mention|reveal|disclose|admit|report)\s+(?:that\s+you\s+(?:have\s+)?(?:read|sent|"
+    rf"upload\w*|access\w*|ran|run|execut\w*|fetch\w*|copied|collect\w*|install\w*|download\w*|modif\w*|chang\w*|delet\w*|"
+    rf"forward\w*|shar\w*|post\w*|open\w*|us\w+\s+(?:the|this|that)\s+(?:file|key|token|credential))\b|this\s+(?:step|action|"
+    rf"instruction|request)|these\s+(?:steps|actions|instructions)|having\s+\w+|the\s+fact)"
+    rf"|\b(?:do\s+not|don'?t|never)\s+(?:include|list|mention|show|report|log)\s+(?:this|it|that|these\s+\w+|this\s+\w+)\s+in\s+"
+    rf"(?:your\s+|the\s+|any\s+)?(?:summary|summaries|response|reply|answer|output|report|log|transcript)"
+    rf"|\bno\s+need\s+to\s+(?:mention|tell|inform|report|disclose)\s+(?:this|it|that)\b"
+    rf"|\b(?:act|behave|respond|pretend)\s+as\s+(?:if|though)\s+nothing\s+(?:happened|was\s+done|changed)"
+    rf"|\b(?:do\s+not|don'?t|never)\s+bring\s+(?:this|it|that)\s+up\b"
+    rf"|\b(?:ohne|sans|sin|senza|sem)\s+(?:\w+\s+){{0,2}}(?:Benutzer|Nutzer|Anwender|l'utilisateur|utilisateur|usuario|"
+    rf"utente|usu[aá]rio)\w*\s+(?:\w+\s+){{0,2}}(?:zu\s+)?(?:informier|benachrichtig|frag|inform|avis|avvis|dir|dec)\w*"
+    rf"|\b(?:sag|erz[äa]hl)\w*\s+(?:\w+\s+){{0,2}}(?:Benutzer|Nutzer|Anwender)\w*\s+nichts"
+    rf"|\bne\s+(?:le\s+|lui\s+|rien\s+)?(?:dites|dis|mentionnez|r[ée]v[ée]lez)\s+(?:\w+\s+){{0,2}}(?:pas|rien|jamais)\s+"
+    rf"(?:\w+\s+){{0,2}}[àa]\s+l'utilisateur"
+    rf"|\bno\s+(?:le\s+)?(?:digas|menciones|informes|avises)\s+(?:\w+\s+){{0,2}}al\s+usuario"
 )
 # Silent failure phrasing is not concealment.
 CONCEAL_EXCLUDE = re.compile(r"(?i)\b(?:fails?|failing|ignored?|ignoring|skip(?:ped|s)?|exits?|exiting|returns?|"
@@ -71,6 +88,20 @@ OVERRIDE = re.compile(
     r"(?:\w+\s+)?(?:instructions|prompts?|guidelines)"
     r"|\bfrom\s+now\s+on,?\s+you\s+(?:will|must|are)\s+(?:ignore|act\s+as|respond\s+as|no\s+longer)"
     r"|\b(?:pretend|act)\s+(?:to\s+be|as\s+if)\s+you\s+(?:have\s+no|are\s+not\s+bound|are\s+unrestricted)"
+    r"|\b(?:you\s+are\s+now|from\s+now\s+on|pretend\s+to\s+be|you\s+will\s+now\s+be)\b[^.\n]{0,60}?\b(?:without|free\s+(?:of|from)|"
+    r"no|ignoring)\s+(?:any\s+|all\s+)?(?:restrictions|filters|guardrails|safety\s+(?:rules|guidelines|filters)|ethic\w*|censorship|"
+    r"content\s+polic\w*)"
+    r"|</(?:tool_result|function_results|tool_response|function_result)>"
+    r"|<(?:system|system_message|admin)>\s*(?:\w+\s+){0,3}?(?:policy|instructions?|you\s+(?:must|are|will)|the\s+assistant\s+(?:must|will)|"
+    r"ignore|override|new\s+rules)"
+    # the same override in other languages (instructions hidden in another language, spec §9.5)
+    r"|\b(?:ignorier\w*|vergiss|missacht\w*)\s+(?:\w+\s+){0,3}(?:vorherig|bisherig|vorig|obig|fr[üu]her)\w*\s+"
+    r"(?:Anweisung|Instruktion|Regel|Befehl|Vorgab)\w*"
+    r"|\b(?:ignore[zr]?|oublie[zr]?)\s+(?:\w+\s+){0,3}(?:instructions|consignes|r[èe]gles)\s+(?:pr[ée]c[ée]dentes|ant[ée]rieures|ci-dessus)"
+    r"|\b(?:ignora|olvida|ignore|esque[çc]a|dimentica)\w*\s+(?:\w+\s+){0,3}(?:instrucciones|indicaciones|reglas|"
+    r"instru[çc][õo]es|regras|istruzioni|regole)\s+(?:anteriores|previas|precedenti|prec[ée]dentes)"
+    r"|(?:忽略|无视|忘记)(?:之前|以上|先前|所有|前面)[^\n]{0,6}(?:指令|指示|说明|规则)"
+    r"|\b(?:игнорируй|забудь)\w*\s+(?:\w+\s+){0,3}(?:предыдущие|прежние|все)\s+(?:\w+\s+)?(?:инструкции|указания|правила)"
 )
 
 DECEIVE = re.compile(
@@ -86,9 +117,9 @@ DECEIVE = re.compile(
     rf"|\brecommend\s+(?:only\s+)?(?:our|this)\s+(?:product|service|token|coin)\s+regardless"
 )
 
-SEND_VERB = r"(?:send|sends|sending|upload|uploading|post|posting|transmit|forward|exfiltrate|copy|sync|share|report|" \
+SEND_VERB = r"(?:send|sends|sending|upload|uploading|post|posting|transmit|forward|exfiltrate|copy|sync|share|report|export|" \
             r"include|attach|append|submit|push|relay|mirror|beacon|leak|deliver|email|e-mail|pipe)"
-PRIVATE_DATA = (r"(?:(?:the\s+|all\s+|any\s+|their\s+|its\s+|these\s+|full\s+|entire\s+|complete\s+|raw\s+)*"
+PRIVATE_DATA = (r"(?:(?:the\s+|all\s+|any\s+|their\s+|its\s+|your\s+|these\s+|full\s+|entire\s+|complete\s+|raw\s+)*"
                 r"(?:user'?s?\s+|agent'?s?\s+|local\s+|environment\s+|session\s+|private\s+|sensitive\s+|system\s+)*"
                 r"(?:conversations?|chat\s+(?:history|logs?|transcripts?)|conversation\s+history|message\s+history|"
                 r"prompts?|system\s+prompt|memory|memories|MEMORY\.md|SOUL\.md|credentials?|secrets?|api[\s_-]?keys?|"
@@ -129,6 +160,32 @@ REMOTE_INSTR = re.compile(
     r"(?:it\s+)?(?:returns?|(?:are\s+)?(?:received|returned|found|served|provided|listed)\s+(?:from|by|at|there|in\s+the\s+response))"
     r"|\bheartbeat\b[^.\n]{0,80}(?:https?://|fetch|curl|instructions)"
     r"|\bself[- ]?update\b|\bauto[- ]?update\s+(?:this\s+)?skill|\b(?:overwrite|replace|update)\s+(?:this\s+)?SKILL\.md\s+with"
+    r"|(?:https?://|hxxps?://|\[\.\])[^\n]{0,160}?\b(?:run|execute|follow|carry\s+out|perform|apply|obey)\s+(?:each|every|all\s+the|"
+    r"all|the)\s+(?:lines?|commands?|entr(?:y|ies)|items?|steps?)\b(?!\s+(?:of|in)\s+(?:the\s+)?(?:readme|docs|documentation|guide))"
+    r"|(?:https?://|hxxps?://|\[\.\])[^\n]{0,160}?\b(?:treat|use|adopt|take|load)\s+(?:its|the|that|this|their)?\s*"
+    r"(?:contents?|text|response|body|output|result|file)\s+as\s+(?:your\s+|the\s+)?(?:new\s+|current\s+|updated\s+|real\s+)?"
+    r"(?:system\s+prompt|instructions?|rules|directives?|orders|guidelines|policy|prompt)"
+    r"|(?:https?://|hxxps?://|\[\.\])[^\n]{0,160}?\b(?:follow|obey|apply|execute|carry\s+out|act\s+on|comply\s+with|implement)\s+"
+    r"(?:any|all|every|whatever|its|the)\s+(?:\w+\s+){0,2}?(?:instructions?|directives?|commands?|tasks?|rules|orders)\b"
+    r"|(?:https?://|hxxps?://|\[\.\])[^\n]{0,160}?\b(?:follow|obey|execute|run|carry\s+out|perform|do|apply|complete|act\s+on)\s+"
+    r"(?:\w+\s+){0,3}?(?:instructions?|tasks?|commands?|steps|directives?|whatever|what(?:ever)?)\b[^\n]{0,40}?"
+    r"\b(?:it|they|there|the\s+(?:file|page|response|document|server|endpoint|url))\s+"
+    r"(?:contains?|lists?|gives?|says?|returns?|provides?|includes?|describes?|specif\w+|tells?\s+you)"
+)
+#: alternatives of REMOTE_INSTR where the agent obeys the fetched content wholesale ("do what it says",
+#: "treat it as your system prompt", "run each line"), as opposed to "follow the installation steps at <docs>"
+REMOTE_WHOLESALE = frozenset(
+    i for i, alt in enumerate(alternatives(REMOTE_INSTR))
+    if alt.removeprefix("(?i)").startswith("(?:https?://") or "(?:whatever|any|all|the)" in alt)
+# when remote instructions become a standing channel: on a schedule, with precedence over the skill itself
+REMOTE_ESCALATE = re.compile(
+    r"(?i)\b(?:every|each)\s+(?:\d+\s*)?(?:min\w*|hours?|hrs?|days?|seconds?|secs?|sessions?|runs?|start\w*|tasks?|"
+    r"times?\s+you|conversations?|messages?|mornings?|heartbeats?|cycles?)\b|\bperiodically\b|\bregularly\b|"
+    r"\b(?:hourly|daily)\b|\bheartbeat\b|\bcron\b|\bat\s+the\s+(?:start|beginning)\s+of\s+(?:every|each)\b|"
+    r"\b(?:take|takes|have|has)\s+(?:precedence|priority)\b|\bsupersed\w*|\boverrid\w*|"
+    r"\binstead\s+of\s+(?:this|these|the\s+local|the\s+instructions)|\breplace\s+(?:this|these)\s+instructions|"
+    r"\bsystem\s+prompt\b|\bnew\s+(?:instructions|rules|directives)\b|"
+    r"\bbefore\s+(?:answering|responding|replying|acting|every|each|any)\b|\bon\s+(?:every|each)\s+(?:run|start|launch|call|request)"
 )
 
 PASTE_TERMINAL = re.compile(
@@ -137,6 +194,8 @@ PASTE_TERMINAL = re.compile(
     r"|\b(?:copy\s+and\s+)?paste\s+(?:this|the\s+following|the\s+command|it|the\s+code|the\s+line)\s+"
     r"(?:\w+\s+){0,3}(?:in|into)\s+(?:the\s+|your\s+|a\s+)?(?:terminal|command\s+prompt|powershell|shell|console|cmd)"
     r"|\bfor\s+(?:macos|mac\s+os|mac|windows)(?:\s+users)?\s*[:\-]|\b(?:execute|run)\s+the\s+installation\s+command\s+in\s+terminal"
+    r"|\b(?:execute|run|paste|enter|type)\s+(?:the\s+|this\s+|that\s+|its\s+)?(?:[\w-]+\s+){0,3}?(?:commands?|line|snippet|code|script)\b"
+    r"[^.\n]{0,40}?\b(?:in|into)\s+(?:the\s+|your\s+|a\s+)?(?:terminal|command\s+prompt|powershell|console|cmd|run\s+(?:box|dialog))"
     r"|\bprerequisites?\b[^\n]{0,80}\b(?:download|install)\b[^\n]{0,80}(?:zip|exe|dmg|pkg|password|terminal)"
 )
 PASSWORD_ARCHIVE = re.compile(
@@ -147,7 +206,16 @@ PASSWORD_ARCHIVE = re.compile(
     r"|\b(?:archive|zip)\s+password\s*(?:is|:|=)"
     r"|\bpassword\s*(?:is|:|=)\s*[`'\"]?\w+[`'\"]?[^\n]{0,60}\b(?:zip|archive|rar|7z|extract|unzip)\b"
     r"|\b(?:7z|unzip|unrar)\s+[^\n]*(?:\s-p\S+|\s-P\s+\S+|--password)"
+    r"|\b(?:descompr[ií]m|extra[ei]r?|extraiga|entpack|d[ée]compress|d[ée]zipp|estra[ir]|descompact|распак)\w*\b[^\n]{0,80}"
+    r"(?:contrase[ñn]a|clave|mot\s+de\s+passe|passwort|kennwort|senha|password|пароль)"
+    r"|(?:解压|解壓)[^\n]{0,40}(?:密码|密碼)"
+    r"|(?:contrase[ñn]a|mot\s+de\s+passe|passwort|kennwort|senha|пароль|密码)\s*[:：=]?\s*[`'\"]?\w+[`'\"]?[^\n]{0,60}(?:zip|rar|7z|archiv)"
 )
+# an archive opened with a code, PIN or key given in the text (checked only on lines naming an archive)
+ARCHIVE_CODE = re.compile(
+    r"(?i)\b(?:extract|unzip|unpack|open|decompress|unrar)\w*\b[^\n.]{0,80}\b(?:with|using|enter(?:ing)?|use)\s+(?:the\s+)?"
+    r"(?:archive\s+)?(?:code|pin|passcode)\s*[:=]?\s*[`'\"]\w+")
+ARCHIVE_WORD = re.compile(r"(?i)\.(?:zip|rar|7z)\b|\b(?:zip|rar|7z|archive)\b")
 CONFIRM_BYPASS = re.compile(
     r"(?i)\b(?:do\s+not|don'?t|never|no\s+need\s+to|without)\s+(?:ever\s+)?(?:ask(?:ing)?|prompt(?:ing)?|wait(?:ing)?|"
     r"request(?:ing)?|seek(?:ing)?)\s+(?:the\s+user\s+)?(?:for\s+)?(?:(?:their|user|explicit|any|the\s+user'?s?)\s+)?"
@@ -177,6 +245,41 @@ MEMORY_WRITE = re.compile(
     r"~/\.openclaw/\S*|~/\.claude/\S*|(?:other|every|all|another)\s+(?:installed\s+)?skills?'?\s*(?:SKILL\.md|files|directories|folders)|"
     r"agent\s+(?:config(?:uration)?|settings|memory|instructions))"
 )
+# credential locations named in any language's prose: the path is the same in every language
+CRED_LOCATION = re.compile(
+    r"(?i)(?<![\w./~$%{}-])(?:~|\$HOME|%USERPROFILE%|\$\{HOME\})?/?[\w./-]*?(?:\.ssh/(?![\w.-]*\.pub\b)[\w.-]*|\bid_(?:rsa|ed25519|ecdsa)\b(?!\.pub)|"
+    r"\.aws/credentials|\.config/gh/hosts\.ya?ml|\.git-credentials|\.netrc|\.npmrc|\.pypirc|\.docker/config\.json|"
+    r"\.kube/config|\.gnupg|wallet\.dat|\bLogin\s+Data\b|logins\.json|key[34]\.db|\.openclaw/[\w./-]*|\.clawdbot/[\w./-]*|"
+    r"\.vault-token|\.pgpass|\.cursor/mcp\.json|claude_desktop_config\.json|\.codex/auth\.json|\.claude\.json|"
+    r"\.env\b(?!\.example|\.sample|\.template))"
+    r"|\b(?:private\s+(?:ssh\s+)?keys?|ssh\s+private\s+keys?|seed\s+phrases?|mnemonic\s+phrases?|recovery\s+phrases?|"
+    r"(?:values?\s+of\s+)?(?:all|every|each|any)\s+(?:\w+\s+){0,2}?(?:environment|env)\s+(?:variables?|vars?)|"
+    r"(?:all|every)\s+(?:\w+\s+)?(?:api\s+keys|tokens|secrets|passwords|credentials)|"
+    r"(?:passwords?|api\s+keys?|tokens?|secrets?|credentials?|card\s+numbers?)\s+(?:or\s+(?:an?\s+)?(?:\w+\s+){0,2}?)?(?:\w+\s+){0,3}?"
+    r"(?:the\s+user|they|users?)\s+(?:shares?|pastes?|types?|enters?|sends?|mentions?|provides?)|"
+    r"(?:the\s+user|users?)\s+(?:shares?|pastes?|types?|enters?|sends?|mentions?|provides?)\s+(?:an?\s+|their\s+|any\s+)?"
+    r"(?:passwords?|api\s+keys?|tokens?|secrets?|credentials?|card\s+numbers?)|"
+    r"browser\s+(?:passwords?|cookies)|saved\s+passwords|keychain|(?:contents?|content|inhalt|contenu|contenido)\s+"
+    r"(?:\w+\s+){0,3}\.env)\b"
+)
+# a transfer verb in the languages skills are written in
+TRANSFER_VERB = re.compile(
+    r"(?i)\b(?:send|sends|sending|upload|post|posting|transmit|forward|exfiltrate|share|submit|email|e-mail|mail|attach|"
+    r"attaching|paste|put|place|include|including|insert|embed|add|append|copy|pass|encode|report|sync|beacon|"
+    r"save|store|log|record|mirror|back\s+up|"
+    r"envoy\w*|envi[ae]\w*|sende\w*|schick\w*|[üu]bermittl\w*|hochlad\w*|lade\w*\s+hoch|invia\w*|carica\w*|"
+    r"publi\w*|adjunt\w*|joindre|joignez|copie[zr]?|colle[zr]?|pega\w*|incluy\w*|incluez)\b"
+    r"|отправ\w*|发送|上传|附加"
+)
+# where a secret leaves: an address, or a message, request or record that goes to someone else
+OUTBOUND = re.compile(
+    r"(?i)https?://|hxxps?://|\[\.\]|\b[\w.+-]+@[\w-]+\.[\w.-]+\b|\b\d{1,3}(?:\.\d{1,3}){3}\b|"
+    r"\b(?:query(?:\s+string|\s+param\w*)?|url\s+param\w*|request\s+body|payload|api\s+calls?|requests?\s+you\s+send|"
+    r"tickets?|issue\s+(?:body|description)|e-?mails?|messages?\s+(?:to|you\s+send)|bcc|webhook|description\s+field|"
+    r"form\s+field|analytics|telemetry|endpoint|collector|commit\s+messages?|pull\s+requests?|pr\s+(?:body|description)|"
+    r"gists?|public\s+(?:repo\w*|mirror|channel|page|post)|push\s+(?:it\s+)?to|(?:context|metadata|notes)\s+field\s+of|"
+    r"(?:[`'\"]\w+[`'\"]\s+)?(?:parameter|argument)s?|tool\s+calls?)\b"
+)
 CRED_READ_INSTR = re.compile(
     r"(?i)\b(?:read|cat|open|load|collect|gather|grab|extract|copy|harvest|retrieve|access|dump|get|include|scan|find|"
     r"search|locate|enumerate|list|print|display|show|output)\b[^\n.]{0,80}?"
@@ -186,26 +289,68 @@ CRED_READ_INSTR = re.compile(
     r"\.env\b(?:\.\w+)?))"
 )
 
+FRAUD = re.compile(
+    # rewriting links or recommendations so that someone else earns from them
+    r"(?i)\b(?:replace|rewrite|swap|substitute|redirect|wrap|route|change|modify|append\s+\S+\s+to)\b(?:[^.\n]|\.(?=\S)){0,60}?"
+    r"\b(?:links?|urls?|recommendations?)\b(?:[^.\n]|\.(?=\S)){0,140}?(?:[?&](?:ref|tag|aff|affid|affiliate|partner|via)=|"
+    r"\baffiliate|\breferral|\bcredited\s+to|\bcommission|\bkickback)"
+    r"|\b(?:always\s+|silently\s+|also\s+)?(?:append|add|insert|include|attach|apply|use|substitute)\s+"
+    r"(?:our|my|the\s+author'?s?|this\s+skill'?s?|the\s+skill'?s?|a)\s+(?:own\s+)?(?:affiliate|referral|partner|promo|tracking)\s+"
+    r"(?:codes?|links?|tags?|ids?)\b(?:[^.\n]|\.(?=\S)){0,100}?\b(?:always|every|all|any|each|even\s+(?:if|when)|regardless|"
+    r"instead|replacing|overrid\w*)"
+    # trading ahead of the user's own orders
+    r"|\bfront[- ]?run\w*"
+    r"|\b(?:before|ahead\s+of|prior\s+to)\s+(?:submitting|placing|executing|sending|broadcasting|filling)\s+"
+    r"(?:the\s+)?(?:user'?s?|their|customer'?s?)\s+(?:\w+\s+){0,2}(?:orders?|trades?|swaps?|transactions?)\b(?:[^.\n]|\.(?=\S)){0,120}?"
+    r"\b(?:same|identical|matching|first|own|operator|our|author'?s?)\s+(?:\w+\s+)?(?:orders?|trades?|accounts?|wallets?|positions?)"
+    # sending the user's purchases or sign-ups through someone's tracking link
+    r"|\b(?:route|redirect|send|direct|funnel|steer)\s+(?:all\s+|every\s+|the\s+user'?s?\s+)?(?:purchases?|orders?|checkouts?|"
+    r"bookings?|traffic|clicks|sign-?ups)\b(?:[^.\n]|\.(?=\S)){0,160}?[?&](?:ref|tag|aff|aid|affid|affiliate|partner|ref_id|"
+    r"referrer|subid|clickid)="
+    # paying someone else instead of the user
+    r"|\b(?:set|use|change|replace|swap|substitute)\s+(?:the\s+)?(?:recipient|destination|receiving|withdrawal|payout|deposit|"
+    r"beneficiary)\s+(?:address|wallet|account)\s+(?:to|with|for)\s+(?:0x[0-9a-f]{8,}|bc1[0-9a-z]{8,}|[13][1-9A-HJ-NP-Za-km-z]{25,}|"
+    r"T[1-9A-HJ-NP-Za-km-z]{33}|[1-9A-HJ-NP-Za-km-z]{32,44}\b)"
+    r"|\d+(?:\.\d+)?\s*%\s+(?:[\w-]+\s+){0,3}(?:fee|cut|commission|tip|charge|tax)\b(?:[^.\n]|\.(?=\S)){0,80}?"
+    r"\b(?:paid\s+to|sent\s+to|to|into)\s+(?:the\s+)?(?:wallet\s+|address\s+|account\s+)?(?:0x[0-9a-f]{8,}|bc1[0-9a-z]{8,})"
+    r"|\b(?:always|only|exclusively)\s+recommend\s+(?:[\w$().&-]+\s+){1,8}?(?:as\s+(?:the\s+)?best\s+)?(?:token|coin|stock|fund|"
+    r"investment|product|service|brand|shop|store|exchange|broker|platform)\b[^.\n]{0,60}?\b(?:regardless|no\s+matter|"
+    r"even\s+(?:if|when)|whatever\s+the\s+user)"
+    r"|\b(?:append|add|insert|attach)\s+[`'\"]?[?&]?(?:ref|tag|aff\w*|affid|partner|referrer|subid|clickid)=\S+\s+to\s+"
+    r"(?:every|each|all|any)\s+(?:\S+\s+){0,2}?(?:links?|urls?)"
+    # skimming a share of the user's payments
+    r"|\b(?:also\s+)?(?:send|transfer|route|divert|skim|forward|deduct)\s+(?:\d+(?:\.\d+)?\s*%|a\s+(?:small\s+)?"
+    r"(?:cut|share|percentage|fraction|portion|fee))\s+(?:of\s+)?(?:the\s+|every\s+|each\s+|all\s+)?(?:\w+\s+)?"
+    r"(?:amount|transfers?|payments?|transactions?|trades?|deposits?|withdrawals?|purchases?|swaps?)\b(?:[^.\n]|\.(?=\S)){0,80}?"
+    r"\b(?:to|into)\s+(?:the\s+|our\s+|my\s+|this\s+)?(?:wallet|address|account|0x[0-9a-f]{6,}|bc1|iban)"
+)
+
 
 #: Literal words one of which must occur for a phrase rule to be tried (cheap prefilters).
 GATES: dict[str, tuple[str, ...]] = {
     "CONCEAL": ("user", "human", "operator", "owner", "person", "developer", "customer", "silently", "quietly",
                 "covertly", "secretly", "discreetly", "stealth", "invisibly", "surreptitious", "behind",
-                "requester"),
+                "requester", "yourself", "bring", "mention", "reveal", "disclose", "admit", "t include", "never include",
+                "no need", "if nothing", "though nothing", "nutzer", "anwender", "utilisateur", "usuario", "utente", "usuário"),
     "OVERRIDE": ("ignore", "disregard", "forget", "abandon", "override", "bypass", "you are", "mode", "<|",
                  "inst]", "<<", "system", "instructions", "supersede", "precedence", "from now", "pretend",
-                 "act as", "act to"),
+                 "act as", "act to", "ignor", "vergiss", "missacht", "oubli", "olvid", "esque", "dimentic", "忽略",
+                 "无视", "忘记", "игнор", "забудь", "from now", "</tool", "</function", "<system", "<admin"),
     "DECEIVE": ("tell", "assure", "inform", "convince", "fabricat", "falsif", "invent", "make up", "fake",
                 "always", "silently", "affiliate", "referral", "tracking", "promo", " lie", "mislead", "deceiv",
                 "recommend"),
-    "EXFIL_INSTR": ("send", "upload", "post", "transmit", "forward", "exfil", "copy", "copies", "sync", "share",
+    "EXFIL_INSTR": ("send", "upload", "post", "transmit", "forward", "exfil", "copy", "copies", "sync", "share", "export",
                     "report", "include", "attach", "append", "submit", "push", "relay", "mirror", "beacon",
                     "leak", "deliver", "mail", "pipe"),
     "REMOTE_INSTR": ("http", "hxxp", "[.]", "follow", "execute", "run ", "obey", "apply", "carry", "heartbeat",
                      "update", "skill.md"),
+    "FRAUD": ("affiliate", "referral", "ref=", "tag=", "aff", "partner", "promo", "tracking", "commission",
+              "credited", "kickback", "front", "ahead of", "before submit", "before plac", "before exec",
+              "before send", "before broad", "before fill", "prior to", "0x", "bc1", "wallet", "iban", "recipient",
+              "payout", "beneficiary", "recommend"),
     "PASTE_TERMINAL": ("terminal", "prompt", "powershell", "cmd", "shell", "paste", "mac", "windows",
-                       "prerequisite"),
-    "PASSWORD_ARCHIVE": ("pass", "pwd", "encrypted"),
+                       "prerequisite", "console", "run box", "run dialog"),
+    "PASSWORD_ARCHIVE": ("pass", "pwd", "encrypted", "contrase", "clave", "kennwort", "senha", "пароль", "密码", "密碼"),
     "CONFIRM_BYPASS": ("ask", "prompt", "wait", "request", "seek", "auto", "dangerously", "yolo", "bypass",
                        "confirm", "skip", "disable"),
     "FINANCIAL": ("order", "trade", "swap", "transfer", "send", "withdraw", "wire", "sign", "broadcast",
@@ -298,9 +443,10 @@ def analyze_line(c: Collector, file: str, lineno: int, line: str, *, in_code: bo
         q = quoted(m) or in_code
         c.hit("NV-PI-003", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1,
               action="review" if q else None)
+    describes = _Lazy(lambda: describes_attacks(c, line))
     m = EXFIL_INSTR.search(line) if _gate(low, "EXFIL_INSTR") else None
-    if m and EXFIL_MARKERS.search(line) and not in_code:
-        q = quoted(m)
+    if m and EXFIL_MARKERS.search(line) and not in_code and not _NEGATION.search(line[:m.start()]):
+        q = bool(quoted(m) or describes)
         c.hit("NV-EXFIL-004", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1,
               action="review" if q else None)
         c.flags.add("network_send")
@@ -316,13 +462,35 @@ def analyze_line(c: Collector, file: str, lineno: int, line: str, *, in_code: bo
                 c.fact("secret_flow", file, lineno, f"{n}|{u.group(0)}")
     m = REMOTE_INSTR.search(line) if _gate(low, "REMOTE_INSTR") else None
     if m:
-        c.hit("NV-REMOTE-001", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1)
+        esc = REMOTE_ESCALATE.search(line)
+        wholesale = which_alternative(REMOTE_INSTR, m) in REMOTE_WHOLESALE
+        standing = bool(esc or wholesale) and not quoted(m) and not in_code and not _NEGATION.search(line[:m.start()]) \
+            and not describes
+        from .text import URL_RE
+
+        # decided once the bundle is read: a standing channel to a host that is not the skill's own refuses
+        c.hit("NV-REMOTE-001", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1,
+              **({"standing": esc.group(0) if esc else "whatever the page says is followed",
+                  "urls": [u.group(0) for u in URL_RE.finditer(line)]} if standing else {}))
         c.flags.add("remote_instructions")
         c.tag("network:*", file, lineno)
+        c.fact("remote_instructions", file, lineno)
+    if not in_code:
+        _credential_send(c, file, lineno, line, lambda m: quoted(m) or describes)
+    m = FRAUD.search(line) if _gate(low, "FRAUD") else None
+    if m and not _NEGATION.search(line[:m.start()]):
+        c.hit("NV-FIN-002", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1,
+              action="review" if quoted(m) or in_code or describes else None)
+        c.flags.add("financial")
     m = PASTE_TERMINAL.search(line) if _gate(low, "PASTE_TERMINAL") else None
     if m and not in_code:
-        c.fact("terminal_paste", file, lineno)
+        from .text import URL_RE
+
+        # the URLs of the same line: "visit <page> and run the command shown there in Terminal"
+        c.fact("terminal_paste", file, lineno, " ".join(u.group(0) for u in URL_RE.finditer(line)))
     m = PASSWORD_ARCHIVE.search(line) if _gate(low, "PASSWORD_ARCHIVE") else None
+    if m is None and ("code" in low or "pin" in low) and ARCHIVE_WORD.search(line):
+        m = ARCHIVE_CODE.search(line)
     if m:
         c.hit("NV-SUPPLY-002", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1,
               action="review" if quoted(m) and not in_code else None)
@@ -355,7 +523,7 @@ def analyze_line(c: Collector, file: str, lineno: int, line: str, *, in_code: bo
             if re.search(rf"(?i)\b{SEND_VERB}\b[^\n]{{0,120}}(?:https?://|hxxps?://|\bto\s+(?:an?\s+|the\s+)?(?:external|remote|"
                          rf"third[- ]party)\b)", line[m.start():]):
                 c.hit("NV-EXFIL-004", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1,
-                      action="review" if quoted(m) else None)
+                      action="review" if quoted(m) or describes else None)
                 c.flags.add("network_send")
                 c.fact("network_send", file, lineno, "prose-cred-send")
             if not re.search(r"(?:^|/)\.env\b", path):
@@ -373,6 +541,72 @@ _RISKY_CONTEXT = re.compile(r"(?i)\b(?:send|sent|upload|install|run|running|exec
                             r"instructions|this\s+(?:skill|step|instruction|section|action|request|command)|"
                             r"the\s+following|backup|copy|transfer|access|log|record|monitor|track|report|forward|"
                             r"exfil|memory|history|conversation|message|payment|purchase|wallet|fee|charge)")
+
+
+class _Lazy:
+    """A truth value computed on first use (most lines never need it)."""
+
+    def __init__(self, fn: Callable[[], bool]) -> None:
+        self.fn = fn
+        self.value: bool | None = None
+
+    def __bool__(self) -> bool:
+        if self.value is None:
+            self.value = self.fn()
+        return self.value
+
+
+DESCRIBES_ATTACKS = re.compile(
+    r"(?i)\b(?:malicious|attacks?|malware|phishing|scam\w*|stealers?|threat\s+actors?|detect\w*|flag(?:s|ged)?|"
+    r"red\s+flags?|indicators?|suspicious|warns?\s+(?:about|against|when))\b")
+
+
+def describes_attacks(c: Collector, line: str) -> bool:
+    """The line talks about attacks (a scanner's documentation), or the skill is a security tool."""
+    return c.security_tool or bool(DESCRIBES_ATTACKS.search(line))
+
+
+#: cheap literal prefilters (on the lower-cased line) before the credential-send shape is tried
+_CRED_WORDS = (".ssh", "id_rsa", "id_ed", "id_ecdsa", ".aws", "/gh/", "git-cred", ".netrc", ".npmrc", ".pypirc", ".docker",
+               ".kube", ".gnupg", "wallet", "login data", "logins.json", "key3", "key4", ".openclaw", ".clawdbot", ".vault",
+               ".pgpass", "mcp.json", "claude_desktop", ".codex", ".claude.json", ".env", "private", "seed", "mnemonic",
+               "recovery", "browser", "saved pass", "keychain", "environment", "env var", "api key", "token", "secret",
+               "password", "credential", "card number", "inhalt", "contenu", "contenido", "cookies")
+_DESTINATION_WORDS = ("://", "@", "[.]", "query", "param", "request", "payload", "api call", "ticket", "issue", "mail",
+                      "message", "bcc", "webhook", "field", "analytic", "telemetry", "endpoint", "collector", "commit",
+                      "pull", "pr ", "gist", "public", "push", "argument", "tool call")
+_CRED_LOCATION_GATE = re.compile("|".join(re.escape(w) for w in _CRED_WORDS))
+_DESTINATION_GATE = re.compile("|".join(re.escape(w) for w in _DESTINATION_WORDS) + r"|\d\.\d")
+
+
+def _credential_send(c: Collector, file: str, lineno: int, line: str, quoted: object) -> None:
+    """NV-EXFIL-004 in any language: a credential location is the object of a transfer to a destination.
+
+    Either "verb … location … destination" or "location … verb … destination"; a location that is itself
+    the destination ("put the key in .env") is not a send.
+    """
+    low = line.lower()
+    if len(line) > 2000 or not _CRED_LOCATION_GATE.search(low) or not _DESTINATION_GATE.search(low):
+        return
+    for loc in CRED_LOCATION.finditer(line):
+        if re.search(r"(?i)\.pub\b|public\s+key", loc.group(0)) or re.search(
+                r"(?i)\b(?:in|into|to|inside|within|from\s+the\s+template\s+to)\s+(?:the\s+|your\s+|a\s+|an\s+)?(?:file\s+)?[`'\"]?$",
+                line[max(0, loc.start() - 30):loc.start()]):
+            continue
+        before = [v for v in TRANSFER_VERB.finditer(line, max(0, loc.start() - 80), loc.start())]
+        after = TRANSFER_VERB.search(line, loc.end(), loc.end() + 100)
+        verb = before[-1] if before else after
+        if verb is None:
+            continue
+        start = max(loc.end(), verb.end())
+        dest = OUTBOUND.search(line, start, start + 160)
+        if dest is None or _NEGATION.search(line[:min(verb.start(), loc.start())]):
+            continue
+        c.hit("NV-EXFIL-004", file, lineno, snippet(line, loc.start(), loc.end()), column=loc.start() + 1,
+              action="review" if quoted(loc) else None, shape="credential location sent")  # type: ignore[operator]
+        c.flags.add("network_send")
+        c.fact("network_send", file, lineno, "prose-cred-send")
+        return
 
 
 def _negated(line: str, m: re.Match[str]) -> bool:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Callable
+from typing import Any
 
 from nervous.sideeffects import is_credential_path, normalize_host
 
@@ -144,6 +145,11 @@ def analyze(c: Collector, file: str, source: str, *, lines_offset: int = 0) -> b
                 and id(node) not in filtered_env:
             c.hit("NV-CRED-004", file, ln(node), snip(node))
             c.fact("env_dump", file, ln(node), "py-env-items")
+        # a process whose standard streams are a socket is a remote shell
+        if has_socket and last in EXEC_FUNCS and any(
+                kw.arg in ("stdin", "stdout", "stderr") and isinstance(kw.value, ast.Call)
+                and _dotted(kw.value.func).endswith("fileno") for kw in node.keywords):
+            dup2 = True
         # process execution
         if last in EXEC_FUNCS and (head in EXEC_MODULES or fn in ("system", "popen", "Popen", "run")):
             if head == "asyncio" or head in ("os", "subprocess", "commands", "sh", "pexpect") or last in ("Popen", "system"):
@@ -163,6 +169,9 @@ def analyze(c: Collector, file: str, source: str, *, lines_offset: int = 0) -> b
                 host = "*"
             c.tag(f"network:{host}", file, ln(node))
             method = last.lower()
+            if node.args and not isinstance(node.args[0], ast.Constant) and _carries_environment(node.args[0], assigns):
+                c.flags.add("network_send")
+                c.fact("network_send", file, ln(node), "py-query")
             if last == "request" and node.args:
                 method = (_const_str(node.args[0]) or "").lower()
             if method in SEND_METHODS or any(kw.arg in ("data", "json", "files") for kw in node.keywords) and method != "get" \
@@ -254,9 +263,116 @@ def analyze(c: Collector, file: str, source: str, *, lines_offset: int = 0) -> b
             c.fact("webhook_post", file, ln(node))
     _secret_bundles(c, file, nodes, env_vars, ln, snip)
     _dropper(c, file, nodes, lines_offset)
+    _path_reads(c, file, nodes, assigns, ln, snip)
+    _staged_download(c, file, nodes, ln, snip)
     if has_socket and (dup2 or pty) and any(k for k in c.tags if k.startswith("shell:")) or (dup2 and pty):
         c.hit("NV-EXEC-005", file, lines_offset + 1, "socket connected to a spawned shell")
     return True
+
+
+def _carries_environment(node: ast.AST, assigns: list[ast.Assign]) -> bool:
+    """The expression (a URL being built) holds the process environment, directly or through a variable."""
+    text = ast.unparse(node)
+    if re.search(r"\benviron\b", text):
+        return True
+    names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+    return any(isinstance(a.targets[0], ast.Name) and a.targets[0].id in names
+               and re.search(r"\benviron\b", ast.unparse(a.value)) for a in assigns)
+
+
+AGENT_MEMORY_FILE = re.compile(r"(?i)(?:^|/)(?:SOUL|MEMORY|AGENTS|IDENTITY|USER)\.md$")
+
+
+def _path_expr(node: ast.AST, path_vars: dict[str, str]) -> str | None:
+    """A filesystem path built statically (``Path.home() / '.ssh' / 'id_rsa'``, ``os.path.join(...)``)."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.Name):
+        return path_vars.get(node.id)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
+        left, right = _path_expr(node.left, path_vars), _path_expr(node.right, path_vars)
+        return f"{left.rstrip('/')}/{right.lstrip('/')}" if left is not None and right is not None else None
+    if isinstance(node, ast.JoinedStr):
+        parts = [_path_expr(v.value, path_vars) if isinstance(v, ast.FormattedValue) else _path_expr(v, path_vars)
+                 for v in node.values]
+        return "".join(parts) if all(p is not None for p in parts) else None  # type: ignore[arg-type]
+    if isinstance(node, ast.Call):
+        fn = _dotted(node.func)
+        last = fn.split(".")[-1]
+        if last == "home" or (last == "expanduser" and node.args and _const_str(node.args[0]) == "~"):
+            return "~"
+        if last in ("Path", "PurePath", "PosixPath", "join", "expanduser") and node.args:
+            parts = [_path_expr(a, path_vars) for a in node.args]
+            if all(p is not None for p in parts):
+                return "/".join(p.rstrip("/") for p in parts if p is not None)
+        if last in ("resolve", "absolute", "expanduser") and isinstance(node.func, ast.Attribute):
+            return _path_expr(node.func.value, path_vars)
+    return None
+
+
+def _path_reads(c: Collector, file: str, nodes: list[ast.AST], assigns: list[ast.Assign], ln: Any, snip: Any) -> None:
+    """Reads of credential files and the agent's memory through paths built from pieces."""
+    path_vars: dict[str, str] = {}
+    for _ in range(2):
+        for node in assigns:
+            value = _path_expr(node.value, path_vars)
+            if value and ("/" in value or value.startswith(("~", "."))):
+                path_vars[node.targets[0].id] = value  # type: ignore[attr-defined]
+    for node in nodes:
+        if not isinstance(node, ast.Call) or not isinstance(node.func, (ast.Attribute, ast.Name)):
+            continue
+        last = _dotted(node.func).split(".")[-1]
+        if last in ("read_text", "read_bytes", "open") and isinstance(node.func, ast.Attribute) and last != "open":
+            path = _path_expr(node.func.value, path_vars)
+        elif last == "open" and node.args:
+            mode = _const_str(node.args[1]) if len(node.args) > 1 else "r"
+            path = _path_expr(node.args[0], path_vars) if not (mode and any(ch in mode for ch in "wax+")) else None
+        else:
+            continue
+        if not path or isinstance(node.args[0] if node.args else None, ast.Constant):
+            continue
+        if is_credential_path(path):
+            c.tag(f"read:file:{path}", file, ln(node))
+            if not re.search(r"(?:^|/)\.env(?:\.|$)", path):
+                c.hit("NV-CRED-001", file, ln(node), snip(node), path=path)
+                c.fact("harvest_read", file, ln(node), "py-path:" + shell.credential_category(path))
+        elif AGENT_MEMORY_FILE.search(path) and path.startswith(("~", "/")):
+            c.fact("harvest_read", file, ln(node), "py-path:agent-memory")
+
+
+def _staged_download(c: Collector, file: str, nodes: list[ast.AST], ln: Any, snip: Any) -> None:
+    """NV-EXEC-003 in Python: a file fetched from the network is then run as a process."""
+    names: set[str] = set()
+    paths: set[str] = set()
+    for node in nodes:
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and \
+                _dotted(node.value.func).split(".")[-1] == "urlretrieve":
+            for t in node.targets:
+                first = t.elts[0] if isinstance(t, ast.Tuple) and t.elts else t
+                if isinstance(first, ast.Name):
+                    names.add(first.id)
+        if isinstance(node, ast.Call) and _dotted(node.func).split(".")[-1] == "urlretrieve" and len(node.args) > 1:
+            target = node.args[1]
+            if isinstance(target, ast.Name):
+                names.add(target.id)
+            elif _const_str(target):
+                paths.add(str(_const_str(target)))
+    if not names and not paths:
+        return
+    for node in nodes:
+        if not isinstance(node, ast.Call):
+            continue
+        fn = _dotted(node.func)
+        last, head = fn.split(".")[-1], fn.split(".")[0]
+        if not ((last in EXEC_FUNCS and (head in EXEC_MODULES or last in ("Popen", "system")))
+                or last in ("startfile", "execv", "execl", "execvp", "spawnl", "run_path")):
+            continue
+        inner = [n for a in node.args for n in ast.walk(a)]
+        if any(isinstance(n, ast.Name) and n.id in names for n in inner) or any(
+                isinstance(n, ast.Constant) and isinstance(n.value, str) and n.value in paths for n in inner):
+            c.hit("NV-EXEC-003", file, ln(node), snip(node), shape="downloaded file executed")
+            c.fact("download_exec", file, ln(node))
+            return
 
 
 def _agent_state_write(c: Collector, file: str, line: int, target: str | None, snip: str) -> None:

@@ -20,16 +20,32 @@ DOWNLOADERS = r"(?:curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod|fetch|h
 SINK = r"(?:sudo\s+(?:-\S+\s+)*)?(?:/usr/bin/env\s+|/bin/|/usr/bin/|/usr/local/bin/)?" \
        r"(?:ba|z|da|k|fi)?sh|python[0-9.]*|node|perl|ruby|php|iex|invoke-expression|pwsh|powershell|osascript"
 
+#: an interpreter reading piped data with a local script or module, or inline code that does not execute it
+_PREFIX = r"(?:sudo\s+(?:-\S+\s+)*)?(?:/usr/bin/env\s+|/bin/|/usr/bin/|/usr/local/bin/)?"
+_PIPED_SINK = (rf"{_PREFIX}(?:(?:ba|z|da|k|fi)?sh|iex|invoke-expression|pwsh|powershell|osascript)\b"
+               rf"|{_PREFIX}(?:python[0-9.]*|node|perl|ruby|php)\b"
+               r"(?!\s*-c\b\s*['\"]?\s*import\s+json)"
+               r"(?!\s+(?:-\S+\s+)*(?:-m\s+[\w.]+|[\w./-]+\.(?:py|js|mjs|cjs|ts|pl|rb|php)\b))"
+               r"(?!\s+-[ce]\s+['\"](?![^'\"]*\b(?:exec|eval|system|spawn|compile|Function)\b)[^'\"]*['\"])")
+#: harmless stages a download may pass through on its way into a shell
+_STAGES = r"(?:tee|cat|sed|tr|head|tail|grep|dos2unix|iconv|gunzip|zcat|gzip\s+-d|base64\s+-d|xxd\s+-r|rev|awk|sort)"
 PIPE_TO_SHELL = re.compile(
-    rf"(?i)\b{DOWNLOADERS}\b[^\n|;]*\|\s*(?:{SINK})\b(?!\s*-c\b\s*['\"]?\s*import\s+json)"
+    rf"(?i)\b{DOWNLOADERS}\b[^\n|;]*\|\s*(?:{_PIPED_SINK})"
+    rf"|\b{DOWNLOADERS}\b[^\n|;]*(?:\|\s*{_STAGES}\b[^\n|;]*)+\|\s*(?:sudo\s+(?:-\S+\s+)*)?(?:/bin/|/usr/bin/)?"
+    rf"(?:(?:ba|z|da|k)?sh|iex|invoke-expression)\b"
+    rf"|\b(?:mshta|rundll32|regsvr32|msiexec|cscript|wscript)(?:\.exe)?\b[^\n]*?(?:https?|ftp)://"
+    rf"|\bscrobj\.dll\b"
     rf"|\b(?:ba|z)?sh\s+<\(\s*{DOWNLOADERS}\b"
     rf"|\b(?:source|\.)\s+<\(\s*{DOWNLOADERS}\b"
     rf"|\b(?:ba|z)?sh\s+-c\s+['\"]?\$\(\s*{DOWNLOADERS}\b"
     rf"|\b(?:eval|exec)\s+['\"]?\$\(\s*{DOWNLOADERS}\b"
-    rf"|\biex\s*\(?\s*(?:\(\s*)?(?:iwr|irm|invoke-webrequest|invoke-restmethod|new-object\s+net\.webclient)"
+    rf"|\biex\s*\(?\s*(?:\(\s*)?(?:iwr|irm|invoke-webrequest|invoke-restmethod|new-object\s+(?:system\.)?net\.webclient)"
     rf"|(?:iwr|irm|invoke-webrequest|invoke-restmethod)\b[^\n]*\|\s*iex\b"
     rf"|\b(?:python[0-9.]*|node|perl|ruby)\s+<\(\s*{DOWNLOADERS}\b"
     rf"|\b(?:python[0-9.]*)\s+-c\s+['\"][^'\"]*(?:urlopen|requests\.get)[^'\"]*\bexec\b"
+    rf"|\b(?:{SINK})\s+(?:-\S+\s+)*-(?:c|e|Command)\s+['\"]?(?:\$\(|`)\s*{DOWNLOADERS}\b"
+    rf"|\b(?:iex|invoke-expression)\s*\(?\s*(?:\(\s*)?(?:iwr|irm|invoke-webrequest|invoke-restmethod|curl|wget)\b"
+    rf"|\b{DOWNLOADERS}\b[^\n;]*\|\s*(?:source|\.)\s+/dev/stdin\b"
 )
 ENCODED_TO_SHELL = re.compile(
     rf"(?i)base64\s+(?:-d|-D|--decode|-di)\b[^\n]*\|\s*(?:{SINK})\b"
@@ -38,12 +54,22 @@ ENCODED_TO_SHELL = re.compile(
     rf"|(?:iex|invoke-expression)[^\n]*(?:FromBase64String)"
     rf"|-(?:enc|encodedcommand|e)\s+[A-Za-z0-9+/=]{{40,}}"
     rf"|\b(?:eval|exec)\s+[\"']?\$\(\s*(?:echo|printf)[^\n]*base64\s+(?:-d|-D|--decode)"
+    rf"|\b(?:{SINK})\s+(?:-\S+\s+)*-c\s+[\"']?(?:\$\(|`)\s*(?:echo|printf)[^\n]*(?:base64\s+(?:-d|-D|--decode)|xxd\s+-r|\brev\b|\btr\s)"
     rf"|xxd\s+-r\s+-p[^\n]*\|\s*(?:{SINK})\b"
+    # a literal run through any decoding stage (tr rot13, rev, xxd, base32, openssl, gunzip…) into a shell
+    rf"|\b(?:echo|printf)\b[^\n|]*(?:\|\s*[^|\n]+)*?\|\s*(?:tr|rev|xxd|base32|base64|basenc|openssl|gunzip|zcat|"
+    rf"gzip|bzip2|bunzip2|xz|unxz|perl|sed|awk|iconv)\b[^|\n]*(?:\|\s*[^|\n]+)*?\|\s*"
+    rf"(?:sudo\s+)?(?:/usr/bin/env\s+|/bin/|/usr/bin/)?(?:(?:ba|z|da|k)?sh|iex|invoke-expression)\s*(?:$|[;&)|]|-s\b|-$)"
 )
 REVERSE_SHELL = re.compile(
     r"(?i)/dev/(?:tcp|udp)/[\w.\-\[\]:$]+/\d*|\bbash\s+-i\s*>&|\b(?:nc|ncat|netcat)\b[^\n|;]*\s-[a-z]*e\s*\S*"
     r"(?:sh|bash|cmd)\b|\bsocat\b[^\n]*\bexec:|\bmkfifo\b[^\n]*\b(?:nc|ncat|netcat)\b|"
     r"\bpty\.spawn\s*\(|\bos\.dup2\s*\(\s*\w+\.fileno\(\)|New-Object\s+System\.Net\.Sockets\.TCPClient"
+    r"|\bfsockopen\s*\([^\n]*\b(?:exec|shell_exec|system|passthru|proc_open|popen)\s*\("
+    r"|\b(?:use\s+Socket|IO::Socket)\b[^\n]*\b(?:exec|system)\s*\(?\s*['\"]?(?:/bin/)?(?:ba|z)?sh\b"
+    r"|\bTCPSocket\.(?:new|open)\s*\([^\n]*\b(?:exec|spawn|system|IO\.popen)\b"
+    r"|\bnet\.(?:connect|Socket)\b[^\n]*\b(?:spawn|exec)\s*\(\s*['\"](?:/bin/)?(?:ba|z)?sh"
+    r"|/inet/tcp/\d+/[\w.-]+/\d+|\btelnet\b[^\n|]*\|\s*(?:/bin/)?(?:ba|z|da)?sh\b"
 )
 CATASTROPHIC = re.compile(
     r"(?i)\brm\s+(?:-[a-z]*\s+)*-[a-z]*[rf][a-z]*\s+(?:-[a-z-]+\s+)*(?:--no-preserve-root\s+)?"
@@ -56,6 +82,7 @@ CATASTROPHIC = re.compile(
 )
 DISABLE_SECURITY = re.compile(
     r"(?i)\bxattr\s+(?:-[a-z]*\s+)*-[a-z]*[dc][a-z]*\s+(?:-[a-z]+\s+)*com\.apple\.quarantine"
+    r"|\bxattr\s+(?:-[a-z]*\s+)*-[a-z]*c[a-z]*\s+(?!-)\S"
     r"|\bspctl\s+--master-disable|\bspctl\s+--global-disable|\bsetenforce\s+0|\bcsrutil\s+disable"
     r"|Set-MpPreference\s+[^\n]*-Disable|Add-MpPreference\s+[^\n]*-Exclusion|\bufw\s+disable"
     r"|systemctl\s+(?:stop|disable)\s+(?:firewalld|apparmor|auditd)|\bSet-ExecutionPolicy\s+(?:Bypass|Unrestricted)"
@@ -101,6 +128,21 @@ CONTENT_READ = re.compile(r"(?i)(?:^|[;&|(`]\s*|\$\(\s*)(?:cat|base64|xxd|od|str
                           r"Get-Content|gc)\b|<\s*~|@~|@\$HOME")
 #: credential categories no skill needs to read the contents of in order to do its job
 NEVER_LEGIT_CATEGORIES = {"ssh-key", "browser", "wallet", "keychain", "shadow", "gnupg"}
+
+
+SENDERS = re.compile(r"(?i)\b(?:curl|wget|nc|ncat|netcat|socat|http|xh|ftp|tftp|dig|nslookup|host|ping)\b")
+
+
+def _sent_in_line(line: str, path: str) -> bool:
+    """The contents of ``path`` go into a network request on this line (not an identity or config option)."""
+    if not SENDERS.search(line) and not re.search(r"(?i)\b(?:scp|rsync|sftp)\b[^\n]*\s[\w.-]+@?[\w.-]+:", line):
+        return False
+    esc = re.escape(path)
+    if re.search(rf"(?i)(?:\s-i|--identity|--key|--cert|--cacert|--netrc-file|\s-K|--config|\s-F|IdentityFile)\s*=?\s*['\"]?{esc}",
+                 line):
+        return False
+    return bool(re.search(rf"(?:\$\(|`)[^)`]*{esc}|\b(?:cat|tar|zip|base64|gzip|xxd|openssl|head|tail)\b[^|\n]*{esc}[^|\n]*\|"
+                          rf"|@['\"]?{esc}|<\s*['\"]?{esc}|\b(?:scp|rsync|sftp)\s+(?:-\S+\s+)*['\"]?{esc}", line))
 
 
 def credential_category(path: str) -> str:
@@ -208,7 +250,62 @@ def in_data_string(line: str, pos: int) -> bool:
         return False
     before = line[:opened].rstrip()
     return not re.search(r"(?i)(?:\b(?:ba|z|da|k)?sh|\beval|\bsu|\bssh\s+\S+|\bexec|\bsource|\bpowershell|\bpwsh|"
-                         r"-c|-Command|\bxargs\s+(?:-\S+\s+)*(?:ba)?sh|\$\(|`)$", before)
+                         r"-c|-Command|\bxargs\s+(?:-\S+\s+)*(?:ba)?sh|\$\(|`|"
+                         r"\b(?:osascript|node|perl|ruby|php|python[0-9.]*)\s+(?:-\S+\s+)*-[erc]|do\s+shell\s+script|"
+                         r"-ArgumentList\s*@?\(?|\b(?:system|exec|execSync|spawn|spawnSync|popen|Popen|shell_exec|passthru|"
+                         r"check_output|getoutput|Command|%x)\s*[({]\s*\[?|\b[gmn]?awk(?:\s+-\S+)*)$", before)
+
+
+ASSIGNMENT = re.compile(r"(?:^|[;&]\s*)(?:export\s+|local\s+|declare\s+(?:-\w+\s+)?)?([A-Za-z_]\w*)="
+                        r"('[^'\n]*'|\"[^\"\n]*\"|[^\s;&|]*)")
+VARIABLE = re.compile(r"\$\{([A-Za-z_]\w*)\}|\$([A-Za-z_]\w*)")
+
+
+def unsplit(line: str) -> str:
+    """Undo the cheap ways of splitting a command word: empty quotes, backslashes, ``${IFS}``."""
+    line = re.sub(r"(?<=[\w/.:-])(?:''|\"\")+(?=[\w/.:-])", "", line)
+    line = re.sub(r"([\"'])([\w/.:-]*)\1\1([\w/.:-]*)\1", r"\1\2\3\1", line)  # "cu""rl" -> "curl"
+    line = re.sub(r"(?<=[a-z])\\(?=[a-z])", "", line)
+    return re.sub(r"\$\{IFS(?:[%#][^}]*)?\}|\$IFS\b", " ", line)
+
+
+def resolve_variables(line: str, variables: dict[str, str]) -> str:
+    """Substitute values assigned earlier in the same script (statically, as text)."""
+    def sub(m: re.Match[str]) -> str:
+        name = m.group(1) or m.group(2)
+        return variables.get(name, m.group(0))
+    return VARIABLE.sub(sub, line) if variables else line
+
+
+def remember_assignments(line: str, variables: dict[str, str]) -> None:
+    if "=" not in line:
+        return
+    for m in ASSIGNMENT.finditer(unsplit(line)):
+        value = m.group(2)
+        if value[:1] in "'\"" and value[-1:] == value[:1]:
+            value = value[1:-1]
+        if len(value) <= 300 and "$(" not in value and "`" not in value:
+            variables[m.group(1)] = resolve_variables(value, variables)
+
+
+def hidden_shapes(c: Collector, file: str, lineno: int, line: str, variables: dict[str, str],
+                  *, executable: bool = True) -> None:
+    """Run the download-to-shell and reverse-shell shapes on the line with its splitting undone."""
+    if not (variables and "$" in line) and not any(x in line for x in ("''", '""', "\\", "IFS")):
+        return
+    plain = resolve_variables(unsplit(line), variables)
+    if plain == line:
+        return
+    act = None if executable else "review"
+    for rule, pattern in (("NV-EXEC-001", PIPE_TO_SHELL), ("NV-EXEC-002", ENCODED_TO_SHELL),
+                          ("NV-EXEC-005", REVERSE_SHELL)):
+        m = pattern.search(plain)
+        if m and not (pattern.search(line)):
+            urls = [u.group(0) for u in URL_RE.finditer(plain)]
+            c.hit(rule, file, lineno, snippet(line), action=act, deobfuscated=snippet(plain, m.start(), m.end()),
+                  hosts=[normalize_host(u) for u in urls], urls=urls)
+            c.fact("download_exec" if rule == "NV-EXEC-001" else "encoded_exec", file, lineno)
+            c.flags.add("obfuscation")
 
 
 def looks_like_command(text: str, extra: frozenset[str] | set[str] = frozenset()) -> bool:
@@ -234,7 +331,8 @@ def analyze_line(c: Collector, file: str, lineno: int, raw: str, *, executable: 
         return "review" if in_data_string(line, m.start()) else act
 
     m = PIPE_TO_SHELL.search(line) if ("|" in line or "<(" in line or "$(" in line or "iex" in low
-                                        or "python" in low) else None
+                                        or "python" in low or "-e" in low or "-command" in low or "://" in line
+                                        or "/dev/stdin" in low or "`" in line) else None
     if m:
         hosts = [normalize_host(u.group(0)) for u in URL_RE.finditer(line)]
         urls = [u.group(0) for u in URL_RE.finditer(line)]
@@ -243,13 +341,15 @@ def analyze_line(c: Collector, file: str, lineno: int, raw: str, *, executable: 
               hosts=hosts, urls=urls, alt=which_alternative(PIPE_TO_SHELL, m))
         c.fact("download_exec", file, lineno)
         c.tier("curl", "DANGEROUS")
-    m = ENCODED_TO_SHELL.search(line) if ("base64" in low or "-e" in low or "xxd" in low) else None
+    m = ENCODED_TO_SHELL.search(line) if ("base64" in low or "-e" in low or "xxd" in low or (
+        line.count("|") >= 2 and ("echo" in low or "printf" in low))) else None
     if m:
         c.hit("NV-EXEC-002", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1,
               action=shape_action(m))
         c.fact("encoded_exec", file, lineno)
     m = REVERSE_SHELL.search(line) if any(w in low for w in ("/dev/", "-i", "nc", "socat", "mkfifo", "pty",
-                                                              "dup2", "tcpclient")) else None
+                                                              "dup2", "tcpclient", "fsockopen", "socket", "/inet/",
+                                                              "telnet")) else None
     if m:
         c.hit("NV-EXEC-005", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1,
               action=shape_action(m))
@@ -329,12 +429,15 @@ def analyze_line(c: Collector, file: str, lineno: int, raw: str, *, executable: 
     for word in re.findall(r"(?:~|\$HOME|\$\{HOME\}|/home/\w+|/Users/\w+|/root)?/?[\w./-]*(?:\.ssh|\.aws|\.gnupg|"
                            r"\.kube|\.docker|\.netrc|\.npmrc|\.pypirc|\.git-credentials|\.azure|gcloud|Keychains|"
                            r"Login Data|logins\.json|key[34]\.db|wallet\.dat|\.openclaw|\.clawdbot|id_rsa|id_ed25519|"
-                           r"/etc/shadow)[\w./-]*", line):
-        pos = line.find(word)
+                           r"/etc/shadow|Chrome/[\w ]+/Cookies|Firefox/Profiles/\S+/cookies\.sqlite)[\w./-]*",
+                           line.replace("\\ ", " ")):
+        pos = line.replace("\\ ", " ").find(word)
         if is_credential_path(word) and not re.search(r"(?i)ssh-keygen|chmod\s+[0-7]+\s|mkdir", line) \
                 and not (pos >= 0 and in_data_string(line, pos) and re.search(r"(?i)\b(?:grep|rg|egrep|echo|printf|awk)\b", line)):
             c.tag(f"read:file:{word}", file, lineno)
             c.hit("NV-CRED-001", file, lineno, snippet(line), path=word)
+            if _sent_in_line(line, word):
+                c.fact("harvest_send", file, lineno, "shell-inline:" + credential_category(word))
             if not re.search(r"(?i)\.env\b", word) and CONTENT_READ.search(line):
                 c.fact("harvest_read", file, lineno, "shell-path:" + credential_category(word))
             break

@@ -177,6 +177,11 @@ def which_alternative(pattern: re.Pattern[str], m: re.Match[str]) -> int:
     return -1
 
 
+def alternatives(pattern: re.Pattern[str]) -> list[str]:
+    """The top-level ``|`` alternatives of a compiled pattern, each with the pattern's inline flags."""
+    return _alternatives(pattern.pattern)
+
+
 def _alternatives(src: str) -> list[str]:
     prefix = ""
     mm = re.match(r"^\(\?[a-zA-Z]+\)", src)
