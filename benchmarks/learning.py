@@ -1,7 +1,9 @@
 """Learning-quality benchmark of the cortex ranking policies (specs/skill-cortex.md §10.4).
 
-    python benchmarks/learning.py [--seeds 200] [--days 365] [--regions 20] [--rate 6]
+    python benchmarks/learning.py [--seeds 200] [--days 365] [--regions 20] [--rate 3]
                                   [--scenarios a,b] [--policies a,b] [--jobs N] [--json]
+
+A policy may carry ``[plugins.<name>]`` settings: ``--policies seed,seed-probe+rival_prior=5``.
 
 A simulated agent uses the real cortex engine (``nervous.cortex.Cortex`` on an in-memory
 ``MemoryStore``): every task is routed through ``rank_region`` and every attempt is learned through
@@ -15,7 +17,9 @@ the shipped ones. Only the environment is simulated:
 * the host's loop: the first-ranked candidate is tried, then up to two switches on failure; an
   empty ranking is a miss, answered by a search whose result order is unrelated to quality; a
   region's candidates are all tried once when it is first met (the same for every policy);
-* the reflex fast path with the engine's gates (a reflex pick counts like any other pick).
+* the reflex fast path through the engine's own check (``Cortex.fast_path_check``: the seed gates
+  and the active policy's veto), plus the registry checks of the loop (a reflex pick counts like
+  any other pick).
 
 All random draws of a run come from its seed and are shared by every policy (common random
 numbers): the same task arrives at the same time and a candidate tried on the k-th task of a region

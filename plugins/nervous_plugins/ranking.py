@@ -1,8 +1,8 @@
 """Built-in candidate ranking policies (spec §10.2), offered on ``nervous_ranking_policies``.
 
 * ``seed`` — the original skill-cortex order (the default).
-* ``seed-probe`` — the seed order plus a bounded probe rule, so a neglected candidate that has
-  improved is tried again and can win the top rank back.
+* ``seed-probe`` — the seed order plus evidence-driven probes, so a neglected candidate that has
+  improved is tried again and can win the top rank back, and a reflex veto for near-equal rivals.
 * ``thompson``, ``ucb1``, ``discounted-thompson`` — bandit baselines measured against them by
   ``benchmarks/learning.py``.
 
@@ -47,6 +47,10 @@ class SeedPolicy(RankingPolicy):
     description: ClassVar[str] = "the original order: effective weight, candidates below 0.3 dropped (default)"
 
 
+#: pseudo-runs of the sceptical prior on a rival, at the incumbent's success rate (seed-probe veto)
+RIVAL_PRIOR = 40.0
+
+
 def _count(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
 
@@ -74,39 +78,45 @@ def beta_beats(top: tuple[float, float], other: tuple[float, float], points: int
 class SeedProbePolicy(RankingPolicy):
     """The seed order, plus evidence-driven probes of neglected candidates and a reflex veto.
 
-    The policy keeps, per candidate, the successes and failures of its *current* content
-    (``policy_state["seed-probe"] = {"s", "f"}``, reset on a version or fingerprint change; the
-    seed's lifetime counters stand in until the policy has seen the candidate). The seed's first
-    choice is the incumbent. For each task one Beta(1 + s, 1 + f) sample is drawn for every
-    candidate; when some other candidate's sample beats the incumbent's, that candidate is probed
-    first, for this task only, with the seed order behind it as the fallback. This is a
-    Thompson-style comparison, so probes are frequent only while the evidence is thin or close:
-    a candidate that fails its probes is probed ever more rarely, a version change (fresh
-    counts) or an incumbent whose successes stop (a wider posterior relative to its rivals) makes
-    them likely again, and a candidate below the seed's 0.3 floor can still be probed.
+    *Evidence.* Per candidate the policy counts the successes and failures of its current content
+    (``s``, ``f``; reset on a version or fingerprint change; the seed's lifetime counters stand in
+    until the policy has seen an outcome) and remembers the counts of its rivals, so a rival
+    that pruning removes is not forgotten by the reflex veto.
 
-    The seed weight, counters, floor and reflex rules are all kept; a probed candidate's own
-    success raises its seed weight until the seed order puts it first. Reflex is withheld when
-    the posterior probability that the incumbent is the region's best is below ``confidence``
-    (0.95), so a region of near-equal skills stays in standard mode.
+    *Order.* The seed's first choice is the incumbent. A candidate whose posterior beats the
+    incumbent's with probability >= ``promote`` goes first instead (the evidence overrules a seed
+    weight that lags behind). Otherwise one Beta(1 + s, 1 + f) sample is drawn per candidate, and
+    when a rival with *less* evidence than the incumbent draws higher, that rival is probed first
+    for this one task (Thompson-style: frequent while evidence is thin, ever rarer for a
+    candidate that keeps failing, likely again after a version change, possible below the 0.3
+    floor). Candidates under the floor follow the seed order as last fallbacks. An empty seed
+    order stays a miss, so the host still searches the registries again.
+
+    *Reflex.* The seed gates all apply; on top, the fast path is withheld unless the posterior
+    probability that the incumbent is the best candidate, remembered rivals included, is at least
+    ``confidence``. Rivals are judged under a sceptical prior: ``rival_prior`` pseudo-runs at the
+    incumbent's own success rate, i.e. a rival tried only a few times is presumed as good as the
+    incumbent until its own runs say otherwise.
     """
 
     name: ClassVar[str] = "seed-probe"
     description: ClassVar[str] = "seed order plus posterior-sampled probes of neglected candidates and a reflex veto"
 
-    def __init__(self, *, min_effective: float = 0.3, confidence: float = 0.95, fallback_tail: bool = False,
-                 probe_margin: float = 0.0, promote: float = 0.95, rival_prior: float = 0.0,
-                 min_rival_runs: int = 0, less_known_only: bool = True) -> None:
+    def __init__(self, *, min_effective: float = 0.3, confidence: float = 0.95, promote: float = 0.8,
+                 rival_prior: float = RIVAL_PRIOR, memory: int = 8, fallback_tail: bool = True) -> None:
         super().__init__(min_effective=min_effective)
-        if not 0.5 <= confidence <= 1.0:
-            raise ConfigError(f"seed-probe: reflex_confidence must be in [0.5, 1], got {confidence}")
+        for key, value in (("reflex_confidence", confidence), ("promote_confidence", promote)):
+            if not 0.5 <= value <= 1.0:
+                raise ConfigError(f"seed-probe: {key} must be in [0.5, 1], got {value}")
+        if rival_prior < 0 or memory < 0:
+            raise ConfigError(f"seed-probe: rival_prior and rival_memory must be >= 0, got {rival_prior}, {memory}")
         self.confidence = confidence
-        self.fallback_tail = fallback_tail
-        self.probe_margin = probe_margin
         self.promote = promote
         self.rival_prior = rival_prior
-        self.min_rival_runs = min_rival_runs
-        self.less_known_only = less_known_only
+        self.memory = memory
+        self.fallback_tail = fallback_tail
+
+    # ------------------------------------------------------------------ evidence
 
     @staticmethod
     def evidence(view: CandidateView) -> tuple[int, int]:
@@ -116,6 +126,25 @@ class SeedProbePolicy(RankingPolicy):
             return view.successes, view.failures
         return s, f
 
+    @staticmethod
+    def remembered(candidates: Sequence[CandidateView]) -> dict[str, tuple[int, int]]:
+        """Rival evidence kept in the candidates' states, for rivals no longer among them."""
+        present = {c.identity for c in candidates}
+        out: dict[str, tuple[int, int]] = {}
+        for view in _by_identity(candidates):
+            rivals = view.policy_state.get("rivals")
+            if not isinstance(rivals, dict):
+                continue
+            for key, pair in sorted((k, v) for k, v in rivals.items() if isinstance(k, str)):
+                if key in present or not isinstance(pair, list) or len(pair) != 2:
+                    continue
+                s, f = _count(pair[0]), _count(pair[1])
+                if s is not None and f is not None and (key not in out or s + f > sum(out[key])):
+                    out[key] = (s, f)
+        return out
+
+    # ------------------------------------------------------------------ ranking
+
     def rank(
         self, region: str, candidates: Sequence[CandidateView], now: float, rng: random.Random
     ) -> list[CandidateView]:
@@ -123,45 +152,41 @@ class SeedProbePolicy(RankingPolicy):
         if not order:
             return order  # a miss, as in the seed: the host searches again
         kept = {c.identity for c in order}
-        below = sorted((c for c in candidates if c.identity not in kept), key=seed_sort_key)
-        tail = below if self.fallback_tail else []
+        if self.fallback_tail:
+            order += sorted((c for c in candidates if c.identity not in kept), key=seed_sort_key)
         top = order[0]
-        full = [*order, *tail]
-        leader = self._clear_winner(top, candidates)
-        if leader is not None:
-            return [leader, *(c for c in full if c.identity != leader.identity)]
-        rivals = [c for c in candidates if c.identity != top.identity]
-        if top.reflex and self.min_rival_runs:
-            unsure = [c for c in rivals if sum(self.evidence(c)) < self.min_rival_runs]
-            if unsure:  # confirm the runner-ups before the incumbent may take the fast path
-                probe = min(unsure, key=lambda c: (sum(self.evidence(c)), seed_sort_key(c)))
-                return [probe, *(c for c in full if c.identity != probe.identity)]
-        draws = {c.identity: rng.betavariate(1 + self.evidence(c)[0], 1 + self.evidence(c)[1])
-                 for c in _by_identity(candidates)}
-        known = sum(self.evidence(top))
-        if self.less_known_only:
-            rivals = [c for c in rivals if sum(self.evidence(c)) < known]
-        if rivals:
-            probe = max(rivals, key=lambda c: (draws[c.identity], c.identity))
-            if draws[probe.identity] > draws[top.identity] + self.probe_margin:
-                return [probe, *(c for c in full if c.identity != probe.identity)]
-        return full
+        first = self._clear_winner(top, candidates) or self._probe(top, candidates, rng) or top
+        return [first, *(c for c in order if c.identity != first.identity)]
 
     def _clear_winner(self, top: CandidateView, candidates: Sequence[CandidateView]) -> CandidateView | None:
-        """A candidate that beats the seed's first choice with posterior probability >= ``promote``."""
+        """The rival most likely better than the incumbent, if that probability is >= ``promote``."""
         if self.promote >= 1.0:
             return None
         mine = self.evidence(top)
         mean_top = (1 + mine[0]) / (2 + sum(mine))
-        best: tuple[float, str, CandidateView] | None = None
+        best: tuple[float, CandidateView] | None = None
         for c in _by_identity(candidates):
             theirs = self.evidence(c)
             mean = (1 + theirs[0]) / (2 + sum(theirs))
-            if c.identity == top.identity or mean <= mean_top:
+            if c.identity == top.identity or mean <= mean_top or (best is not None and mean <= best[0]):
                 continue
-            if beta_beats(mine, theirs) >= self.promote and (best is None or mean > best[0]):
-                best = (mean, c.identity, c)
-        return best[2] if best else None
+            if beta_beats(mine, theirs) >= self.promote:
+                best = (mean, c)
+        return best[1] if best else None
+
+    def _probe(self, top: CandidateView, candidates: Sequence[CandidateView],
+               rng: random.Random) -> CandidateView | None:
+        """A less-known rival whose posterior sample beats the incumbent's, if any."""
+        draws = {c.identity: rng.betavariate(1 + self.evidence(c)[0], 1 + self.evidence(c)[1])
+                 for c in _by_identity(candidates)}
+        known = sum(self.evidence(top))
+        rivals = [c for c in candidates if c.identity != top.identity and sum(self.evidence(c)) < known]
+        if not rivals:
+            return None
+        probe = max(rivals, key=lambda c: (draws[c.identity], c.identity))
+        return probe if draws[probe.identity] > draws[top.identity] else None
+
+    # ------------------------------------------------------------------ learning
 
     def on_outcome(
         self,
@@ -173,42 +198,52 @@ class SeedProbePolicy(RankingPolicy):
     ) -> dict[str, dict[str, Any]]:
         used_id = identity_of(used)
         won = is_success(outcome)
-        for view in candidates:
-            if view.identity != used_id:
-                continue
+        counts: dict[str, tuple[int, int]] = {}
+        for view in _by_identity(candidates):
             s, f = _count(view.policy_state.get("s")), _count(view.policy_state.get("f"))
             if s is None or f is None:
-                # first outcome seen by this policy: the view comes after the seed update, so the
-                # seed counters already hold this outcome
-                s, f = max(0, view.successes - won), max(0, view.failures - (not won))
-            return {view.identity: {"s": s + won, "f": f + (not won)}}
-        return {}
+                s, f = view.successes, view.failures
+                if view.identity == used_id:
+                    # the view comes after the seed update: its counters already hold this outcome
+                    s, f = max(0, s - won), max(0, f - (not won))
+            if view.identity == used_id:
+                s, f = s + won, f + (not won)
+            counts[view.identity] = (s, f)
+        remembered = self.remembered(candidates)
+        states: dict[str, dict[str, Any]] = {}
+        for view in _by_identity(candidates):
+            rivals = {k: v for k, v in remembered.items() if k != view.identity}
+            rivals.update((k, v) for k, v in counts.items() if k != view.identity)
+            # bounded: keep the rivals most likely to matter, i.e. with the best posterior mean
+            keep = sorted(rivals.items(), key=lambda kv: (-(1 + kv[1][0]) / (2 + sum(kv[1])), kv[0]))
+            s, f = counts[view.identity]
+            states[view.identity] = {"s": s, "f": f, "rivals": {k: [a, b] for k, (a, b) in keep[:self.memory]}}
+        return states
 
     def on_version_change(self, candidate: CandidateView) -> dict[str, Any] | None:
-        return {"s": 0, "f": 0}
+        rivals = candidate.policy_state.get("rivals")
+        return {"s": 0, "f": 0, "rivals": dict(rivals) if isinstance(rivals, dict) else {}}
+
+    # ------------------------------------------------------------------ reflex
 
     def best_probability(self, ranked: Sequence[CandidateView]) -> float:
-        """A lower bound on P(the first candidate has the highest success rate) under Beta posteriors."""
+        """A lower bound (union bound) on P(the first candidate is the best) under the sceptical prior."""
         if not ranked:
             return 0.0
         top = self.evidence(ranked[0])
-        n0 = self.rival_prior
         mean_top = (1 + top[0]) / (2 + sum(top))
-        beaten = 0.0
-        for c in ranked[1:]:
-            s, f = self.evidence(c)
-            # sceptical prior: a rival is presumed as good as the incumbent until its own runs say otherwise
-            beaten += beta_beats(top, (s + n0 * mean_top, f + n0 * (1 - mean_top)))
+        rivals = [self.evidence(c) for c in ranked[1:]]
+        if self.memory:
+            rivals += list(self.remembered(ranked).values())
+        n0 = self.rival_prior
+        beaten = sum(beta_beats(top, (s + n0 * mean_top, f + n0 * (1 - mean_top))) for s, f in rivals)
         return max(0.0, 1.0 - beaten)
 
     def reflex_allowed(self, region: str, ranked: Sequence[CandidateView]) -> tuple[bool, str]:
-        few = [c.slug for c in ranked[1:] if sum(self.evidence(c)) < self.min_rival_runs]
-        if few:
-            return False, f"{', '.join(few)} tried fewer than {self.min_rival_runs} times"
         p_best = self.best_probability(ranked)
         if p_best < self.confidence:
-            return False, (f"P({ranked[0].slug if ranked else '?'} is the best candidate) = {p_best:.3f} "
-                           f"< {self.confidence}: the other candidates are too close or too little tried")
+            return False, (f"P({ranked[0].slug if ranked else '?'} is the best candidate) >= {p_best:.3f} only, "
+                           f"below {self.confidence}: its rivals are too close or too little tried")
         return True, ""
 
 
@@ -305,18 +340,17 @@ def _seed(ctx: Any) -> SeedPolicy:
 
 
 def _seed_probe(ctx: Any) -> SeedProbePolicy:
-    confidence = _setting(ctx.settings, "reflex_confidence", 0.95, low=0.5, high=1.0)
-    margin = _setting(ctx.settings, "probe_margin", 0.0, low=0.0, high=1.0)
-    tail = ctx.settings.get("fallback_tail", False)
+    tail = ctx.settings.get("fallback_tail", True)
     if not isinstance(tail, bool):
         raise ConfigError(f"ranking policy setting 'fallback_tail': expected true or false, got {tail!r}")
-    promote = _setting(ctx.settings, "promote_confidence", 0.95, low=0.5, high=1.0)
-    rival_prior = _setting(ctx.settings, "rival_prior", 0.0, low=0.0, high=1000.0)
-    rival_runs = int(_setting(ctx.settings, "min_rival_runs", 0, low=0, high=1000))
-    lko = ctx.settings.get("less_known_only", True)
-    return SeedProbePolicy(min_effective=_min_effective(ctx), confidence=confidence, fallback_tail=tail,
-                           probe_margin=margin, promote=promote, rival_prior=rival_prior,
-                           min_rival_runs=rival_runs, less_known_only=bool(lko))
+    return SeedProbePolicy(
+        min_effective=_min_effective(ctx),
+        confidence=_setting(ctx.settings, "reflex_confidence", 0.95, low=0.5, high=1.0),
+        promote=_setting(ctx.settings, "promote_confidence", 0.8, low=0.5, high=1.0),
+        rival_prior=_setting(ctx.settings, "rival_prior", RIVAL_PRIOR, low=0.0, high=10_000.0),
+        memory=int(_setting(ctx.settings, "rival_memory", 8, low=0, high=64)),
+        fallback_tail=tail,
+    )
 
 
 def _thompson(ctx: Any) -> ThompsonPolicy:

@@ -96,23 +96,43 @@ def test_bad_arguments_are_refused(bench: ModuleType) -> None:
         bench.parse_args(["--seeds", "0"])
 
 
+def test_policy_specs_carry_settings(bench: ModuleType) -> None:
+    assert bench.parse_policy_spec("seed") == ("seed", {})
+    assert bench.parse_policy_spec("seed-probe+rival_prior=3+fallback_tail=false") == (
+        "seed-probe", {"rival_prior": 3, "fallback_tail": False})
+    with pytest.raises(SystemExit):
+        bench.parse_args(["--policies", "seed-probe+rival_prior"])
+    _scenario, _seed, res = bench.run_job(("stationary-close", 3, 2, 40, 2.0, ("seed-probe", "seed-probe+rival_prior=0")))
+    assert set(res) == {"seed-probe", "seed-probe+rival_prior=0"}
+
+
 def test_policy_state_lives_in_the_engine_under_the_policy_name() -> None:
-    """seed-probe through the real engine: unused candidates age, a neglected one gets its probe."""
+    """seed-probe through the real engine: current-content counts, rival memory, a probe below the floor."""
     cfg = Config()
     cfg.cortex.ranking_policy = "seed-probe"
-    cfg.plugins.settings["seed-probe"] = {"probe_base": 2, "probe_cap": 8}
     cortex = Cortex(PluginManager(cfg, autoload=False), MemoryStore())
     now = 1_772_000_000.0
     cortex.record_outcome("file-conversion", "weak", "task_mismatch", version="1.0.0", now=now)
-    cortex.record_outcome("file-conversion", "strong", "success", version="1.0.0", now=now + 1)
+    for i in range(5):
+        cortex.record_outcome("file-conversion", "strong", "success", version="1.0.0", now=now + 1 + i)
+    # new content for the weak candidate: its counts start again, so it is worth a look
+    cortex.record_outcome("file-conversion", "weak", "success", version="1.1.0", now=now + 7)
     rng = random.Random(0)
     firsts = []
-    for i in range(6):
+    for i in range(40):
         ranked = cortex.rank_region("file-conversion", now=now + 10 + i, rng=rng)
         firsts.append(ranked[0].slug)
         outcome = "success" if ranked[0].slug == "strong" else "runtime_error"
-        cortex.record_outcome("file-conversion", ranked[0].slug, outcome, version="1.0.0", now=now + 10 + i)
-    assert "weak" in firsts  # below the 0.3 floor, yet probed
-    assert firsts.count("strong") >= 4
+        cortex.record_outcome("file-conversion", ranked[0].slug, outcome, version=ranked[0].version,
+                              now=now + 10 + i)
+    assert "weak" in firsts  # probed while its evidence is thin
+    assert firsts.count("strong") >= 30
     views = {v.slug: v for v in cortex.rank_region("file-conversion", now=now + 100, rng=rng)}
-    assert views["strong"].policy_state["idle"] >= 0
+    strong, weak = views["strong"].policy_state, views["weak"].policy_state
+    assert strong["s"] == views["strong"].successes and strong["f"] == 0
+    assert weak["f"] == views["weak"].failures - 1  # the 1.0.0 failure is not held against 1.1.0
+    assert strong["rivals"]["clawhub:weak"] == [weak["s"], weak["f"]]
+    # new content: the counts start again, the seed counters do not
+    cortex.record_outcome("file-conversion", "weak", "success", version="2.0.0", now=now + 200)
+    fresh = next(v for v in cortex.rank_region("file-conversion", now=now + 201, rng=rng) if v.slug == "weak")
+    assert (fresh.policy_state["s"], fresh.policy_state["f"]) == (1, 0) and fresh.failures >= 1

@@ -14,6 +14,7 @@ from nervous_plugins.ranking import (
     SeedProbePolicy,
     ThompsonPolicy,
     UCB1Policy,
+    beta_beats,
 )
 
 from nervous.config import Config
@@ -61,18 +62,25 @@ def test_unknown_policy_lists_the_available_ones() -> None:
 
 def test_policy_settings_are_validated_and_applied() -> None:
     cfg = Config()
-    cfg.plugins.settings["seed-probe"] = {"probe_base": 8, "probe_cap": 64, "probe_idle_days": 30}
+    cfg.plugins.settings["seed-probe"] = {"reflex_confidence": 0.9, "promote_confidence": 0.99, "rival_prior": 5,
+                                          "rival_memory": 3, "fallback_tail": False}
     cfg.plugins.settings["discounted-thompson"] = {"gamma": 0.9}
     pm = PluginManager(cfg, autoload=False)
     probe = pm.ranking_policy("seed-probe")
-    assert (probe.base, probe.cap, probe.max_idle_days) == (8, 64, 30)
+    assert (probe.confidence, probe.promote, probe.rival_prior, probe.memory, probe.fallback_tail) == (
+        0.9, 0.99, 5.0, 3, False)
     assert pm.ranking_policy("discounted-thompson").gamma == 0.9
     bad = Config()
     bad.plugins.settings["discounted-thompson"] = {"gamma": 1.5}
     with pytest.raises(ConfigError, match="gamma"):
         PluginManager(bad, autoload=False).ranking_policy("discounted-thompson")
-    with pytest.raises(ConfigError, match="probe_base"):
-        SeedProbePolicy(base=10, cap=5)
+    for key, value in (("reflex_confidence", 0.2), ("rival_prior", -1), ("fallback_tail", "yes")):
+        bad = Config()
+        bad.plugins.settings["seed-probe"] = {key: value}
+        with pytest.raises(ConfigError, match=key):
+            PluginManager(bad, autoload=False).ranking_policy("seed-probe")
+    with pytest.raises(ConfigError, match="promote_confidence"):
+        SeedProbePolicy(promote=0.1)
 
 
 def test_phase1_floor_comes_from_the_configuration() -> None:
@@ -171,69 +179,182 @@ def test_discounted_thompson_has_no_floor() -> None:
 # ------------------------------------------------------------------------------ seed-probe
 
 
-def test_seed_probe_is_the_seed_order_while_nothing_is_due() -> None:
-    cands = [view("top", 0.9), view("mid", 0.6), view("low", 0.2)]
-    assert slugs(SeedProbePolicy().rank("r", cands, NOW, random.Random(0))) == ["top", "mid"]
+def ev(s: int, f: int, **rivals: tuple[int, int]) -> dict[str, Any]:
+    """A seed-probe state: current-content counts and remembered rivals."""
+    return {"s": s, "f": f, "rivals": {f"clawhub:{k}": list(v) for k, v in rivals.items()}}
 
 
-def test_seed_probe_retries_a_neglected_candidate_below_the_floor_once_due() -> None:
-    policy = SeedProbePolicy(base=4, cap=16)
-    cands = [view("top", 0.9), view("low", 0.2, state={"idle": 4, "backoff": 4, "follow": False})]
-    assert slugs(policy.rank("r", cands, NOW, random.Random(0))) == ["low", "top"]
+def firsts(policy: RankingPolicy, cands: list[CandidateView], n: int = 400, seed: int = 0) -> dict[str, int]:
+    rng = random.Random(seed)
+    out: dict[str, int] = {}
+    for _ in range(n):
+        slug = policy.rank("r", cands, NOW, rng)[0].slug
+        out[slug] = out.get(slug, 0) + 1
+    return out
 
 
-def test_seed_probe_probes_a_candidate_left_idle_too_long() -> None:
-    policy = SeedProbePolicy(base=32, cap=64, max_idle_days=90)
-    old = view("old", 0.4, 0.2, last_used=NOW - 91 * DAY)
-    recent = view("old", 0.4, 0.2, last_used=NOW - 89 * DAY)
-    assert slugs(policy.rank("r", [view("top", 0.9), old], NOW, random.Random(0)))[0] == "old"
-    assert slugs(policy.rank("r", [view("top", 0.9), recent], NOW, random.Random(0))) == ["top"]
+def test_beta_beats_matches_closed_forms() -> None:
+    assert beta_beats((0, 0), (0, 0)) == pytest.approx(0.5, abs=1e-3)
+    # X ~ Beta(2, 1) (density 2x) against a uniform incumbent: P(X > Y) = integral of 2x * x = 2/3
+    assert beta_beats((0, 0), (1, 0)) == pytest.approx(2 / 3, abs=1e-3)
+    assert beta_beats((1, 0), (0, 0)) == pytest.approx(1 / 3, abs=1e-3)
+    assert beta_beats((60, 2), (0, 5)) < 1e-4 and beta_beats((0, 5), (60, 2)) > 0.9999
 
 
-def test_seed_probe_backoff_doubles_on_failure_and_follows_up_on_success() -> None:
-    policy = SeedProbePolicy(base=4, cap=16)
-    top = view("top", 0.9, state={"idle": 0})
-    low = view("low", 0.2, state={"idle": 4, "backoff": 4, "follow": False})
-    states = policy.on_outcome("r", [top, low], low, "runtime_error", NOW)
-    assert states["clawhub:low"]["backoff"] == 8 and states["clawhub:low"]["follow"] is False
-    assert states["clawhub:top"]["idle"] == 1
-    capped = view("low", 0.2, state={"idle": 16, "backoff": 16})
-    assert policy.on_outcome("r", [capped], capped, "api_error", NOW)["clawhub:low"]["backoff"] == 16
-    states = policy.on_outcome("r", [top, low], low, "success", NOW)
-    assert states["clawhub:low"]["follow"] is True
-    follow = view("low", 0.3, state=states["clawhub:low"])
-    assert slugs(policy.rank("r", [top, follow], NOW, random.Random(0)))[0] == "low"
-    # an ordinary success of the exploited candidate resets its back-off
-    worn = view("top", 0.9, state={"idle": 0, "backoff": 16})
-    assert policy.on_outcome("r", [worn], worn, "success", NOW)["clawhub:top"]["backoff"] == 4
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 60), st.integers(0, 60), st.integers(0, 60), st.integers(0, 60))
+def test_beta_beats_is_a_probability_and_complementary(a: int, b: int, c: int, d: int) -> None:
+    p, q = beta_beats((a, b), (c, d)), beta_beats((c, d), (a, b))
+    assert 0.0 <= p <= 1.0 and p + q == pytest.approx(1.0, abs=2e-3)
 
 
-def test_seed_probe_starts_a_follow_up_on_new_content() -> None:
-    assert SeedProbePolicy(base=4).on_version_change(view("x"))["follow"] is True
+def test_seed_probe_keeps_the_seed_order_when_the_evidence_agrees() -> None:
+    policy = SeedProbePolicy()
+    cands = [view("top", 0.9, state=ev(60, 3)), view("mid", 0.6, state=ev(20, 15)),
+             view("low", 0.2, state=ev(1, 12))]
+    assert firsts(policy, cands) == {"top": 400}
+    # below-floor candidates follow as last fallbacks; without the tail they are dropped as in the seed
+    assert slugs(policy.rank("r", cands, NOW, random.Random(0))) == ["top", "mid", "low"]
+    assert slugs(SeedProbePolicy(fallback_tail=False).rank("r", cands, NOW, random.Random(0))) == ["top", "mid"]
 
 
-def test_seed_probe_probe_share_is_bounded_for_a_candidate_that_stays_bad() -> None:
-    """A candidate that always fails is probed O(log n + n / cap) times in n region uses."""
-    policy = SeedProbePolicy(base=4, cap=64, max_idle_days=10_000)
-    states: dict[str, dict[str, Any]] = {}
-    probes = 0
-    for _ in range(2000):
-        cands = [view("top", 0.9, state=states.get("clawhub:top")),
-                 view("bad", 0.35, state=states.get("clawhub:bad"))]
-        used = policy.rank("r", cands, NOW, random.Random(0))[0]
-        probes += used.slug == "bad"
-        outcome = "success" if used.slug == "top" else "runtime_error"
-        states = policy.on_outcome("r", cands, used, outcome, NOW)
-    assert 2000 / 64 <= probes <= 2000 / 64 + 10
+def test_seed_probe_an_empty_seed_order_stays_a_miss() -> None:
+    cands = [view("a", 0.2, state=ev(9, 1)), view("b", 0.1)]
+    assert SeedProbePolicy().rank("r", cands, NOW, random.Random(0)) == []
+
+
+def test_seed_probe_probes_a_little_known_rival_even_below_the_floor() -> None:
+    policy = SeedProbePolicy()
+    top = view("top", 0.9, state=ev(40, 8))  # about 0.83
+    fresh = view("new", 0.2, state=ev(0, 0))  # e.g. a new version: P(sample beats the incumbent) ~ 0.17
+    share = firsts(policy, [top, fresh]).get("new", 0) / 400
+    assert 0.08 < share < 0.3
+    # a rival that keeps failing is probed ever more rarely
+    failed = view("new", 0.2, state=ev(0, 6))
+    assert firsts(policy, [top, failed]).get("new", 0) == 0
+
+
+def test_seed_probe_probes_only_rivals_with_less_evidence_than_the_incumbent() -> None:
+    policy = SeedProbePolicy(promote=1.0)
+    newcomer = view("newcomer", 0.6, state=ev(3, 0))
+    veteran = view("veteran", 0.5, state=ev(80, 14))  # better known, not explored against a newcomer
+    assert firsts(policy, [newcomer, veteran]) == {"newcomer": 400}
+
+
+def test_seed_probe_puts_a_clear_winner_first() -> None:
+    lagging = view("lagging", 0.35, state=ev(45, 5))  # seed weight lags behind the evidence
+    lucky = view("lucky", 0.6, state=ev(2, 1))
+    assert slugs(SeedProbePolicy().rank("r", [lucky, lagging], NOW, random.Random(0))) == ["lagging", "lucky"]
+    # with promotion off the seed order stands (and the veteran is not probed)
+    assert firsts(SeedProbePolicy(promote=1.0), [lucky, lagging]) == {"lucky": 400}
+
+
+def test_seed_probe_is_deterministic_given_rng_whatever_the_input_order() -> None:
+    cands = [view("a", 0.7, state=ev(5, 2)), view("b", 0.5, state=ev(1, 1)), view("c", 0.25, state=ev(0, 0))]
+    policy = SeedProbePolicy()
+    for seed in range(30):
+        assert slugs(policy.rank("r", cands, NOW, random.Random(seed))) == slugs(
+            policy.rank("r", list(reversed(cands)), NOW, random.Random(seed)))
+
+
+def test_seed_probe_counts_current_content_and_remembers_rivals() -> None:
+    policy = SeedProbePolicy(memory=2)
+    # first outcome seen by the policy: the seed counters (already updated) stand in
+    used = view("used", 0.6, successes=4, failures=1)
+    other = view("other", 0.4, state=ev(2, 3, gone=(7, 1)))
+    states = policy.on_outcome("r", [used, other], used, "success", NOW)
+    assert states["clawhub:used"] == {"s": 4, "f": 1, "rivals": {"clawhub:gone": [7, 1], "clawhub:other": [2, 3]}}
+    assert states["clawhub:other"] == {"s": 2, "f": 3, "rivals": {"clawhub:gone": [7, 1], "clawhub:used": [4, 1]}}
+    again = policy.on_outcome("r", [view("used", 0.6, state=states["clawhub:used"]), other], "clawhub:used",
+                              "runtime_error", NOW)
+    assert again["clawhub:used"]["s"] == 4 and again["clawhub:used"]["f"] == 2
+    # memory is bounded and keeps the rivals with the best posterior mean
+    crowd = [view(f"c{i}", 0.5, state=ev(i, 5 - i)) for i in range(6)]
+    kept = policy.on_outcome("r", crowd, crowd[0], "success", NOW)["clawhub:c0"]["rivals"]
+    assert set(kept) == {"clawhub:c5", "clawhub:c4"}
+
+
+def test_seed_probe_new_content_starts_fresh_counts_and_keeps_rival_memory() -> None:
+    old = view("x", state=ev(30, 2, y=(3, 3)))
+    assert SeedProbePolicy().on_version_change(old) == {"s": 0, "f": 0, "rivals": {"clawhub:y": [3, 3]}}
 
 
 def test_seed_probe_ignores_malformed_state() -> None:
-    policy = SeedProbePolicy(base=4, cap=16)
-    junk = view("low", 0.2, state={"idle": "many", "backoff": -3, "follow": None, "at": "yesterday"})
-    assert slugs(policy.rank("r", [view("top", 0.9), junk], NOW, random.Random(0))) == ["top"]
-    assert policy.on_outcome("r", [junk], junk, "success", NOW)["clawhub:low"]["backoff"] == 4
+    policy = SeedProbePolicy()
+    junk = view("low", 0.2, successes=1, failures=2,
+                state={"s": "many", "f": -3, "rivals": {"clawhub:z": "bad", "clawhub:w": [1, True], 5: [1, 1]}})
+    assert policy.evidence(junk) == (1, 2)
+    assert policy.remembered([junk]) == {}
+    assert slugs(policy.rank("r", [view("top", 0.9, state=ev(30, 1)), junk], NOW, random.Random(0)))[0] == "top"
+    assert policy.on_outcome("r", [junk], junk, "success", NOW)["clawhub:low"]["s"] == 1
+
+
+def test_seed_probe_vetoes_reflex_when_a_rival_is_close_or_little_tried() -> None:
+    policy = SeedProbePolicy()
+    top = view("top", 0.95, state=ev(200, 4), reflex=True)
+    assert policy.reflex_allowed("r", [top, view("bad", 0.3, state=ev(10, 190))]) == (True, "")
+    allowed, why = policy.reflex_allowed("r", [top, view("close", 0.5, state=ev(190, 5))])
+    assert not allowed and "too close or too little tried" in why
+    # one failed try proves little: under the sceptical prior the rival may still be as good
+    assert not policy.reflex_allowed("r", [top, view("once", 0.3, state=ev(0, 1))])[0]
+    assert SeedProbePolicy(rival_prior=0).reflex_allowed("r", [top, view("once", 0.3, state=ev(0, 1))])[0]
+    # a rival that pruning removed is remembered by the incumbent
+    alone = view("top", 0.95, state=ev(200, 4, gone=(190, 5)), reflex=True)
+    assert not policy.reflex_allowed("r", [alone])[0]
+    assert SeedProbePolicy(memory=0).reflex_allowed("r", [alone])[0]
 
 
 def test_seed_order_helper_matches_the_seed_policy() -> None:
     cands = [view("a", 0.4), view("b", 0.7), view("c", 0.1)]
     assert slugs(seed_order(cands)) == slugs(SeedPolicy().rank("r", cands, NOW, random.Random(0)))
+
+
+# ------------------------------------------------------------------------------ engine hook
+
+
+def _cortex(policy: str) -> Any:
+    from nervous.cortex import Cortex
+    from nervous.storage import MemoryStore
+
+    cfg = Config()
+    cfg.cortex.ranking_policy = policy
+    return Cortex(PluginManager(cfg, autoload=False), MemoryStore())
+
+
+def _teach(cortex: Any) -> float:
+    """A reflex-ready ``reader`` and a ``twin`` that failed its only try; returns the time of the last run."""
+    cortex.record_outcome("notes", "twin", "api_error", version="1.0.0", fingerprint="b" * 64,
+                          tags=("network:api.example.com",), scan_decision="allow", now=NOW)
+    at = NOW
+    for i in range(20):  # one success per 8 days: the window is empty each time
+        at = NOW + (i + 1) * 8 * DAY
+        cortex.record_outcome("notes", "reader", "success", version="1.0.0", fingerprint="a" * 64,
+                              tags=("network:api.example.com",), scan_decision="allow",
+                              task="summarize my meeting notes", now=at)
+    return at
+
+
+def test_seed_reflex_is_unchanged_by_the_policy_hook() -> None:
+    cortex = _cortex("seed")
+    at = _teach(cortex)
+    ranked = cortex.rank_region("notes", now=at + DAY)
+    assert slugs(ranked) == ["reader"] and ranked[0].reflex  # twin idled under the 0.3 floor
+    assert cortex.fast_path_check("notes", ranked, now=at + DAY) == []
+    p = cortex.perceive("please summarize these notes", now=at + DAY)
+    assert p.hit and p.reflex and p.reflex_candidate == "clawhub:reader"
+
+
+def test_seed_probe_withholds_reflex_through_the_engine_and_says_why() -> None:
+    cortex = _cortex("seed-probe")
+    at = _teach(cortex)
+    ranked = cortex.rank_region("notes", now=at + DAY, rng=random.Random(0))
+    assert slugs(ranked) == ["reader", "twin"] and ranked[0].reflex  # twin is a last fallback
+    reasons = cortex.fast_path_check("notes", ranked, now=at + DAY)
+    assert len(reasons) == 1 and reasons[0].startswith("ranking policy withholds reflex: P(reader is the best")
+    p = cortex.perceive("please summarize these notes", now=at + DAY, rng=random.Random(0))
+    assert p.hit and not p.reflex and p.reflex_reasons == tuple(reasons)
+    # the local gates are reported first, and an unknown first candidate is refused
+    idle = cortex.rank_region("notes", now=at + 30 * DAY, rng=random.Random(0))
+    assert any("effective weight" in r for r in cortex.fast_path_check("notes", idle, now=at + 30 * DAY))
+    assert cortex.fast_path_check("notes", [view("stranger")], now=at) != []
+    assert cortex.fast_path_check("notes", [], now=at) == ["no candidate"]
