@@ -129,6 +129,16 @@ def _increment_worker(spec: StoreSpec, collection: str, key: str, worker: int, c
         store.close()
 
 
+def _fresh_open_worker(spec: StoreSpec, collection: str, key: str, count: int, go: Any) -> None:
+    go.wait(30)
+    store = spec.open()  # every worker opens the brand-new store at the same moment
+    try:
+        for _ in range(count):
+            _patiently(lambda: store.update(collection, key, lambda d: d.update(n=d.get("n", 0) + 1)))
+    finally:
+        store.close()
+
+
 def committed_state(n: int) -> dict[str, Any]:
     """The document a crash-test writer commits as its ``n``-th update (size varies with ``n``)."""
     items = [f"item-{n}-{i}-ü" for i in range(50 + (n * 37) % 400)]
@@ -426,6 +436,15 @@ class StoreConformance:
         assert doc is not None
         assert doc["n"] == self.PROCESSES * self.INCREMENTS, doc
         assert doc["per_worker"] == {str(w): self.INCREMENTS for w in range(self.PROCESSES)}
+
+    def test_processes_opening_a_fresh_store_at_once(self, store_spec: StoreSpec) -> None:
+        """Several processes creating the same new store at once all succeed (no "locked" on open)."""
+        _run_workers(store_spec, _fresh_open_worker, [("counters", "fresh", 5) for _ in range(6)], timeout=120)
+        store = store_spec.open()
+        try:
+            assert store.read("counters", "fresh").value == {"n": 30}
+        finally:
+            store.close()
 
     def test_reader_never_sees_a_partial_update(self, store_spec: StoreSpec, store: Store) -> None:
         ctx = _mp(store_spec)

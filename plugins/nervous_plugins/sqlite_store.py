@@ -95,7 +95,7 @@ class SqliteStore(Store):
         try:
             conn = sqlite3.connect(self.path, timeout=self.lock_timeout, isolation_level=None,
                                    check_same_thread=False)
-            conn.execute("PRAGMA journal_mode=WAL")
+            self._enable_wal(conn)
             conn.execute("PRAGMA synchronous=FULL")
         except sqlite3.DatabaseError as exc:
             raise StorageError(f"cannot open sqlite store {self.path}: {exc}") from None
@@ -103,6 +103,27 @@ class SqliteStore(Store):
         with self._guard:
             self._all.append(conn)
         return conn
+
+    def _enable_wal(self, conn: sqlite3.Connection) -> None:
+        """Switch a new database to WAL (persistent, so only the first opener does it).
+
+        Changing the journal mode does not wait on the busy timeout: when several processes open
+        a fresh store at once, the losers get "database is locked" at once, so retry until the
+        lock timeout like any other wait for the lock.
+        """
+        import time
+
+        deadline = time.monotonic() + self.lock_timeout
+        while True:
+            try:
+                mode = conn.execute("PRAGMA journal_mode").fetchone()[0]
+                if str(mode).lower() != "wal":
+                    conn.execute("PRAGMA journal_mode=WAL")
+                return
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) and "busy" not in str(exc) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.02)
 
     def _begin(self, conn: sqlite3.Connection) -> None:
         try:
