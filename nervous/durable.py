@@ -15,11 +15,8 @@ keeps its own files (the evolver's ``./.skill-evolver/``):
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
-import random
-import socket
 import threading
 import time
 from datetime import UTC, datetime
@@ -39,7 +36,7 @@ FOREIGN_LOCK_MAX_AGE = 30.0
 #: an unreadable lock file (its writer died between create and write) is stale after this
 UNREADABLE_LOCK_MAX_AGE = 1.0
 
-_HOST = socket.gethostname()
+_HOST = os.uname().nodename if hasattr(os, "uname") else os.environ.get("COMPUTERNAME", "localhost")
 
 # ---------------------------------------------------------------------------------------------
 # Lock
@@ -201,7 +198,7 @@ class FileLock:
                     f"timed out after {self.timeout:g}s waiting for lock {self.path}: held by {who}",
                     details={"lock": str(self.path), "pid": holder.pid if holder else None},
                 )
-            time.sleep(RETRY_INTERVAL * random.uniform(0.5, 1.5))  # jitter: waiters do not move in step
+            time.sleep(RETRY_INTERVAL * (0.5 + (time.perf_counter_ns() % 1000) / 1000))  # jitter: waiters do not move in step
 
     def _take_over(self, holder: LockHolder) -> bool:
         """Remove a stale lock: rename it aside, check it is the one judged stale, delete it."""
@@ -424,6 +421,8 @@ def quarantine(path: Path | str) -> Path | None:
         data = path.read_bytes()
     except FileNotFoundError:
         return None
+    import hashlib
+
     digest = hashlib.sha256(data).digest()
     for existing in quarantine_copies(path):
         try:

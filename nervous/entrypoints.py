@@ -7,7 +7,6 @@ upgrading or removing a distribution changes them), so a change of environment r
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import sys
@@ -34,7 +33,7 @@ class EntryPointInfo:
 
 
 def _fingerprint(group: str) -> str:
-    h = hashlib.sha256(f"{sys.executable}\0{group}".encode())
+    h = [sys.executable, group]
     cwd = os.getcwd()
     for entry in sys.path:
         if entry in ("", ".", cwd):  # the working directory churns and holds no installed distributions
@@ -43,8 +42,8 @@ def _fingerprint(group: str) -> str:
             st = os.stat(entry or ".")
         except OSError:
             continue
-        h.update(f"{entry}\0{st.st_mtime_ns}\0".encode())
-    return h.hexdigest()[:32]
+        h += [entry, str(st.st_mtime_ns)]
+    return "\0".join(h)
 
 
 def _scan(group: str) -> list[EntryPointInfo]:

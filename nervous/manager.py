@@ -31,17 +31,17 @@ T = TypeVar("T")
 #: Built-in plugins, registered from this explicit list (name, module). They use only the public
 #: hookspecs and records and can be blocked like any third-party plugin (``-p no:NAME``).
 BUILTIN_PLUGINS: tuple[tuple[str, str], ...] = (
-    ("file", "nervous_plugins.file_store"),
-    ("sqlite", "nervous_plugins.sqlite_store"),
-    ("postgres", "nervous_plugins.postgres_store"),
-    ("clawhub", "nervous_plugins.clawhub"),
-    ("github", "nervous_plugins.github"),
-    ("local", "nervous_plugins.local_registry"),
-    ("skills-dir", "nervous_plugins.skills_dir"),
+    ("file", "nervous_plugins.builtin.file"),
+    ("sqlite", "nervous_plugins.builtin.sqlite"),
+    ("postgres", "nervous_plugins.builtin.postgres"),
+    ("clawhub", "nervous_plugins.builtin.clawhub"),
+    ("github", "nervous_plugins.builtin.github"),
+    ("local", "nervous_plugins.builtin.local"),
+    ("skills-dir", "nervous_plugins.builtin.skills_dir"),
     ("review-policy", "nervous_plugins.review_policy"),
     ("reports", "nervous_plugins.reports"),
-    ("ranking", "nervous_plugins.ranking"),
-    ("lexical", "nervous_plugins.lexical_matcher"),
+    ("ranking", "nervous_plugins.builtin.ranking"),
+    ("lexical", "nervous_plugins.builtin.lexical"),
     ("drain-policies", "nervous_plugins.drain_policies"),
     ("audit", "nervous_plugins.audit"),
 )

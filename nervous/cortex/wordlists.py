@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import unicodedata
 from functools import cache
-from importlib import resources
 
 LISTS = ("stopwords", "temporal", "allowlist", "vocabulary", "given_names")
 
@@ -14,6 +13,8 @@ def words(name: str) -> frozenset[str]:
     """One list, normalised (NFKC, case-folded); ``#`` lines are comments."""
     if name not in LISTS:
         raise KeyError(f"unknown word list {name!r}; available: {', '.join(LISTS)}")
+    from importlib import resources
+
     text = resources.files("nervous.cortex").joinpath("data").joinpath(f"{name}.txt").read_text(encoding="utf-8")
     out = set()
     for line in text.splitlines():

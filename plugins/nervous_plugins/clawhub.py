@@ -14,7 +14,6 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
-import nervous
 from nervous.errors import NervousError, NotFound, Refused, RegistryError, UsageError
 from nervous.records import (
     FileDigest,
@@ -34,9 +33,6 @@ DEFAULT_SITE = "https://clawhub.ai"
 NAME = "clawhub"
 
 
-@nervous.hookimpl
-def nervous_registries() -> list[nervous.Provider]:
-    return [nervous.Provider(NAME, "ClawHub, the public skill registry (clawhub.ai)", _factory)]
 
 
 def _factory(ctx: ProviderContext) -> ClawHubRegistry:

@@ -23,10 +23,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote
 
-import nervous
-from nervous import Provider
 from nervous.durable import (
     FileLock,
     atomic_write_bytes,
@@ -98,6 +95,8 @@ def encode_key(key: str) -> list[str]:
 
 
 def decode_key(segments: list[str]) -> str:
+    from urllib.parse import unquote
+
     return "/".join(unquote(s, errors="strict") for s in segments)
 
 
@@ -436,6 +435,3 @@ def _factory(ctx: Any) -> FileStore:
     return FileStore(root, lock_timeout=cfg.lock_timeout)
 
 
-@nervous.hookimpl
-def nervous_storage_backends() -> list[Provider]:
-    return [Provider("file", "JSON files under the data directory, atomic writes, lock files (default)", _factory)]

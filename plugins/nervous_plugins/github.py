@@ -20,14 +20,11 @@ Settings ``[plugins.github]``: ``token`` (else ``GITHUB_TOKEN`` / ``GH_TOKEN``),
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import time
 from typing import TYPE_CHECKING, Any
-from urllib.parse import quote
 
-import nervous
 from nervous.errors import BadInput, NervousError, NotFound, RegistryError, UsageError
 from nervous.records import (
     FileDigest,
@@ -54,9 +51,6 @@ _FULL_SHA = re.compile(r"^[0-9a-f]{40}$")
 _SECONDARY = "secondary rate limit"
 
 
-@nervous.hookimpl
-def nervous_registries() -> list[nervous.Provider]:
-    return [nervous.Provider(NAME, "GitHub repositories (an unreviewed source)", _factory)]
 
 
 def _factory(ctx: ProviderContext) -> GitHubRegistry:
@@ -264,7 +258,7 @@ class GitHubRegistry:
 
     def _dir(self, owner: str, repo: str, sha: str, path: str, *, missing_ok: bool = False) -> list[dict[str, Any]]:
         try:
-            data = self._get(f"/repos/{_q(owner)}/{_q(repo)}/contents/{quote(path)}", {"ref": sha},
+            data = self._get(f"/repos/{_q(owner)}/{_q(repo)}/contents/{_q(path, safe='/')}", {"ref": sha},
                              what=f"folder {path!r} of {owner}/{repo}")
         except NotFound:
             if missing_ok:
@@ -472,11 +466,15 @@ def _tree_url(full_name: str, sha: str | None, folder: str) -> str:
 
 
 def _git_blob_sha(data: bytes) -> str:
+    import hashlib
+
     return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
 
 
-def _q(part: str) -> str:
-    return quote(part, safe="")
+def _q(part: str, safe: str = "") -> str:
+    from urllib.parse import quote
+
+    return quote(part, safe=safe)
 
 
 def _int(value: Any) -> int | None:

@@ -21,7 +21,6 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-import nervous
 from nervous.cortex.matching import MatcherMemory
 from nervous.cortex.wordlists import words
 from nervous.errors import ConfigError
@@ -258,7 +257,3 @@ def _factory(ctx: Any) -> LexicalMatcher:
     return LexicalMatcher(ctx.settings)
 
 
-@nervous.hookimpl
-def nervous_matchers() -> list[nervous.Provider]:
-    return [nervous.Provider("lexical", "offline word matcher: signals, region names and a bounded "
-                             "index of entity-filtered words (no model)", _factory)]

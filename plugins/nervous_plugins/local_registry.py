@@ -19,7 +19,6 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import nervous
 from nervous.errors import NotFound, RegistryError, UsageError
 from nervous.records import (
     FileDigest,
@@ -43,9 +42,6 @@ _WORD = re.compile(r"[a-z0-9]+")
 NAME_WEIGHT, DESCRIPTION_WEIGHT, BODY_WEIGHT = 5.0, 2.0, 0.5
 
 
-@nervous.hookimpl
-def nervous_registries() -> list[nervous.Provider]:
-    return [nervous.Provider(NAME, "Skill folders on disk ([plugins.local] paths)", _factory)]
 
 
 def _factory(ctx: ProviderContext) -> LocalRegistry:

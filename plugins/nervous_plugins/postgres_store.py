@@ -12,7 +12,6 @@ psycopg is imported only when a store is opened: loading the plugin costs nothin
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -21,7 +20,6 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from nervous import Provider, hookimpl
 from nervous.errors import (
     EXIT_UNAVAILABLE,
     BadInput,
@@ -96,10 +94,6 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
 # ------------------------------------------------------------------------------------------ plugin
 
 
-@hookimpl
-def nervous_storage_backends() -> list[Provider]:
-    return [Provider("postgres", "PostgreSQL: one store shared by many processes and hosts (psycopg 3)",
-                     _factory)]
 
 
 def _factory(ctx: ProviderContext) -> PostgresStore:
@@ -483,6 +477,8 @@ class PostgresStore(Store):
 
     def _quarantine(self, conn: _Tracked, collection: str, key: str, text: str, reason: str) -> str:
         """Keep one copy of a damaged document's text aside (once per distinct text); a warning."""
+        import hashlib
+
         digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
         conn.execute(f"INSERT INTO {self._s}.quarantine (collection, key, doc, digest, reason)"
                      " VALUES (%s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",

@@ -13,11 +13,9 @@ identity order before any draw, so the input order never changes the result.
 from __future__ import annotations
 
 import math
-import random
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
-import nervous
 from nervous.cortex.policy import (
     CandidateView,
     RankingPolicy,
@@ -27,6 +25,9 @@ from nervous.cortex.policy import (
     seed_sort_key,
 )
 from nervous.errors import ConfigError
+
+if TYPE_CHECKING:
+    import random
 
 
 def _by_identity(candidates: Sequence[CandidateView]) -> list[CandidateView]:
@@ -378,6 +379,5 @@ _FACTORIES = {
 }
 
 
-@nervous.hookimpl
-def nervous_ranking_policies() -> list[nervous.Provider]:
-    return [nervous.Provider(cls.name, cls.description, _FACTORIES[cls.name]) for cls in POLICIES]
+def _factory(name: str, ctx: Any) -> RankingPolicy:
+    return _FACTORIES[name](ctx)

@@ -7,7 +7,6 @@ falls back to the finding itself for rules a third-party plugin added.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from collections.abc import Callable
@@ -36,6 +35,8 @@ def _catalogue() -> dict[str, dict[str, Any]]:
 
 def _fingerprint(rule_id: str, path: str, snippet: str) -> str:
     norm = re.sub(r"\s+", " ", snippet).strip().lower()
+    import hashlib
+
     return hashlib.sha256(f"{rule_id}\n{path}\n{norm}".encode()).hexdigest()
 
 

@@ -16,15 +16,11 @@ rename; a replaced install of ours is moved aside first and restored if anything
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
-import shutil
-import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import nervous
 from nervous.errors import BadInput, Refused, StorageError
 from nervous.records import FileDigest, InstallRecord, SkillBundle, SkillRef
 
@@ -39,10 +35,6 @@ ASIDE_PREFIX = ".nervous-previous-"
 TRASH_PREFIX = ".nervous-trash-"
 
 
-@nervous.hookimpl
-def nervous_install_targets() -> list[nervous.Provider]:
-    return [nervous.Provider(NAME, "A skills folder with a clawhub-compatible lockfile (default ./skills)",
-                             _factory)]
 
 
 def _factory(ctx: ProviderContext) -> SkillsDirTarget:
@@ -86,6 +78,8 @@ class SkillsDirTarget:
     @property
     def _key_prefix(self) -> str:
         """Records are keyed per skills folder (several projects share one nervous home)."""
+        import hashlib
+
         return hashlib.sha256(str(self.skills_dir).encode()).hexdigest()[:16] + "/"
 
     def _record_key(self, lock_key: str) -> str:
@@ -123,6 +117,8 @@ class SkillsDirTarget:
 
     def read_lock(self) -> dict[str, Any]:
         """The lockfile (legacy ``.clawdhub`` as fallback); a corrupt one is copied aside and refused."""
+        import shutil
+
         for path in (self.lock_path, self.workdir / ".clawdhub" / "lock.json"):
             if not path.is_file():
                 continue
@@ -173,6 +169,8 @@ class SkillsDirTarget:
         ``layout_ref`` is the reference as the user wrote it (a bare slug installs without the owner
         folder, as the clawhub CLI does).
         """
+        import shutil
+
         from nervous.clock import now, utc_timestamp
 
         self.warnings.extend(self.recover())
@@ -245,6 +243,8 @@ class SkillsDirTarget:
         return record
 
     def _write_files(self, staging: Path, bundle: SkillBundle) -> None:
+        import hashlib
+
         staging.mkdir(parents=True)
         root = staging.resolve()
         for f in bundle.files:
@@ -279,6 +279,8 @@ class SkillsDirTarget:
 
     def uninstall(self, slug: str) -> InstallRecord:
         """Remove an install of ours and its lockfile entry; anything else is refused untouched."""
+        import shutil
+
         from nervous.serialize import from_json
 
         self.warnings.extend(self.recover())
@@ -336,6 +338,8 @@ class SkillsDirTarget:
         swap never happened (its folder is missing), else removed — the old or the new skill,
         never a mix and never nothing.
         """
+        import shutil
+
         from nervous.durable import pid_alive
 
         done: list[str] = []
@@ -389,6 +393,8 @@ class SkillsDirTarget:
 
 def _temp_name(prefix: str, name: str) -> str:
     """A sibling's name that says what it is, whose it is (pid) and cannot collide."""
+    import uuid
+
     return f"{prefix}{name}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
 
 
@@ -417,6 +423,8 @@ def _atomic_write(path: Path, text: str) -> None:
 
 
 def _atomic_write_bytes(path: Path, data: bytes) -> None:
+    import uuid
+
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:8]}.tmp")
     try:

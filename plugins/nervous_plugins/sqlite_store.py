@@ -10,7 +10,6 @@ equivalent of the file backend's ``.bak``; a body that does not parse is copied 
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import sqlite3
@@ -21,8 +20,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import nervous
-from nervous import Provider
 from nervous.durable import ensure_dir, parse_object
 from nervous.errors import NotFound, StorageBusy, StorageError, UnsupportedVersion
 from nervous.storage import (
@@ -179,6 +176,8 @@ class SqliteStore(Store):
                  reason: str) -> tuple[dict[str, Any] | None, list[str]]:
         """Quarantine a corrupt body (once per distinct content) and offer the previous version."""
         body, _updated_at, previous, previous_at = row
+        import hashlib
+
         digest = hashlib.sha256(body.encode("utf-8", "surrogatepass")).hexdigest()
         conn.execute("INSERT OR IGNORE INTO quarantine (collection, key, body, sha256, reason, quarantined_at)"
                      " VALUES (?, ?, ?, ?, ?, ?)", (collection, key, body, digest, reason, time.time()))
@@ -405,6 +404,3 @@ def _factory(ctx: Any) -> SqliteStore:
     return SqliteStore(path, lock_timeout=cfg.lock_timeout)
 
 
-@nervous.hookimpl
-def nervous_storage_backends() -> list[Provider]:
-    return [Provider("sqlite", "one SQLite database (WAL), embedded, no server", _factory)]

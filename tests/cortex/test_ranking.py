@@ -358,3 +358,10 @@ def test_seed_probe_withholds_reflex_through_the_engine_and_says_why() -> None:
     assert any("effective weight" in r for r in cortex.fast_path_check("notes", idle, now=at + 30 * DAY))
     assert cortex.fast_path_check("notes", [view("stranger")], now=at) != []
     assert cortex.fast_path_check("notes", [], now=at) == ["no candidate"]
+
+
+def test_registration_names_and_describes_every_policy_as_the_classes_do() -> None:
+    from nervous_plugins import ranking
+    from nervous_plugins.builtin import ranking as registration
+
+    assert registration.POLICIES == tuple((cls.name, cls.description) for cls in ranking.POLICIES)

@@ -134,7 +134,7 @@ class TestPostgresConformance(StoreConformance):
 
 
 def test_loading_the_plugin_does_not_import_psycopg() -> None:
-    code = ("import sys, nervous_plugins.postgres_store as m; m.nervous_storage_backends();"
+    code = ("import sys, nervous_plugins.builtin.postgres as m; m.nervous_storage_backends();"
             "assert not [n for n in sys.modules if n.startswith('psycopg')], sorted(sys.modules)")
     subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
 

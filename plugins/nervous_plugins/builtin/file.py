@@ -1,0 +1,23 @@
+"""The ``file`` built-in plugin: registration only.
+
+The implementation (:mod:`nervous_plugins.file_store`) is imported by the factory, on first use, so
+loading every plugin at start-up stays cheap.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import nervous
+from nervous import Provider
+
+
+def _factory(ctx: Any) -> Any:
+    from nervous_plugins.file_store import _factory as create
+
+    return create(ctx)
+
+
+@nervous.hookimpl
+def nervous_storage_backends() -> list[Provider]:
+    return [Provider("file", "JSON files under the data directory, atomic writes, lock files (default)", _factory)]
