@@ -12,7 +12,7 @@ import os
 import sys
 from pathlib import Path
 
-from attrs import frozen
+from attrs import asdict, frozen
 
 
 @frozen
@@ -73,10 +73,7 @@ def entry_points_for(group: str, cache_dir: Path | None) -> list[EntryPointInfo]
     try:
         cache_dir.mkdir(parents=True, exist_ok=True)
         tmp = cache.with_suffix(f".tmp.{os.getpid()}")
-        tmp.write_text(json.dumps({"key": key, "entries": [
-                                                            {"name": e.name, "value": e.value, "dist": e.dist,
-                                                             "version": e.version} for e in entries]}),
-                       encoding="utf-8")
+        tmp.write_text(json.dumps({"key": key, "entries": [asdict(e) for e in entries]}), encoding="utf-8")
         os.replace(tmp, cache)
     except OSError:
         pass  # a read-only cache dir only costs speed

@@ -9,9 +9,8 @@ from __future__ import annotations
 import importlib
 import os
 import re
-import sys
 from collections.abc import Callable, Iterable, Iterator
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 import pluggy
 from attrs import define, field, frozen
@@ -25,8 +24,6 @@ from .provider import Provider
 
 if TYPE_CHECKING:
     from .records import IntentVerdict, RiskAssessment, ScanContext, SideEffects, SkillBundle
-
-T = TypeVar("T")
 
 #: Built-in plugins, registered from this explicit list (name, module). They use only the public
 #: hookspecs and records and can be blocked like any third-party plugin (``-p no:NAME``).
@@ -430,4 +427,4 @@ def get_plugin_manager(config: Config | None = None, **kw: Any) -> PluginManager
     return PluginManager(config, **kw)
 
 
-__all__ = ["PluginManager", "PluginInfo", "BUILTIN_PLUGINS", "get_plugin_manager", "sys"]
+__all__ = ["PluginManager", "PluginInfo", "BUILTIN_PLUGINS", "get_plugin_manager"]

@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from nervous.errors import BadInput, ConfigError, NotFound, StorageBusy, StorageError, UnsupportedVersion
-from nervous.storage import SCHEMA_VERSION, MemoryStore, migrate
+from nervous.storage import SCHEMA_VERSION
 from nervous.testing.storage_suite import StoreConformance, StoreSpec
 
 pytestmark = pytest.mark.postgres
@@ -287,23 +287,6 @@ def test_check_reports_a_damaged_row(store: Any, schema: str) -> None:
         ("goals", "bad", "{truncated"))
     problems = store.check()
     assert [p.where for p in problems] == ["goals/bad"] and "not valid JSON" in problems[0].message
-
-
-def test_migrate_round_trip_through_postgres(store: Any) -> None:
-    source = MemoryStore()
-    source.update("cortex", "memory", lambda d: d.update(regions={"pdf": {"w": [0.1, 0.2]}}, v="é"))
-    for i in range(30):
-        source.update("goals", f"goal-{i}", lambda d, i=i: d.update(n=i, title=f"goal {i}"))
-        source.append("audit", {"i": i})
-    counts = migrate(source, store)
-    assert counts == {"documents": 31, "log_entries": 30}
-    back = MemoryStore()
-    migrate(store, back)
-    for coll in ("cortex", "goals"):
-        assert back.keys(coll) == source.keys(coll)
-        for key in source.keys(coll):
-            assert back.read(coll, key).value == source.read(coll, key).value
-    assert back.read_log("audit") == source.read_log("audit")
 
 
 # ------------------------------------------------------------------------------------ schema

@@ -1,0 +1,37 @@
+"""The entry-point cache: reused while the environment is unchanged, rebuilt when it changes."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from nervous.entrypoints import entry_points_for
+
+
+def _dist(site: Path, name: str) -> None:
+    info = site / f"{name}-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n", encoding="utf-8")
+    (info / "entry_points.txt").write_text(f"[nervous]\n{name} = {name}_mod\n", encoding="utf-8")
+
+
+def test_cache_is_reused_and_invalidated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    site = tmp_path / "site"
+    site.mkdir()
+    _dist(site, "alpha")
+    monkeypatch.syspath_prepend(str(site))
+    cache = tmp_path / "cache"
+    first = entry_points_for("nervous", cache)
+    assert "alpha" in {e.name for e in first}
+    assert (cache / "entry-points-nervous.json").is_file()
+    assert entry_points_for("nervous", cache) == first  # served from the cache
+    _dist(site, "beta")  # installing a distribution changes the folder's modification time
+    import os
+
+    os.utime(site, ns=(site.stat().st_atime_ns, site.stat().st_mtime_ns + 1_000_000))
+    assert {"alpha", "beta"} <= {e.name for e in entry_points_for("nervous", cache)}
+    (cache / "entry-points-nervous.json").write_text("{not json", encoding="utf-8")
+    assert {e.name for e in entry_points_for("nervous", cache)} >= {"alpha", "beta"}  # a bad cache is rebuilt
+    assert sys.path[0] == str(site)
