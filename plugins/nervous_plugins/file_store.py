@@ -118,14 +118,15 @@ class FileStore(Store):
 
     def _open_marker(self) -> None:
         marker = self.root / MARKER
-        loaded = load_json(marker)
-        self._pending_warnings.extend(loaded.warnings)
-        version = loaded.value.get("schema_version") if loaded.value is not None else None
-        if loaded.value is None or not isinstance(version, int):
-            if marker.exists() and not loaded.corrupt:
-                raise StorageError(f"{marker}: schema_version missing or not an integer; fix or remove the file")
-            atomic_write_json(marker, {"schema_version": SCHEMA_VERSION}, backup=False)
-            return
+        version = self._read_marker(marker)
+        if version is None:
+            # Several processes may open a brand-new store at once: decide and write under the lock,
+            # re-reading there, so a marker another process just wrote is read rather than judged.
+            with FileLock(self.root / (MARKER + ".lock"), timeout=self.lock_timeout):
+                version = self._read_marker(marker)
+                if version is None:
+                    atomic_write_json(marker, {"schema_version": SCHEMA_VERSION}, backup=False)
+                    return
         if version > SCHEMA_VERSION:
             raise UnsupportedVersion(
                 f"{marker}: schema_version {version} was written by a newer nervous (this release reads up "
@@ -136,6 +137,17 @@ class FileStore(Store):
                 MIGRATIONS[version - 1](self.root)
                 version += 1
                 atomic_write_json(marker, {"schema_version": version})
+
+    def _read_marker(self, marker: Path) -> int | None:
+        """The marker's schema version, or None when the store is new (or its marker was unreadable)."""
+        loaded = load_json(marker)
+        self._pending_warnings.extend(w for w in loaded.warnings if w not in self._pending_warnings)
+        if loaded.value is None:
+            return None
+        version = loaded.value.get("schema_version") if isinstance(loaded.value, dict) else None
+        if not isinstance(version, int) or isinstance(version, bool):
+            raise StorageError(f"{marker}: schema_version missing or not an integer; fix or remove the file")
+        return version
 
     # ------------------------------------------------------------------ paths
 
