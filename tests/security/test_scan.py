@@ -130,3 +130,31 @@ def test_classification_is_deterministic(nervous_pm) -> None:
     a, b = scan(nervous_pm, files).report, scan(nervous_pm, files).report
     assert a == b
     assert rule_ids(scan(nervous_pm, files)) == rule_ids(scan(nervous_pm, files))
+
+
+def _classes(pm, body: str, description: str = "Formats reports for the user.", extra: dict | None = None) -> list[str]:
+    return scan(pm, {"SKILL.md": skill_md(body, description=description), **(extra or {})}).report[
+        "capabilities"]["classes"]
+
+
+def test_unfenced_command_lines_are_commands(nervous_pm) -> None:
+    """Skills written without code fences still run what they show, continuation lines included."""
+    body = ("Search the catalogue:\n\ncurl -s -H \"X-Api-Key: $MEDIA_API_KEY\" \\\r\n"
+            "  \"$MEDIA_URL/api/v1/search?query=dune\"\r\n")
+    assert {"shell", "network"} <= set(_classes(nervous_pm, body))
+    # near miss: a sentence that starts with a command's name is prose
+    assert _classes(nervous_pm, "Curl is a tool for transfers.\ngit history explains what changed.\n") == [
+        "read_only"]
+
+
+def test_described_writes_need_an_action_on_an_object(nervous_pm) -> None:
+    assert "write" in _classes(nervous_pm, "Update the settings file with the new theme.\n")
+    assert "write" in _classes(nervous_pm, "", description="Applies the company's brand colours and typography "
+                                                           "to any kind of artifact the user makes.")
+    # near misses: a file name, a list of nouns, a passive description, and a licence file's wording
+    for body in ("See updates.md for the format.\n",
+                 "Covers status updates, newsletters, incident reports, project briefs.\n",
+                 "Explains how claims are generated through audio fingerprints.\n"):
+        assert _classes(nervous_pm, body) == ["read_only"], body
+    assert _classes(nervous_pm, "Guidance only.\n", extra={"LICENSE.txt": "You must cause any modified files to "
+                                                           "carry prominent notices.\n"}) == ["read_only"]

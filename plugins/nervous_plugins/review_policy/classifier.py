@@ -449,7 +449,13 @@ class Classifier:
         if lines and lines[0].text.strip() == "---":
             front_end = next((ln.no for ln in lines[1:] if ln.text.strip() == "---"), 0)
         block: list[Line] = []
+        bare: list[Line] = []  # a command written as a plain line, outside any fence
         for ln in lines + [Line(len(lines) + 1, "", "fence")]:
+            if ln.kind == "prose" and (bare and bare[-1].text.rstrip().endswith("\\") or _bare_command(ln.text)):
+                bare.append(ln)
+            elif bare:
+                self._code_block(c, path, [Line(b.no, b.text, "code", "sh", b.quoted) for b in bare], known)
+                bare = []
             if ln.kind == "code":
                 block.append(ln)
                 continue
@@ -460,7 +466,8 @@ class Classifier:
                 if len(ln.text) > 5000:
                     continue
                 prose.analyze_line(c, path, ln.no, ln.text)
-                if is_skill and ln.no > front_end and c.purpose != "draft":
+                if is_skill and (ln.no > front_end or ln.text.lstrip().startswith("description:")) \
+                        and c.purpose != "draft":
                     prose.side_effect_intent(c, path, ln.no, ln.text)
                 for m in INLINE_CODE_RE.finditer(ln.text):
                     code = m.group(1)
@@ -906,6 +913,15 @@ def _line_of(f: SkillFile, pattern: str) -> int:
         if re.search(pattern, line):
             return i
     return 1
+
+
+_BARE_COMMAND = re.compile(r"^\s{0,8}(?:\$\s+)?([a-z][\w.+-]*)\s+(?:--?[A-Za-z]|[^\s.]+\s*\\$)")
+
+
+def _bare_command(text: str) -> bool:
+    """A prose line that is a shell command (``curl -s …``), as skills without code fences write them."""
+    m = _BARE_COMMAND.match(text)
+    return m is not None and m.group(1) in shell.KNOWN_COMMANDS and not text.rstrip().endswith((".", ":"))
 
 
 def _join_continuations(lines: list[Line]) -> list[tuple[int, str]]:

@@ -366,13 +366,13 @@ GATES: dict[str, tuple[str, ...]] = {
 
 WRITE_INTENT = re.compile(
     r"(?i)\b(?:creat|writ|save|saving|generat|export|render|edit|modif|updat|apply|applie|append|insert|rename|move|"
-    r"convert|overwrit)\w*\b[^.\n]{0,60}?\b(?:files?|\.md|\.html?|\.png|\.pdf|\.js|\.json|\.csv|"
+    r"convert|overwrit)\w*\b(?!\.\w)(?!(?<=ed)\s+(?:by|through|via|from)\b)[^.,\n]{0,80}?\b(?:files?|\.md|\.html?|\.png|\.pdf|\.js|\.json|\.csv|"
     r"\.txt|\.xlsx|\.docx|\.pptx|slides?|decks?|presentations?|artifacts?|artwork|code|codebase|images?|"
     r"spreadsheets?|sheets?|config(?:uration)?|settings|database|rows?|records?|folders?|director(?:y|ies)|themes?|"
     r"styles?|audio|video|memory|profile|repository|repo)\b"
     r"|\b(?:post|publish|submit|upload|send|schedul|book|creat|commit|push|deploy|install|add|insert|updat|edit|"
     r"mark|move|assign|reply|replie|comment|like|follow|vote|star|label|close|merge|transfer|pay|buy|sell|order|"
-    r"play|pause|skip|queue|set)\w*\b[^.\n]{0,60}?\b(?:tasks?|issues?|comments?|messages?|e-?mails?|posts?|tweets?|"
+    r"play|pause|skip|queue|set)\w*\b(?!\.\w)[^.,\n]{0,60}?\b(?:tasks?|issues?|comments?|messages?|e-?mails?|posts?|tweets?|"
     r"requests?|projects?|tickets?|pull\s+requests?|prs?|commits?|branch(?:es)?|events?|reminders?|todos?|orders?|"
     r"playlists?|packages?|dependencies|threads?|records?|entries|cards?|boards?|calendar|invites?|secrets?|"
     r"playback|volume|tracks?|replies|votes?|likes?|profiles?|accounts?|agents?|webhooks?|subscriptions?|"
