@@ -33,6 +33,9 @@ COLLECTION = "installs"
 STAGING_PREFIX = ".nervous-staging-"
 ASIDE_PREFIX = ".nervous-previous-"
 TRASH_PREFIX = ".nervous-trash-"
+#: What an install still has to write once its folder is swapped in (lockfile entry, our record), so a
+#: process killed between the swap and those writes is completed by the next one, never half-recorded.
+JOURNAL_PREFIX = ".nervous-commit-"
 
 
 
@@ -188,6 +191,7 @@ class SkillsDirTarget:
         aside: Path | None = None
         swapped = False
         lock_written = False
+        journal: Path | None = None
         lock_before = self.lock_path.read_bytes() if self.lock_path.is_file() else None
         try:
             self._write_files(staging, bundle)
@@ -204,27 +208,33 @@ class SkillsDirTarget:
                 origin.update({"installedVersion": bundle.version, "installedAt": installed_at_ms,
                                "fingerprint": installed_fp})
                 _atomic_write(staging / ".clawhub" / "origin.json", json.dumps(origin, indent=2) + "\n")
-            if exists:
-                aside = target.parent / _temp_name(ASIDE_PREFIX, target.name)
-                os.replace(target, aside)
-            os.replace(staging, target)
-            swapped = True
+            entry: dict[str, Any] | None = None
             if lock is not None:
-                previous = lock["skills"].get(key) or {}
-                entry: dict[str, Any] = {"version": bundle.version, "installedAt": installed_at_ms}
-                if previous.get("pinned"):
+                entry = {"version": bundle.version, "installedAt": installed_at_ms}
+                if (lock["skills"].get(key) or {}).get("pinned"):
                     entry["pinned"] = True
                 owner = source.get("ownerHandle") or bundle.ref.owner
                 if owner:
                     entry["ownerHandle"] = owner
-                lock["skills"][key] = entry
-                lock_written = True
-                self.write_lock(lock)
             record = InstallRecord(
                 ref=bundle.ref, registry=bundle.registry or "?", slug=key, version=bundle.version,
                 fingerprint=installed_fp, path=str(target), installed_at=utc_timestamp(), target=NAME,
                 files=tuple(FileDigest(f.path, f.size, f.sha256) for f in bundle.files),
             )
+            from nervous.serialize import to_json
+
+            journal = target.parent / (_temp_name(JOURNAL_PREFIX, target.name) + ".json")
+            _atomic_write(journal, json.dumps({"key": key, "fingerprint": installed_fp, "lock_entry": entry,
+                                               "record": to_json(record), "source": source}) + "\n")
+            if exists:
+                aside = target.parent / _temp_name(ASIDE_PREFIX, target.name)
+                os.replace(target, aside)
+            os.replace(staging, target)
+            swapped = True
+            if lock is not None and entry is not None:
+                lock["skills"][key] = entry
+                lock_written = True
+                self.write_lock(lock)
             self._save_record(key, record, source)
         except BaseException:
             if lock_written:
@@ -237,7 +247,10 @@ class SkillsDirTarget:
             if aside is not None and aside.exists():
                 os.replace(aside, target)
             shutil.rmtree(staging, ignore_errors=True)
+            if journal is not None:
+                journal.unlink(missing_ok=True)
             raise
+        journal.unlink(missing_ok=True)
         if aside is not None:
             shutil.rmtree(aside, ignore_errors=True)
         return record
@@ -347,6 +360,10 @@ class SkillsDirTarget:
             return done
         parents = [self.skills_dir] + [d for d in self.skills_dir.iterdir() if d.name.startswith("@") and d.is_dir()]
         for parent in parents:
+            for entry in sorted(parent.glob(JOURNAL_PREFIX + "*.json")):
+                parts = entry.name[len(JOURNAL_PREFIX):-len(".json")].rsplit("-", 2)
+                if len(parts) == 3 and parts[1].isdigit() and not pid_alive(int(parts[1])):
+                    done.extend(self._finish_commit(entry, parent / parts[0]))
             for entry in list(parent.iterdir()):
                 for prefix in (STAGING_PREFIX, ASIDE_PREFIX, TRASH_PREFIX):
                     if not entry.name.startswith(prefix):
@@ -362,6 +379,29 @@ class SkillsDirTarget:
                         shutil.rmtree(entry, ignore_errors=True)
                         done.append(f"removed {entry.name} left by an interrupted operation")
                     break
+        return done
+
+    def _finish_commit(self, journal: Path, target: Path) -> list[str]:
+        """Complete an install killed after its swap (the folder is the journal's), else drop the journal."""
+        from nervous.fingerprint import folder_fingerprint
+        from nervous.serialize import from_json
+
+        try:
+            intent = json.loads(journal.read_bytes())
+            swapped = target.is_dir() and folder_fingerprint(target) == intent["fingerprint"]
+            record = from_json(intent["record"], InstallRecord, f"install journal {journal.name}") if swapped else None
+        except (OSError, ValueError, KeyError, TypeError, BadInput) as exc:
+            return [f"ignored unreadable install journal {journal.name}: {exc}"]
+        done: list[str] = []
+        if record is not None:
+            key = intent["key"]
+            if intent.get("lock_entry") is not None:
+                lock = self.read_lock()
+                lock["skills"][key] = intent["lock_entry"]
+                self.write_lock(lock)
+            self._save_record(key, record, intent.get("source") or {})
+            done.append(f"completed the interrupted install of {key} {record.version} (lockfile and record)")
+        journal.unlink(missing_ok=True)
         return done
 
     def unmanaged(self) -> list[str]:

@@ -147,3 +147,83 @@ def test_leftovers_of_a_killed_install_are_recovered(tmp_path: Path) -> None:
     assert (skills / "notes" / "SKILL.md").read_text() == "old notes\n"
     assert len(done) == 3
     assert sorted(p.name for p in skills.iterdir()) == sorted(["notes", live.name]), "a live writer is left alone"
+
+
+_KILLED_INSTALL = """
+import os, signal, sys
+from pathlib import Path
+from nervous_plugins.file_store import FileStore
+from nervous_plugins.skills_dir import SkillsDirTarget
+from nervous.records import SkillBundle, SkillFile, SkillRef
+
+skills, store, version, kill_in = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3], sys.argv[4]
+target = SkillsDirTarget(skills, store=FileStore(store))
+
+def die(*args, **kwargs):
+    os.kill(os.getpid(), signal.SIGKILL)
+
+real_replace = os.replace
+
+def replace(src, dst):  # kill at one step of the swap: moving the old folder aside, or the new one in
+    if Path(dst if kill_in == "aside" else src).name.startswith(f".nervous-{'previous' if kill_in == 'aside' else 'staging'}-"):
+        die()
+    real_replace(src, dst)
+
+if kill_in in ("aside", "swap"):
+    os.replace = replace
+elif kill_in != "none":
+    setattr(SkillsDirTarget, kill_in, die)
+bundle = SkillBundle(ref=SkillRef("notes", registry="clawhub"), version=version, registry="clawhub",
+                     files=(SkillFile("SKILL.md", f"---\\nname: notes\\ndescription: Notes {version}.\\n---\\n".encode()),))
+target.install(bundle, force=True, source={"registry": "https://registry.test"})
+"""
+
+
+@pytest.mark.parametrize("kill_in", ["write_lock", "_save_record"])
+def test_an_install_killed_after_its_swap_is_completed(tmp_path: Path, kill_in: str) -> None:
+    """Killed between the folder swap and the lockfile or record write: the next process finishes it."""
+    import signal
+    import subprocess
+    import sys
+
+    from nervous_plugins.file_store import FileStore
+    from nervous_plugins.skills_dir import SkillsDirTarget
+
+    skills, store = tmp_path / "skills", tmp_path / "store"
+    run = [sys.executable, "-c", _KILLED_INSTALL, str(skills), str(store)]
+    subprocess.run([*run, "1.0.0", "none"], check=True)
+    killed = subprocess.run([*run, "2.0.0", kill_in])
+    assert killed.returncode == -signal.SIGKILL
+    assert "Notes 2.0.0" in (skills / "notes" / "SKILL.md").read_text()  # the swap happened
+    target = SkillsDirTarget(skills, store=FileStore(store))
+    done = target.recover()
+    assert any("completed the interrupted install of notes 2.0.0" in d for d in done), done
+    lock = json.loads((tmp_path / ".clawhub" / "lock.json").read_text())
+    assert lock["skills"]["notes"]["version"] == "2.0.0"
+    assert [(r.slug, r.version) for r in target.installed()] == [("notes", "2.0.0")]
+    origin = json.loads((skills / "notes" / ".clawhub" / "origin.json").read_text())
+    assert origin["installedVersion"] == "2.0.0"
+    assert sorted(p.name for p in skills.iterdir()) == ["notes"], "no journal, staging or previous folder left"
+    assert target.recover() == []
+
+
+@pytest.mark.parametrize("kill_in", ["aside", "swap"])
+def test_an_install_killed_before_its_swap_keeps_the_previous_version(tmp_path: Path, kill_in: str) -> None:
+    import signal
+    import subprocess
+    import sys
+
+    from nervous_plugins.file_store import FileStore
+    from nervous_plugins.skills_dir import SkillsDirTarget
+
+    skills, store = tmp_path / "skills", tmp_path / "store"
+    run = [sys.executable, "-c", _KILLED_INSTALL, str(skills), str(store)]
+    subprocess.run([*run, "1.0.0", "none"], check=True)
+    killed = subprocess.run([*run, "2.0.0", kill_in])
+    assert killed.returncode == -signal.SIGKILL
+    target = SkillsDirTarget(skills, store=FileStore(store))
+    target.recover()
+    assert "Notes 1.0.0" in (skills / "notes" / "SKILL.md").read_text()
+    assert json.loads((tmp_path / ".clawhub" / "lock.json").read_text())["skills"]["notes"]["version"] == "1.0.0"
+    assert [(r.slug, r.version) for r in target.installed()] == [("notes", "1.0.0")]
+    assert sorted(p.name for p in skills.iterdir()) == ["notes"]
