@@ -196,23 +196,36 @@ def list_cmd(as_json: bool) -> None:
     target = get_app().manager.install_target()
     records = target.installed()
     unmanaged = target.unmanaged()
-    skills: list[dict[str, Any]] = [
-        {"name": r.slug, "managed": True, "registry": r.registry, "ref": str(r.ref), "version": r.version,
-         "path": r.path, "present": Path(r.path).exists(), "installed_at": r.installed_at}
-        for r in records
-    ]
+    on_disk = getattr(target, "on_disk", None)  # optional: targets that can compare the folder with the record
+    skills: list[dict[str, Any]] = []
+    for r in records:
+        now = on_disk(r) if callable(on_disk) else {"present": Path(r.path).exists(), "modified": None,
+                                                       "version": None}
+        skills.append({"name": r.slug, "managed": True, "registry": r.registry, "ref": str(r.ref),
+                       "version": r.version, "path": r.path, "present": now["present"],
+                       "modified": now["modified"],
+                       "version_on_disk": now["version"] if now["version"] != r.version else None,
+                       "installed_at": r.installed_at})
     skills += [{"name": n, "managed": False, "registry": None, "ref": None, "version": None,
-                "path": str(Path(getattr(target, "skills_dir", ".")) / n), "present": True, "installed_at": None}
+                "path": str(Path(getattr(target, "skills_dir", ".")) / n), "present": True, "modified": None,
+                "version_on_disk": None, "installed_at": None}
                for n in unmanaged]
     data = {"skills": skills, "skills_dir": str(getattr(target, "skills_dir", ""))}
+
+    def status(s: dict[str, Any]) -> str:
+        if not s["managed"]:
+            return "unmanaged"
+        if not s["present"]:
+            return "managed (missing)"
+        if s["version_on_disk"]:
+            return f"managed (now {s['version_on_disk']}, changed outside nervous)"
+        return "managed (modified)" if s["modified"] else "managed"
 
     def human() -> None:
         if not skills:
             click.echo("No installed skills.")
             return
-        rows = [[s["name"], s["version"] or "-", s["registry"] or "-",
-                 ("managed" if s["managed"] else "unmanaged") + ("" if s["present"] else " (missing)")]
-                for s in skills]
+        rows = [[s["name"], s["version"] or "-", s["registry"] or "-", status(s)] for s in skills]
         click.echo(table(rows, ["SKILL", "VERSION", "REGISTRY", "STATUS"]))
 
     emit(as_json, data, human, list(getattr(target, "warnings", [])))

@@ -343,6 +343,32 @@ class SkillsDirTarget:
             out.append(from_json(doc, InstallRecord, f"install record {key}"))
         return out
 
+    def on_disk(self, record: InstallRecord) -> dict[str, Any]:
+        """What the folder holds now against what we recorded: present, modified, another tool's version.
+
+        ``modified`` means the content fingerprint differs from the one installed (an edit, or an update
+        by another tool such as ``clawhub update``, whose origin file then names ``version``).
+        """
+        from nervous.fingerprint import folder_fingerprint
+
+        folder = Path(record.path)
+        if not folder.is_dir():
+            return {"present": False, "modified": None, "version": None}
+        try:
+            modified = folder_fingerprint(folder) != record.fingerprint
+        except OSError:
+            modified = None
+        version = None
+        for name in (".clawhub", ".clawdhub"):
+            try:
+                origin = json.loads((folder / name / "origin.json").read_bytes())
+            except (OSError, ValueError):
+                continue
+            if isinstance(origin, dict) and isinstance(origin.get("installedVersion"), str):
+                version = origin["installedVersion"]
+                break
+        return {"present": True, "modified": modified, "version": version}
+
     def recover(self) -> list[str]:
         """Finish what a killed install or uninstall left behind; returns what was done.
 

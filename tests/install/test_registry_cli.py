@@ -65,8 +65,14 @@ def test_install_list_uninstall(run: Any, workdir: Path) -> None:
     code, out, _ = run("list")
     assert [(s["name"], s["managed"], s["version"]) for s in out["skills"]] == [
         ("demo", True, "1.0.0"), ("handmade", False, None)]
+    assert out["skills"][0]["modified"] is False and out["skills"][0]["version_on_disk"] is None
     code, text, _ = run("list", as_json=False)
-    assert "unmanaged" in text and "managed" in text
+    assert "unmanaged" in text and "managed" in text and "modified" not in text
+    (workdir / "skills" / "demo" / "SKILL.md").write_text("edited by hand\n")
+    code, out, _ = run("list")
+    assert out["skills"][0]["modified"] is True
+    code, text, _ = run("list", as_json=False)
+    assert "managed (modified)" in text
     code, out, _ = run("uninstall", "handmade")
     assert code == 1 and out["error"]["code"] == "not_ours"
     code, out, _ = run("uninstall", "demo")

@@ -113,6 +113,9 @@ def test_cross_installs_are_recognised(clawhub: Any, standin: ClawHubStandin, mo
     code, out = _nervous(["list"], workdir, standin, monkeypatch, capsys)
     rows = {s["name"]: s for s in out["skills"]}
     assert rows["other"]["managed"] is False and rows["demo"]["managed"] is True
+    # the official CLI's update is seen: our record says 1.0.0, the folder now holds 1.1.0
+    assert rows["demo"]["version"] == "1.0.0" and rows["demo"]["version_on_disk"] == "1.1.0"
+    assert rows["demo"]["modified"] is True
     before = sorted(p.name for p in (workdir / "skills" / "other").iterdir())
     code, out = _nervous(["uninstall", "other"], workdir, standin, monkeypatch, capsys)
     assert code == 1 and out["ok"] is False and out["error"]["code"] == "not_ours"
