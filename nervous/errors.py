@@ -28,6 +28,8 @@ class NervousError(Exception):
         if code is not None:
             self.code = code
         self.details: dict[str, Any] = dict(details or {})
+        #: what was noticed before the failure (a recovered document, an ignored field): still reported
+        self.warnings: list[str] = []
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"code": self.code, "message": self.message}

@@ -133,7 +133,7 @@ def run_main(main: click.Group, argv: list[str]) -> int:
             exc.show()
         return EXIT_USAGE if isinstance(exc, click.UsageError) else exc.exit_code
     except NervousError as exc:
-        _report_error(exc.to_json(), argv, _pending_warnings(main))
+        _report_error(exc.to_json(), argv, list(dict.fromkeys(_pending_warnings(main) + exc.warnings)))
         return exc.exit_code
     except KeyboardInterrupt:
         click.echo("interrupted", err=True)

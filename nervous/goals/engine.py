@@ -135,7 +135,11 @@ class Goals:
             if gf.project is None:
                 gf.project = self.scope.project
             ctx = Ctx(clock.now())
-            result = fn(gf, ctx)
+            try:
+                result = fn(gf, ctx)
+            except NervousError as exc:  # refused: nothing is written, but what we noticed is still said
+                exc.warnings[:0] = [w for w in [*warnings, *ctx.warnings] if w not in exc.warnings]
+                raise
             gf.settle(ctx.now)
             new = gf.to_json()
             doc.clear()

@@ -154,3 +154,18 @@ def test_four_processes_lose_nothing(nervous_home: Path, nervous_config: Any, ba
     doc = pm.storage().read("goals", "race/main").value
     assert len(doc["drain_runs"]) == 4 * per_process
     pm.close()
+
+
+def test_a_refused_action_still_reports_what_was_noticed(goals: Any, store: Any) -> None:
+    """Nothing is written when an action is refused, but a repaired document is still reported."""
+    from nervous.errors import NervousError
+    from nervous.goals.engine import COLLECTION
+
+    goals.analyze("Write the report")
+    store.update(COLLECTION, goals.key, lambda d: d.update(current_goal_id="goal-999"))
+    before = store.read(COLLECTION, goals.key).value
+    with pytest.raises(NervousError) as info:
+        goals.complete("goal-404")
+    assert info.value.code == "not_found"
+    assert any("current_goal_id 'goal-999' names no goal" in w for w in info.value.warnings)
+    assert store.read(COLLECTION, goals.key).value == before
