@@ -194,7 +194,7 @@ def test_lock_of_a_sigkilled_holder_is_taken_over(tmp_path: Path) -> None:
     with FileLock(lock_path, timeout=5) as lock:
         assert lock.took_over_from == [holder.pid]
         assert json.loads(lock_path.read_text())["pid"] == os.getpid()
-    assert time.monotonic() - started < 1
+    assert time.monotonic() - started < 3, "taken over at once, not after the 5 s time-out"
     assert sorted(p.name for p in tmp_path.iterdir()) == [], "no aside copies left"
 
 
