@@ -179,9 +179,8 @@ target.install(bundle, force=True, source={"registry": "https://registry.test"})
 """
 
 
-@pytest.mark.parametrize("kill_in", ["write_lock", "_save_record"])
-def test_an_install_killed_after_its_swap_is_completed(tmp_path: Path, kill_in: str) -> None:
-    """Killed between the folder swap and the lockfile or record write: the next process finishes it."""
+def _install_1_then_kill_2(tmp_path: Path, kill_in: str) -> tuple[Path, Any]:
+    """Install notes 1.0.0 in one process, then 2.0.0 in another killed at ``kill_in``; a fresh target."""
     import signal
     import subprocess
     import sys
@@ -192,14 +191,22 @@ def test_an_install_killed_after_its_swap_is_completed(tmp_path: Path, kill_in: 
     skills, store = tmp_path / "skills", tmp_path / "store"
     run = [sys.executable, "-c", _KILLED_INSTALL, str(skills), str(store)]
     subprocess.run([*run, "1.0.0", "none"], check=True)
-    killed = subprocess.run([*run, "2.0.0", kill_in])
-    assert killed.returncode == -signal.SIGKILL
+    assert subprocess.run([*run, "2.0.0", kill_in]).returncode == -signal.SIGKILL
+    return skills, SkillsDirTarget(skills, store=FileStore(store))
+
+
+def _lock_version(tmp_path: Path) -> str:
+    return json.loads((tmp_path / ".clawhub" / "lock.json").read_text())["skills"]["notes"]["version"]
+
+
+@pytest.mark.parametrize("kill_in", ["write_lock", "_save_record"])
+def test_an_install_killed_after_its_swap_is_completed(tmp_path: Path, kill_in: str) -> None:
+    """Killed between the folder swap and the lockfile or record write: the next process finishes it."""
+    skills, target = _install_1_then_kill_2(tmp_path, kill_in)
     assert "Notes 2.0.0" in (skills / "notes" / "SKILL.md").read_text()  # the swap happened
-    target = SkillsDirTarget(skills, store=FileStore(store))
     done = target.recover()
     assert any("completed the interrupted install of notes 2.0.0" in d for d in done), done
-    lock = json.loads((tmp_path / ".clawhub" / "lock.json").read_text())
-    assert lock["skills"]["notes"]["version"] == "2.0.0"
+    assert _lock_version(tmp_path) == "2.0.0"
     assert [(r.slug, r.version) for r in target.installed()] == [("notes", "2.0.0")]
     origin = json.loads((skills / "notes" / ".clawhub" / "origin.json").read_text())
     assert origin["installedVersion"] == "2.0.0"
@@ -209,21 +216,9 @@ def test_an_install_killed_after_its_swap_is_completed(tmp_path: Path, kill_in: 
 
 @pytest.mark.parametrize("kill_in", ["aside", "swap"])
 def test_an_install_killed_before_its_swap_keeps_the_previous_version(tmp_path: Path, kill_in: str) -> None:
-    import signal
-    import subprocess
-    import sys
-
-    from nervous_plugins.file_store import FileStore
-    from nervous_plugins.skills_dir import SkillsDirTarget
-
-    skills, store = tmp_path / "skills", tmp_path / "store"
-    run = [sys.executable, "-c", _KILLED_INSTALL, str(skills), str(store)]
-    subprocess.run([*run, "1.0.0", "none"], check=True)
-    killed = subprocess.run([*run, "2.0.0", kill_in])
-    assert killed.returncode == -signal.SIGKILL
-    target = SkillsDirTarget(skills, store=FileStore(store))
+    skills, target = _install_1_then_kill_2(tmp_path, kill_in)
     target.recover()
     assert "Notes 1.0.0" in (skills / "notes" / "SKILL.md").read_text()
-    assert json.loads((tmp_path / ".clawhub" / "lock.json").read_text())["skills"]["notes"]["version"] == "1.0.0"
+    assert _lock_version(tmp_path) == "1.0.0"
     assert [(r.slug, r.version) for r in target.installed()] == [("notes", "1.0.0")]
     assert sorted(p.name for p in skills.iterdir()) == ["notes"]
