@@ -65,22 +65,28 @@ def _counter(doc: dict[str, Any], family: str, region: str, key: str) -> dict[st
     return result
 
 
+def _observe(doc: dict[str, Any], family: str, field: str, kind: str, region: str, key: str, threshold: int,
+             cfg: Any, today: date, **extra: str) -> str:
+    """Bump a counter; validate the key's lesson of ``kind``, or create it once the counter reaches ``threshold``."""
+    entry = _counter(doc, family, region, key)
+    entry[field] = memory.as_count(entry.get(field, 0), field, lambda _m: None) + 1
+    entry["last"] = today.isoformat()
+    lesson = find(doc, kind, region=region, key=key)
+    if lesson is not None:
+        validate(lesson, cfg, today)
+        return f"{kind} {region}/{key} validated"
+    if entry[field] >= threshold:
+        create(doc, {"type": kind, "region": region, "key": key, **extra}, cfg, today)
+        return f"{kind} {region}/{key} created"
+    return ""
+
+
 def dependency_missing(doc: dict[str, Any], region: str, keys: Iterable[str], cfg: Any, today: date) -> list[str]:
     """Count missing dependencies; create or validate ``dependency_warning`` lessons."""
-    events = []
-    for key in dict.fromkeys(keys):
-        entry = _counter(doc, "dependency_missing", region, key)
-        entry["count"] = memory.as_count(entry.get("count", 0), "count", lambda _m: None) + 1
-        entry["last"] = today.isoformat()
-        lesson = find(doc, "dependency_warning", region=region, key=key)
-        if lesson is not None:
-            validate(lesson, cfg, today)
-            events.append(f"dependency_warning {region}/{key} validated")
-        elif entry["count"] >= cfg.dependency_warning_threshold:
-            create(doc, {"type": "dependency_warning", "region": region, "key": key,
-                         "action": "check_bin_before_install"}, cfg, today)
-            events.append(f"dependency_warning {region}/{key} created")
-    return events
+    events = [_observe(doc, "dependency_missing", "count", "dependency_warning", region, key,
+                       cfg.dependency_warning_threshold, cfg, today, action="check_bin_before_install")
+              for key in dict.fromkeys(keys)]
+    return [e for e in events if e]
 
 
 def dependency_present(doc: dict[str, Any], region: str, key: str, cfg: Any, today: date) -> list[str]:
@@ -95,18 +101,8 @@ def dependency_present(doc: dict[str, Any], region: str, key: str, cfg: Any, tod
 def environment(doc: dict[str, Any], region: str, present: Iterable[str], missing: Iterable[str], cfg: Any,
                 today: date) -> list[str]:
     """Track ``env_present`` streaks; create, validate or contradict ``env_ready`` lessons."""
-    events = []
-    for key in dict.fromkeys(present):
-        entry = _counter(doc, "env_present", region, key)
-        entry["streak"] = memory.as_count(entry.get("streak", 0), "streak", lambda _m: None) + 1
-        entry["last"] = today.isoformat()
-        lesson = find(doc, "env_ready", region=region, key=key)
-        if lesson is not None:
-            validate(lesson, cfg, today)
-            events.append(f"env_ready {region}/{key} validated")
-        elif entry["streak"] >= cfg.env_ready_threshold:
-            create(doc, {"type": "env_ready", "region": region, "key": key}, cfg, today)
-            events.append(f"env_ready {region}/{key} created")
+    events = [e for e in (_observe(doc, "env_present", "streak", "env_ready", region, key, cfg.env_ready_threshold,
+                                   cfg, today) for key in dict.fromkeys(present)) if e]
     for key in dict.fromkeys(missing):
         entry = _counter(doc, "env_present", region, key)
         entry["streak"] = 0
