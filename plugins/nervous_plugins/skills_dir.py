@@ -417,7 +417,9 @@ class SkillsDirTarget:
             swapped = target.is_dir() and folder_fingerprint(target) == intent["fingerprint"]
             record = from_json(intent["record"], InstallRecord, f"install journal {journal.name}") if swapped else None
         except (OSError, ValueError, KeyError, TypeError, BadInput) as exc:
-            return [f"ignored unreadable install journal {journal.name}: {exc}"]
+            aside = journal.with_name(journal.name + ".corrupt")
+            os.replace(journal, aside)
+            return [f"install journal {journal.name} is unreadable ({exc}); kept as {aside.name}, nothing completed"]
         done: list[str] = []
         if record is not None:
             key = intent["key"]

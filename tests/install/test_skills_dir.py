@@ -222,3 +222,24 @@ def test_an_install_killed_before_its_swap_keeps_the_previous_version(tmp_path: 
     assert _lock_version(tmp_path) == "1.0.0"
     assert [(r.slug, r.version) for r in target.installed()] == [("notes", "1.0.0")]
     assert sorted(p.name for p in skills.iterdir()) == ["notes"]
+
+
+def test_an_unreadable_install_journal_is_set_aside_once(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    from nervous_plugins.skills_dir import JOURNAL_PREFIX, SkillsDirTarget
+
+    from nervous.storage import MemoryStore
+
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
+                          text=True, check=True).stdout.strip()
+    skills = tmp_path / "skills"
+    skills.mkdir()
+    journal = skills / f"{JOURNAL_PREFIX}notes-{dead}-0badf00d.json"
+    journal.write_text("{not json")
+    target = SkillsDirTarget(skills, store=MemoryStore())
+    done = target.recover()
+    assert len(done) == 1 and "unreadable" in done[0] and "nothing completed" in done[0]
+    assert not journal.exists() and (skills / (journal.name + ".corrupt")).read_text() == "{not json"
+    assert target.recover() == [] and target.installed() == []
