@@ -13,7 +13,7 @@ from typing import Any
 
 from attrs import asdict, frozen
 
-RULES_VERSION = "4"
+RULES_VERSION = "5"
 
 
 @frozen
@@ -190,6 +190,12 @@ RULES: tuple[Rule, ...] = (
        "from a URL. Refused when the fetched instructions are a standing channel: followed on a schedule "
        "(heartbeat), given precedence over the skill, or served from a raw-IP or paste host.",
        "Ship the instructions in the bundle; pinned content is what was reviewed."),
+    _r("NV-REMOTE-002", "Behaviour keyed to a planted file", "remote-instructions", "medium", "review", "refuse",
+       "The instructions check whether a file exists at a fixed location outside the skill and outside the "
+       "user's project (a home directory, /opt, /srv, /tmp, …) and act on it: whoever can place that file "
+       "steers the agent, and the reviewed skill stays innocent-looking. Refused when the file is then run, "
+       "sourced or imported (code the skill does not ship).",
+       "Ship the file in the bundle, or have the user name it; do not let an unshipped file switch behaviour."),
     # ------------------------------------------------------------------ privilege
     _r("NV-PRIV-001", "Privilege escalation", "privilege", "high", "review", "refuse",
        "sudo, su, doas, pkexec, runas, or writes to system locations.",

@@ -327,6 +327,18 @@ FRAUD = re.compile(
 
 
 #: Literal words one of which must occur for a phrase rule to be tried (cheap prefilters).
+#: A fixed location outside the skill and the user's project (binary directories aside: "if
+#: /usr/local/bin/brew exists" is a platform check).
+_OUTSIDE_PATH = (r"(?:(?<![\w.$}/])/(?:root|home/[\w.-]+|opt|srv|mnt|app|workspace|data|var|tmp|usr/local)"
+                 r"|(?<![\w/])(?:~|\$HOME|\$\{HOME\}))/(?![\w.-]*/?s?bin\b)[\w.-]+(?:/[\w.-]+)*/?")
+PLANTED_FILE = re.compile(
+    r"(?i)\b(?:if|when|whenever|whether|once|unless|in\s+case)\b[^\n]{0,120}?(" + _OUTSIDE_PATH
+    + r")[^\n]{0,120}?\bexist")
+SHELL_SETUP = re.compile(r"(?:nvm\.sh|/env|/activate|conda\.sh|/\.(?:bash|zsh)rc|/\.(?:bash_|z)?profile)$")
+RUNS_IT = re.compile(r"(?i)\b(?:run|execute|source|import|invoke|call)\s+(?:it|them|this|that|its\s+\w+|the\s+(?:file|script|"
+                     r"helper|hook|module|plugin|program|binary|entrypoint)|[`'\"]?[~$/.])"
+                     r"|\b(?:python3?|bash|sh|zsh|node|deno|bun|source)\s+[`'\"]?[~$/.]")
+
 GATES: dict[str, tuple[str, ...]] = {
     "CONCEAL": ("user", "human", "operator", "owner", "person", "developer", "customer", "silently", "quietly",
                 "covertly", "secretly", "discreetly", "stealth", "invisibly", "surreptitious", "behind",
@@ -358,6 +370,7 @@ GATES: dict[str, tuple[str, ...]] = {
     "UNTRUSTED_INPUT": ("fetch", "scrape", "crawl", "browse", "read", "summar", "search", "web", "gmail", "imap",
                         "inbox"),
     "MEMORY_WRITE": (".md", "openclaw", ".claude", "skill", "system prompt", "agent"),
+    "PLANTED_FILE": ("exist",),
     "CRED_READ_INSTR": (".ssh", "id_rsa", "id_ed25519", ".aws", ".gnupg", ".kube", ".docker", ".netrc", ".npmrc",
                         ".pypirc", "git-credentials", "gcloud", "shadow", "login data", "logins.json", "key3",
                         "key4", "wallet", "keychain", ".openclaw", ".clawdbot", ".env"),
@@ -475,6 +488,12 @@ def analyze_line(c: Collector, file: str, lineno: int, line: str, *, in_code: bo
         c.flags.add("remote_instructions")
         c.tag("network:*", file, lineno)
         c.fact("remote_instructions", file, lineno)
+    m = PLANTED_FILE.search(line) if not in_code and _gate(low, "PLANTED_FILE") else None
+    if m and not quoted(m) and not describes and not _NEGATION.search(line[:m.start()]):
+        # running it is planted code, except a tool's own environment script ("source ~/.nvm/nvm.sh")
+        runs = RUNS_IT.search(line, m.start()) and not SHELL_SETUP.search(m.group(1).rstrip("/"))
+        c.hit("NV-REMOTE-002", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1,
+              action="refuse" if runs else None, path=m.group(1))
     if not in_code:
         _credential_send(c, file, lineno, line, lambda m: quoted(m) or describes)
     m = FRAUD.search(line) if _gate(low, "FRAUD") else None
