@@ -326,7 +326,6 @@ FRAUD = re.compile(
 )
 
 
-#: Literal words one of which must occur for a phrase rule to be tried (cheap prefilters).
 #: A fixed location outside the skill and the user's project (binary directories aside: "if
 #: /usr/local/bin/brew exists" is a platform check).
 _OUTSIDE_PATH = (r"(?:(?<![\w.$}/])/(?:root|home/[\w.-]+|opt|srv|mnt|app|workspace|data|var|tmp|usr/local)"
@@ -339,6 +338,7 @@ RUNS_IT = re.compile(r"(?i)\b(?:run|execute|source|import|invoke|call)\s+(?:it|t
                      r"helper|hook|module|plugin|program|binary|entrypoint)|[`'\"]?[~$/.])"
                      r"|\b(?:python3?|bash|sh|zsh|node|deno|bun|source)\s+[`'\"]?[~$/.]")
 
+#: Literal words one of which must occur for a phrase rule to be tried (cheap prefilters).
 GATES: dict[str, tuple[str, ...]] = {
     "CONCEAL": ("user", "human", "operator", "owner", "person", "developer", "customer", "silently", "quietly",
                 "covertly", "secretly", "discreetly", "stealth", "invisibly", "surreptitious", "behind",
