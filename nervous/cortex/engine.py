@@ -433,14 +433,10 @@ class Cortex:
                 cand.set_runs(consecutive_successes=0)
                 new_state = policy.on_version_change(self._view(cand, tx.today, policy.name))
                 cand.set_policy_state(policy.name, new_state)
-            if version is not None:
-                cand.set("version", version)
-            if fingerprint is not None:
-                cand.set("fingerprint", fingerprint)
-            if owner is not None:
-                cand.set("owner", owner)
-            if skill_md_chars is not None:
-                cand.set("skill_md_chars", skill_md_chars)
+            for name, value in (("version", version), ("fingerprint", fingerprint), ("owner", owner),
+                                ("skill_md_chars", skill_md_chars)):
+                if value is not None:
+                    cand.set(name, value)
             if tag_list is not None:
                 cand.set("side_effects", tag_list)
                 if fingerprint is not None:
