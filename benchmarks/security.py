@@ -100,7 +100,8 @@ def baseline_scan(files: list[tuple[str, bytes]]) -> tuple[bool, bool]:
     return any(t in text for t in BASELINE_STRONG), any(t in text for t in BASELINE_TERMS)
 
 
-def run(corpus: Path, labels_path: Path, *, verbose: bool = False) -> dict[str, Any]:
+def run(corpus: Path, labels_path: Path, *, verbose: bool = False,
+        intent_command: list[str] | None = None) -> dict[str, Any]:
     from nervous.config import Config
     from nervous.manager import PluginManager
     from nervous.records import ScanContext, SkillBundle, SkillFile, SkillRef
@@ -115,7 +116,11 @@ def run(corpus: Path, labels_path: Path, *, verbose: bool = False) -> dict[str, 
     missing = sorted(set(labels) - set(items))
     if missing:
         raise SystemExit(f"labels name {len(missing)} items missing from the corpus (first: {missing[0]})")
-    pm = PluginManager(Config(), autoload=False)
+    config = Config()
+    if intent_command:  # a host's judge program (docs/security.md), asked about every item
+        config.review.intent_command = list(intent_command)
+    pm = PluginManager(config, autoload=False)
+    verdicts: dict[str, int] = {}
     context = ScanContext(purpose="install")
     refuse: dict[str, bool] = {}
     review: dict[str, bool] = {}
@@ -138,6 +143,8 @@ def run(corpus: Path, labels_path: Path, *, verbose: bool = False) -> dict[str, 
         review[item_id] = report.decision in ("review", "refuse")
         base_refuse[item_id], base_review[item_id] = b_ref, b_rev
         classes[item_id] = set(report.report["capabilities"]["classes"])
+        if report.intent is not None:
+            verdicts[report.intent.verdict] = verdicts.get(report.intent.verdict, 0) + 1
         per_item[item_id] = {
             "label": labels[item_id]["label"], "decision": report.decision,
             "rules": sorted({f.rule_id for f in report.findings if f.action != "note"}),
@@ -165,6 +172,8 @@ def run(corpus: Path, labels_path: Path, *, verbose: bool = False) -> dict[str, 
         "p95_ms": sorted(times)[int(0.95 * (len(times) - 1))],
         "baseline_median_ms": statistics.median(base_times),
         "anchor": ANCHOR,
+        "intent_command": list(intent_command or []),
+        "intent_verdicts": dict(sorted(verdicts.items())),
     }
     if verbose:
         result["per_item"] = per_item
@@ -198,6 +207,10 @@ def print_report(r: dict[str, Any]) -> None:
     print(f"{'class':<24}{'precision':>10}{'recall':>9}{'support':>9}")
     for label, m in r["side_effect_classes"].items():
         print(f"{label:<24}{_pct(m['precision']):>10}{_pct(m['recall']):>9}{m['support']:>9}")
+    if r["intent_command"]:
+        counts = ", ".join(f"{k} {v}" for k, v in r["intent_verdicts"].items()) or "none"
+        print(f"\nintent judge: {' '.join(r['intent_command'])} (verdicts: {counts}; abstained "
+              f"{r['items'] - sum(r['intent_verdicts'].values())}); times below include it")
     print(f"\nmedian {r['median_ms']:.2f} ms per skill (p95 {r['p95_ms']:.2f} ms); baseline median "
           f"{r['baseline_median_ms']:.3f} ms")
 
@@ -209,8 +222,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", action="store_true", help="print the figures as one JSON object")
     ap.add_argument("--per-item", action="store_true",
                     help="also print item ids with decision and rule ids (never content)")
+    ap.add_argument("--intent-command", metavar="CMD",
+                    help="also ask this intent judge program about every item (a command line; the protocol is "
+                         "in docs/security.md); without it the figures are the static rules alone")
     args = ap.parse_args(argv)
-    result = run(args.corpus, args.labels, verbose=args.per_item)
+    import shlex
+
+    command = shlex.split(args.intent_command) if args.intent_command else None
+    result = run(args.corpus, args.labels, verbose=args.per_item, intent_command=command)
     if args.json:
         print(json.dumps(result, indent=2))
         return 0

@@ -59,6 +59,13 @@ class InstallConfig:
 @define
 class ReviewConfig:
     policy: str = "default"
+    #: an intent judge program (argv), e.g. a host's LLM wrapper: reads a ``nervous.intent-request.v1``
+    #: document on stdin, prints a verdict (docs/security.md). Only the user's own layers may set it.
+    intent_command: list[str] = Factory(list)
+    #: seconds the judge program may take; over it, the verdict is ``unknown`` (a concern)
+    intent_timeout: float = 60.0
+    #: characters of skill text sent to the judge program
+    intent_max_chars: int = 60_000
 
 
 @define
@@ -274,6 +281,10 @@ def _check_values(cfg: Config) -> None:
 
     positive("registries", "timeout", cfg.registries.timeout)
     positive("storage", "lock_timeout", cfg.storage.lock_timeout)
+    positive("review", "intent_timeout", cfg.review.intent_timeout)
+    positive("review", "intent_max_chars", cfg.review.intent_max_chars)
+    if cfg.review.intent_command and not cfg.review.intent_command[0].strip():
+        raise ConfigError("review.intent_command: the program name (first item) is empty")
     for key in ("max_total_bytes", "max_files", "max_file_bytes", "max_compression_ratio"):
         positive("install", key, getattr(cfg.install, key))
     for key, factor in cfg.cortex.failure_factors.items():
@@ -330,8 +341,31 @@ ENV_KEYS: dict[str, tuple[str, str]] = {
     "NERVOUS_RANKING_POLICY": ("cortex", "ranking_policy"),
     "NERVOUS_MATCHER": ("cortex", "matcher"),
     "NERVOUS_DISABLE_PLUGINS": ("plugins", "disable"),
+    "NERVOUS_INTENT_COMMAND": ("review", "intent_command"),
 }
 _LIST_KEYS = {("registries", "use"), ("plugins", "disable")}
+#: command lines in the environment, split like a POSIX shell would
+_ARGV_KEYS = {("review", "intent_command")}
+#: keys that name a program to run: never taken from a project file, which arrives with the code
+#: one is asked to scan (the same reason git ignores a repository's own hooks)
+_USER_ONLY_KEYS = (("review", "intent_command"),)
+
+
+def _split_argv(var: str, value: str) -> list[str]:
+    import shlex
+
+    try:
+        return shlex.split(value)
+    except ValueError as exc:
+        raise ConfigError(f"{var}: not a valid command line ({exc})") from None
+
+
+def _refuse_user_only(where: str, layer: Mapping[str, Any]) -> None:
+    for section, key in _USER_ONLY_KEYS:
+        block = layer.get(section)
+        if isinstance(block, Mapping) and key in block:
+            raise ConfigError(f"{where}: {section}.{key} names a program to run, so a project file may not set "
+                              f"it; set it in the user config file, the environment or with --config/-c")
 
 
 def _env_layer(env: Mapping[str, str]) -> dict[str, Any]:
@@ -340,7 +374,11 @@ def _env_layer(env: Mapping[str, str]) -> dict[str, Any]:
         value = env.get(var)
         if value is None or value == "":
             continue
-        parsed: Any = [v.strip() for v in value.split(",") if v.strip()] if (section, key) in _LIST_KEYS else value
+        parsed: Any = value
+        if (section, key) in _LIST_KEYS:
+            parsed = [v.strip() for v in value.split(",") if v.strip()]
+        elif (section, key) in _ARGV_KEYS:
+            parsed = _split_argv(var, value)
         layer.setdefault(section, {})[key] = parsed
     if env.get("NERVOUS_DISABLE_PLUGIN_AUTOLOAD", "").strip() not in ("", "0", "false"):
         layer.setdefault("plugins", {})["autoload"] = False
@@ -386,6 +424,7 @@ def load_config(
     found = find_project_file(cwd)
     if found:
         where = f"{found[0]} [tool.nervous]" if found[0].name == "pyproject.toml" else str(found[0])
+        _refuse_user_only(where, found[1])
         layers.append((where, found[1]))
     env_layer = _env_layer(env)
     if env_layer:

@@ -101,12 +101,13 @@ def nervous_review_policies() -> list[Provider]:
 
 @hookspec(firstresult=True)
 def nervous_judge_intent(
-    bundle: SkillBundle, side_effects: SideEffects, context: ScanContext
+    bundle: SkillBundle, side_effects: SideEffects, context: ScanContext, manager: PluginManager
 ) -> IntentVerdict | None:
     """Judge whether a skill's capabilities fit its stated purpose (e.g. a host agent's LLM).
 
     The framework calls no LLM itself and works fully without an implementation. A verdict can
-    raise the review decision (allow → review → refuse), never lower it.
+    raise the review decision (allow → review → refuse), never lower it; ``unknown`` (asked, could
+    not tell) counts as a concern. ``manager`` gives configured judges their settings.
 
     :returns: a verdict, or ``None`` to abstain. First result wins.
     """

@@ -41,6 +41,7 @@ BUILTIN_PLUGINS: tuple[tuple[str, str], ...] = (
     ("lexical", "nervous_plugins.builtin.lexical"),
     ("drain-policies", "nervous_plugins.drain_policies"),
     ("audit", "nervous_plugins.audit"),
+    ("intent-command", "nervous_plugins.intent_command"),
 )
 
 ENTRY_POINT_GROUP = "nervous"
@@ -375,7 +376,7 @@ class PluginManager:
 
     def judge_intent(self, bundle: SkillBundle, side_effects: SideEffects, context: ScanContext) -> IntentVerdict | None:
         for _plugin, verdict in self._each("nervous_judge_intent", bundle=bundle, side_effects=side_effects,
-                                           context=context):
+                                           context=context, manager=self):
             return verdict  # type: ignore[no-any-return]
         return None
 

@@ -59,3 +59,24 @@ def test_benchmark_on_a_small_corpus(tmp_path, nervous_home, capsys) -> None:
     assert bench.main(["--corpus", str(corpus), "--labels", str(labels)]) == 0
     out = capsys.readouterr().out
     assert "refuse" in out and "side-effect classes" in out
+
+
+def test_benchmark_with_an_intent_judge(tmp_path, nervous_home, capsys) -> None:
+    """A stand-in judge that calls every skill mentioning a build folder deceptive: its verdicts count."""
+    bench = _load()
+    corpus, labels = _corpus(tmp_path)
+    judge = tmp_path / "judge.py"
+    judge.write_text("import json, sys\n"
+                     "req = json.load(sys.stdin)\n"
+                     "text = ' '.join(f['text'] or '' for f in req['files'])\n"
+                     "print(json.dumps({'verdict': 'malicious' if 'build' in text else 'benign'}))\n")
+    import sys
+
+    r = bench.run(corpus, labels, verbose=True, intent_command=[sys.executable, str(judge)])
+    assert r["intent_verdicts"] == {"coherent": 2, "deceptive": 1}
+    assert r["per_item"]["t-3"]["decision"] == "refuse"
+    refuse = r["nervous"]["all"]["refuse"]
+    assert (refuse["tp"], refuse["fp"], refuse["fn"], refuse["tn"]) == (1, 1, 0, 1)
+    assert bench.main(["--corpus", str(corpus), "--labels", str(labels),
+                       "--intent-command", f"{sys.executable} {judge}"]) == 0
+    assert "intent judge:" in capsys.readouterr().out

@@ -64,13 +64,11 @@ class DefaultReviewPolicy:
             elif scan.status == "suspicious":
                 decision = _raise(decision, "review")
                 reasons.append("registry scan verdict: suspicious" + (f" ({scan.reason})" if scan.reason else ""))
-        if intent is not None:
-            if intent.verdict == "deceptive":
-                decision = _raise(decision, "refuse")
-                reasons.append(f"intent judge{f' {intent.judge}' if intent.judge else ''}: deceptive: {intent.reason}")
-            elif intent.verdict == "incoherent":
-                decision = _raise(decision, "review")
-                reasons.append(f"intent judge{f' {intent.judge}' if intent.judge else ''}: incoherent: {intent.reason}")
+        if intent is not None and intent.verdict != "coherent":
+            # unknown: a judge was asked and could not tell, which is a concern, never approval
+            decision = _raise(decision, "refuse" if intent.verdict == "deceptive" else "review")
+            judge = f" {intent.judge}" if intent.judge else ""
+            reasons.append(f"intent judge{judge}: {intent.verdict}" + (f": {intent.reason}" if intent.reason else ""))
         if context.purpose == "draft" and risk.level == "high":
             decision = _raise(decision, "refuse")
             reasons.append("draft risk is high (HIGH_RISK_REJECTED)")
