@@ -16,9 +16,11 @@ typed records; each has ``to_json()`` giving what ``--json`` prints.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from . import hookimpl
 from .errors import BadInput, NervousError, UsageError
 from .paths import Paths
 
@@ -29,7 +31,7 @@ if TYPE_CHECKING:
     from .cortex.results import Perception
     from .goals import Goals
     from .manager import PluginManager
-    from .records import SkillBundle
+    from .records import IntentVerdict, ScanContext, SideEffects, SkillBundle
     from .scan import ScanReport
     from .search import SearchResult
 
@@ -46,12 +48,16 @@ class Nervous:
     ``config``: ``None`` loads the usual layers (user file, project file, environment); a
     :class:`nervous.config.Config` is used as given; a path names an extra TOML file applied over
     the usual layers. ``home`` keeps configuration, data and state under one folder (like
-    ``NERVOUS_HOME``). ``autoload=False`` loads only the built-in plugins.
+    ``NERVOUS_HOME``). ``autoload=False`` loads only the built-in plugins. ``intent_judge`` is the
+    host's coherence judge as a plain callable ``(bundle, side_effects, context) -> IntentVerdict | None``
+    (e.g. backed by its LLM); it is asked before any judge plugin.
     """
 
     def __init__(self, config: Config | str | os.PathLike[str] | None = None,
                  home: str | os.PathLike[str] | None = None, *, autoload: bool | None = None,
-                 overrides: list[str] | tuple[str, ...] = ()) -> None:
+                 overrides: list[str] | tuple[str, ...] = (),
+                 intent_judge: Callable[[SkillBundle, SideEffects, ScanContext], IntentVerdict | None] | None = None,
+                 ) -> None:
         from .config import Config as _Config
         from .config import load_config
 
@@ -70,7 +76,10 @@ class Nervous:
             self.config = load_config(paths=paths, files=files, overrides=list(overrides))
         else:
             raise UsageError(f"config: expected None, a Config or a path, got {type(config).__name__}")
+        if intent_judge is not None and not callable(intent_judge):
+            raise UsageError(f"intent_judge: expected a callable, got {type(intent_judge).__name__}")
         self._autoload = autoload
+        self._intent_judge = intent_judge
         self._manager: PluginManager | None = None
         self._acquirer: Acquirer | None = None
         self._goals: Goals | None = None
@@ -92,6 +101,8 @@ class Nervous:
             from .manager import PluginManager
 
             self._manager = PluginManager(self.config, autoload=self._autoload)
+            if self._intent_judge is not None:
+                self._manager.register(_CallableJudge(self._intent_judge), "host-intent-judge")
         return self._manager
 
     @property
@@ -211,3 +222,16 @@ class Nervous:
 
 
 __all__ = ["Nervous", "home_paths"]
+
+
+class _CallableJudge:
+    """Adapts a host's judge callable to the ``nervous_judge_intent`` hook."""
+
+    def __init__(self, judge: Callable[[SkillBundle, SideEffects, ScanContext], IntentVerdict | None]) -> None:
+        self.judge = judge
+
+    @hookimpl
+    def nervous_judge_intent(self, bundle: SkillBundle, side_effects: SideEffects,
+                             context: ScanContext) -> IntentVerdict | None:
+        return self.judge(bundle, side_effects, context)
+

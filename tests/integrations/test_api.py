@@ -120,3 +120,26 @@ def test_goals_and_evolver_are_available(nv: Any, tmp_path: Path) -> None:
     with pytest.raises(NervousError) as info:
         nv.evolver_for(tmp_path / "missing")
     assert info.value.code == "INVALID_WORKSPACE"
+
+
+def test_a_host_judge_callable_is_asked_and_can_only_raise(tmp_path: Path, nervous_home: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    from nervous.records import IntentVerdict
+
+    monkeypatch.chdir(tmp_path)
+    asked: list[str] = []
+
+    def judge(bundle: Any, side_effects: Any, context: Any) -> IntentVerdict | None:
+        asked.append(bundle.skill_md.text() if bundle.skill_md else "")
+        return IntentVerdict("incoherent", reason="word counting needs no network", judge="host-llm")
+
+    skill = CONFIG.parent / "registry" / "word-count"
+    with Nervous(CONFIG, home=tmp_path / "home", autoload=False) as plain:
+        before = plain.scan(skill).decision
+    with Nervous(CONFIG, home=tmp_path / "home", autoload=False, intent_judge=judge) as judged:
+        report = judged.scan(skill)
+    assert before == "allow" and report.decision == "review" and len(asked) == 1
+    assert report.report["intent"] == {"verdict": "incoherent", "reason": "word counting needs no network",
+                                       "judge": "host-llm"}
+    with pytest.raises(UsageError, match="intent_judge: expected a callable"):
+        Nervous(CONFIG, intent_judge="yes")  # type: ignore[arg-type]
