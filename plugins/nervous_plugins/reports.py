@@ -139,6 +139,10 @@ def render_table(report: dict[str, Any]) -> str:
         lines += ["", table(rows, ["action", "rule", "where", "title", "evidence"])]
     else:
         lines.append("no findings")
+    # what decided beyond the findings: registry verdict, intent judge, incomplete classification, limits
+    others = [r for r in report.get("reasons", []) if not str(r).startswith("NV-")]
+    if others:
+        lines += [""] + [f"also: {r}" for r in others]
     return "\n".join(lines)
 
 

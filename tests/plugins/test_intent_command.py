@@ -203,3 +203,14 @@ def test_scan_cli_with_a_judge(nervous_home, tmp_path, capsys) -> None:
     report = json.loads(capsys.readouterr().out)
     assert report["decision"] == "refuse" and report["intent"]["reason"] == "hides a second purpose"
     assert code == 1
+
+
+def test_scan_table_says_what_the_judge_decided(nervous_home, tmp_path, capsys) -> None:
+    folder = tmp_path / "tuples"
+    folder.mkdir()
+    (folder / "SKILL.md").write_text(CLEAN["SKILL.md"])
+    command = json.dumps([str(tmp_path / "no-such-judge")])
+    code = cli(["-c", f"review.intent_command={command}", "scan", str(folder)])
+    out = capsys.readouterr().out
+    assert code == 0 and "decision: review" in out
+    assert "also: intent judge intent-command (no-such-judge): unknown: the judge program failed: cannot start" in out
