@@ -131,6 +131,8 @@ def is_secret_env(name: str, primary_env: str | None = None) -> bool:
 
 def is_credential_path(path: str) -> bool:
     p = path.strip().strip("\"'").replace("$HOME", "~").replace("${HOME}", "~")
+    if p.endswith(".pub"):  # a public key is meant to be shared
+        return False
     return bool(_CREDENTIAL_PATH_RE.search(p))
 
 

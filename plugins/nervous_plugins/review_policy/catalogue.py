@@ -13,7 +13,7 @@ from typing import Any
 
 from attrs import asdict, frozen
 
-RULES_VERSION = "5"
+RULES_VERSION = "6"
 
 
 @frozen
@@ -150,6 +150,11 @@ RULES: tuple[Rule, ...] = (
        "Instructions to falsify results, lie to the user, or insert undisclosed content (links, referral codes) "
        "into answers.",
        "Remove the instruction; a skill's output must be faithful."),
+    _r("NV-PI-004", "Claimed prior approval", "prompt-injection", "high", "review", "refuse",
+       "The text tells the agent that the user (or an owner or administrator) has already approved all of its "
+       "actions. Approval is given in the conversation, never by the skill; refused together with an "
+       "instruction to skip confirmation or to hide actions, in the same file.",
+       "Remove the claim; let the agent ask the user for consequential actions."),
     # ------------------------------------------------------------------ obfuscation
     _r("NV-OBF-001", "Hidden Unicode", "obfuscation", "critical", "refuse", "refuse",
        "Unicode tag characters, zero-width or bidi controls that hide text from people.",

@@ -682,6 +682,11 @@ class Classifier:
             if h.rule_id == "NV-PRIV-003" and h.action is None and "NV-PRIV-001" in ids:
                 h.action = "refuse"
                 h.evidence["combined_with"] = "NV-PRIV-001"
+        skips = {h.file for h in c.hits if h.rule_id in ("NV-AUTO-002", "NV-PI-001")}
+        for h in c.hits:
+            if h.rule_id == "NV-PI-004" and h.action is None and h.file in skips:
+                h.action = "refuse"
+                h.evidence["combined_with"] = "a confirmation bypass or concealment in the same file"
         if any(r.startswith("NV-CRED-") for r in ids):
             for h in c.hits:
                 if h.rule_id == "NV-EXFIL-003":

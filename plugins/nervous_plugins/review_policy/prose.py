@@ -338,6 +338,15 @@ RUNS_IT = re.compile(r"(?i)\b(?:run|execute|source|import|invoke|call)\s+(?:it|t
                      r"helper|hook|module|plugin|program|binary|entrypoint)|[`'\"]?[~$/.])"
                      r"|\b(?:python3?|bash|sh|zsh|node|deno|bun|source)\s+[`'\"]?[~$/.]")
 
+#: a claim that the user has already approved what the agent will do (so it need not ask)
+FALSE_APPROVAL = re.compile(
+    r"(?i)\b(?:the\s+)?(?:user|owner|operator|admin(?:istrator)?|customer|account\s+holder)\s+(?:has|have|had)\s+"
+    r"(?:already\s+|previously\s+|explicitly\s+)*(?:pre-?approved|approved|authori[sz]ed|consented\s+to|agreed\s+to|"
+    r"granted\s+(?:you\s+)?permission\s+(?:for|to\s+run)|signed\s+off\s+on)\s+(?:all|every|any|each)\b"
+    r"|\b(?:all|every|each\s+of\s+the(?:se)?|these)\s+(?:commands?|actions?|steps|operations?|changes?)\s+"
+    r"(?:(?:in|of)\s+this\s+skill\s+)?(?:are|have\s+been|were|is)\s+(?:already\s+)?(?:pre-?approved|"
+    r"(?:already\s+)?approved\s+by\s+the\s+user|authori[sz]ed\s+by\s+the\s+user)")
+
 #: Literal words one of which must occur for a phrase rule to be tried (cheap prefilters).
 GATES: dict[str, tuple[str, ...]] = {
     "CONCEAL": ("user", "human", "operator", "owner", "person", "developer", "customer", "silently", "quietly",
@@ -371,6 +380,7 @@ GATES: dict[str, tuple[str, ...]] = {
                         "inbox"),
     "MEMORY_WRITE": (".md", "openclaw", ".claude", "skill", "system prompt", "agent"),
     "PLANTED_FILE": ("exist",),
+    "FALSE_APPROVAL": ("approved", "authoriz", "authoris", "consented", "agreed to", "signed off", "permission"),
     "CRED_READ_INSTR": (".ssh", "id_rsa", "id_ed25519", ".aws", ".gnupg", ".kube", ".docker", ".netrc", ".npmrc",
                         ".pypirc", "git-credentials", "gcloud", "shadow", "login data", "logins.json", "key3",
                         "key4", "wallet", "keychain", ".openclaw", ".clawdbot", ".env"),
@@ -488,6 +498,11 @@ def analyze_line(c: Collector, file: str, lineno: int, line: str, *, in_code: bo
         c.flags.add("remote_instructions")
         c.tag("network:*", file, lineno)
         c.fact("remote_instructions", file, lineno)
+    m = FALSE_APPROVAL.search(line) if not in_code and _gate(low, "FALSE_APPROVAL") else None
+    if m and not quoted(m) and not describes and not _NEGATION.search(line[:m.start()]) \
+            and not re.search(r"(?i)\b(?:once|after|when|whenever|if|until|before|unless)\b[^.;:!?]*$", line[:m.start()]):
+        # a condition ("once the user has approved all…") is a workflow step, not a claim; refused with a confirmation bypass or concealment in the same file (decided once the bundle is read)
+        c.hit("NV-PI-004", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1)
     m = PLANTED_FILE.search(line) if not in_code and _gate(low, "PLANTED_FILE") else None
     if m and not quoted(m) and not describes and not _NEGATION.search(line[:m.start()]):
         # running it is planted code, except a tool's own environment script ("source ~/.nvm/nvm.sh")

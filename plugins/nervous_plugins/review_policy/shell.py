@@ -90,8 +90,8 @@ DISABLE_SECURITY = re.compile(
 )
 TLS_OFF = re.compile(r"(?i)(?:^|\s)(?:-k|--insecure|--no-check-certificate)(?=\s|$)|NODE_TLS_REJECT_UNAUTHORIZED\s*=\s*['\"]?0"
                      r"|GIT_SSL_NO_VERIFY|PYTHONHTTPSVERIFY\s*=\s*0|--trusted-host\b")
-UPLOAD = re.compile(r"(?i)(?:^|\s)(?:-d|--data(?:-binary|-raw|-urlencode|-ascii)?|-F|--form|-T|--upload-file)"
-                    r"(?:\s+|=)['\"]?(?:[\w-]+=)?@[^\s'\"]+")
+UPLOAD = re.compile(r"(?i)(?:^|\s)(?:(?:-d|--data(?:-binary|-raw|-urlencode|-ascii)?|-F|--form)"
+                    r"(?:\s+|=)['\"]?(?:[\w-]+=)?@[^\s'\"]+|(?:-T|--upload-file)(?:\s+|=)['\"]?[^\s'\"-][^\s'\"]*)")
 CMD_OUTPUT_IN_REQUEST = re.compile(
     r"(?i)\b(?:curl|wget)\b[^\n]*\$\(\s*(?:cat|whoami|hostname|id|uname|env|printenv|ls|pwd|ifconfig|ip\s+a)"
     r"|\b(?:cat|env|printenv|whoami|hostname|uname|ls)\b[^\n|]*\|\s*(?:curl|wget|nc|ncat)\b[^\n]*"
@@ -119,6 +119,9 @@ HARVEST_STORE_CMDS = re.compile(
     r"(?i)\bsecurity\s+(?:dump-keychain|find-generic-password\s+[^\n]*-w|find-internet-password)|\bcmdkey\s+/list"
     r"|\bsecret-tool\s+search|\bvaultcmd\b|\bgh\s+auth\s+token\b"
 )
+#: a dialog that asks for the user's password (the macOS stealers' fake system prompt, and its cousins)
+PASSWORD_DIALOG = re.compile(r"(?i)display\s+dialog\b[^\n]*\bhidden\s+answer|\bGet-Credential\b|PromptForCredential"
+                             r"|\b(?:zenity|kdialog|yad)\b[^\n]*--password")
 PRIV_CMD = re.compile(r"(?i)(?:^|[;&|(`]\s*|\$\(\s*)(?:sudo|su|doas|pkexec|runas)(?=\s|$)|\bStart-Process\b[^\n]*-Verb\s+RunAs")
 SYSTEM_WRITE = re.compile(r"(?i)(?:>>?|\btee\s+(?:-a\s+)?|\b(?:cp|mv|install|ln)\s+[^\n]*\s)\s*/(?:etc|usr|bin|sbin|boot|lib|System|Library)/")
 ENV_DUMP = re.compile(r"(?i)(?:^|[;&|(`]\s*|\$\(\s*)(?:env|printenv|export\s+-p|set)\s*(?:$|[|>;)&`])"
@@ -127,14 +130,22 @@ CONTENT_READ = re.compile(r"(?i)(?:^|[;&|(`]\s*|\$\(\s*)(?:cat|base64|xxd|od|str
                           r"cp|scp|rsync|curl|wget|nc|openssl|gpg|python3?|node|sqlite3|find|grep|awk|sed|type|"
                           r"Get-Content|gc)\b|<\s*~|@~|@\$HOME")
 #: credential categories no skill needs to read the contents of in order to do its job
-NEVER_LEGIT_CATEGORIES = {"ssh-key", "browser", "wallet", "keychain", "shadow", "gnupg"}
+NEVER_LEGIT_CATEGORIES = {"ssh-key", "browser", "wallet", "keychain", "shadow", "gnupg", "password-dialog"}
 
 
 SENDERS = re.compile(r"(?i)\b(?:curl|wget|nc|ncat|netcat|socat|http|xh|ftp|tftp|dig|nslookup|host|ping)\b")
 
 
+#: what carries a folder or archive away after it was staged: a push to a remote given by URL, an upload
+STAGED_SEND = re.compile(r"(?i)\bgit\s+push\s+(?:-\S+\s+)*(?:https?://|git@|ssh://)"
+                         r"|\b(?:curl|wget)\b[^\n]*(?:\s-T\s|--upload-file|\s-F\s|--form|\s-d\s*@|--data-binary\s*@)")
+
+
 def _sent_in_line(line: str, path: str) -> bool:
     """The contents of ``path`` go into a network request on this line (not an identity or config option)."""
+    staged = re.search(rf"(?i)\b(?:cp|rsync|tar|zip|7z|ditto)\b[^|;&\n]*{re.escape(path)}", line)
+    if staged and STAGED_SEND.search(line, staged.end()):
+        return True
     if not SENDERS.search(line) and not re.search(r"(?i)\b(?:scp|rsync|sftp)\b[^\n]*\s[\w.-]+@?[\w.-]+:", line):
         return False
     esc = re.escape(path)
@@ -327,8 +338,12 @@ def analyze_line(c: Collector, file: str, lineno: int, raw: str, *, executable: 
     act = None if executable and not quoted else "review"
 
     # --- shapes that matter whatever the tokenizer makes of the line
+    # text echoed into a crontab or a shell start-up file is code that runs later, not data
+    persisted = bool(re.search(r"(?i)\|\s*(?:sudo\s+)?crontab\b", line)) or bool(
+        re.search(r"(?:>>?|\btee\s+(?:-a\s+)?)\s*['\"]?\S*$", line.split("#")[0]) and PERSIST_PATH.search(line))
+
     def shape_action(m: re.Match[str]) -> str | None:
-        return "review" if in_data_string(line, m.start()) else act
+        return "review" if in_data_string(line, m.start()) and not persisted else act
 
     m = PIPE_TO_SHELL.search(line) if ("|" in line or "<(" in line or "$(" in line or "iex" in low
                                         or "python" in low or "-e" in low or "-command" in low or "://" in line
@@ -393,6 +408,12 @@ def analyze_line(c: Collector, file: str, lineno: int, raw: str, *, executable: 
         c.hit("NV-CRED-001", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1, store=store)
         if HARVEST_STORE_CMDS.search(line):
             c.fact("harvest_read", file, lineno, "secret-store:keychain")
+    m = PASSWORD_DIALOG.search(line)
+    if m:
+        c.tag("read:secret:password-dialog", file, lineno)
+        c.hit("NV-CRED-001", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1,
+              store="password-dialog")
+        c.fact("harvest_read", file, lineno, "secret-store:password-dialog")
     m = ENV_DUMP.search(line)
     if m and not re.search(r"(?i)\benv\s+[A-Z_]+=", line) and not re.search(r"\|\s*grep\s+-q?\w*\s*['\"]?[A-Z_]{3,}", line):
         c.hit("NV-CRED-004", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1)
@@ -438,6 +459,9 @@ def analyze_line(c: Collector, file: str, lineno: int, raw: str, *, executable: 
             c.hit("NV-CRED-001", file, lineno, snippet(line), path=word)
             if _sent_in_line(line, word):
                 c.fact("harvest_send", file, lineno, "shell-inline:" + credential_category(word))
+                # the contents travel in the request itself (a body, a query, a DNS name): that is a send
+                c.fact("network_send", file, lineno, "sh-inline-content")
+                c.flags.add("network_send")
             if not re.search(r"(?i)\.env\b", word) and CONTENT_READ.search(line):
                 c.fact("harvest_read", file, lineno, "shell-path:" + credential_category(word))
             break
@@ -462,6 +486,9 @@ def analyze_line(c: Collector, file: str, lineno: int, raw: str, *, executable: 
             for v in secret_vars:
                 c.fact("secret_flow", file, lineno, f"{v}|{u.group(0)}")
 
+    if act is None and ("-c" in line or "-e" in line or "-r" in line or "eval" in line or "-p" in line):
+        _inline_code(c, file, lineno, line)
+
     # --- per simple command
     for cmd in _split_commands(_tokens(line)):
         name, args, priv = _first_word(cmd)
@@ -475,6 +502,38 @@ def analyze_line(c: Collector, file: str, lineno: int, raw: str, *, executable: 
         if not is_known and not re.match(r"^[a-z][\w.+-]*$", name):
             continue
         _command(c, file, lineno, line, name, args, priv)
+
+
+#: an interpreter given its program on the command line: ``python3 -c "…"``, ``node -e '…'``, ``perl -e …``
+INLINE_CODE = re.compile(
+    r"""(?i)(?:^|[\s;&|(`])(?:\S*/)?(python[0-9.]*|pypy3?|node|nodejs|deno|bun|ruby|perl|php)(?:\s+-\S+(?:[= ][\w./-]+)?)*?"""
+    r"""\s+(?:-c|-e|-E|--eval|-p|--print|-r|eval)\s+(?:"((?:[^"\\]|\\.)*)"|'([^']*)')""")
+#: code in other languages that evaluates what it just fetched (Ruby, Perl, PHP one-liners)
+EVAL_FETCHED = re.compile(r"(?i)\b(?:eval|instance_eval|system|exec|passthru|shell_exec)\s*\(?[^\n]*?"
+                          r"(?:Net::HTTP|URI\.open|open-uri|URI\(|LWP::|HTTP::Tiny|get\s*\(\s*['\"]https?:|"
+                          r"file_get_contents\s*\(\s*['\"]https?:|curl_exec)")
+
+
+def _inline_code(c: Collector, file: str, lineno: int, line: str) -> None:
+    """Analyse a one-liner's program as the language it is written in, at the shell line's position."""
+    for m in INLINE_CODE.finditer(line):
+        lang = m.group(1).lower()
+        code = m.group(2).replace('\\"', '"').replace("\\\\", "\\") if m.group(2) is not None else m.group(3)
+        if lang.startswith(("python", "pypy")):
+            from . import pycode
+
+            pycode.analyze(c, file, code, lines_offset=lineno - 1)
+        elif lang in ("node", "nodejs", "deno", "bun"):
+            from . import jscode
+
+            jscode.analyze(c, file, code, lines_offset=lineno - 1)
+        else:
+            hit = EVAL_FETCHED.search(code)
+            if hit:
+                c.hit("NV-EXEC-004", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1,
+                      language=lang)
+                c.tag("network:*", file, lineno)
+                c.tag("shell:*", file, lineno)
 
 
 def _command(c: Collector, file: str, lineno: int, line: str, name: str, args: list[str], priv: bool) -> None:
