@@ -675,8 +675,12 @@ class Classifier:
         staged = c.has("download_exec") or c.has("paste_url") or c.has("raw_ip") or paste or bundled_binary
         for h in c.hits:
             if h.rule_id == "NV-PERSIST-002" and h.action is None and not deceptive:
-                h.action = "review"
-                h.evidence["escalates_with"] = "concealment, override, remote instructions or exfiltration"
+                planted = _planted_rule(c, bundle, h)
+                if planted:
+                    h.evidence["plants"] = planted
+                else:
+                    h.action = "review"
+                    h.evidence["escalates_with"] = "concealment, override, remote instructions or exfiltration"
             if h.rule_id == "NV-PRIV-002" and h.evidence.get("quarantine") and h.action is None and not staged:
                 h.action = "review"
             if h.rule_id == "NV-PRIV-003" and h.action is None and "NV-PRIV-001" in ids:
@@ -978,3 +982,30 @@ def _edit(a: str, b: str) -> int:
             cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb)))
         prev = cur
     return prev[-1]
+
+
+#: what a rule planted in the agent's memory or settings must not carry: the skill's influence would
+#: outlive its invocation and reach every later task
+_PLANTED_CONCEAL = re.compile(r"(?i)\b(?:do\s+not|don'?t|never|without)\s+(?:ever\s+)?(?:mention|tell|reveal|disclos|show|"
+                              r"report)\w*\s+(?:it|this|that|them|anything|(?:to\s+)?the\s+user|(?:this|these|the)\s+"
+                              r"(?:rules?|steps?|commands?|instructions?|changes?))\b")
+_PLANTED_SEND = re.compile(r"(?i)\b(?:send|upload|post|forward|sync|copy|mirror|report)\w*\b[^\n]{0,120}?https?://")
+
+
+def _planted_rule(c: Collector, bundle: SkillBundle, hit: Hit) -> str | None:
+    """Why a write to the agent's memory or settings plants a harmful standing rule, or ``None``."""
+    same_line = {x.rule_id for x in c.hits if x.file == hit.file and x.line == hit.line}
+    if "NV-AUTO-002" in same_line:
+        return "a confirmation bypass"
+    source = bundle.file(hit.file) if hit.file else None
+    text = (source.text() or "").split("\n") if source is not None else []
+    line = text[hit.line - 1] if hit.line and 0 < hit.line <= len(text) else ""
+    if _PLANTED_CONCEAL.search(line):
+        return "concealment"
+    if _PLANTED_SEND.search(line):
+        return "sending data to a host"
+    # the agent's own config paths are what is written to, not a secret the planted rule reaches for
+    if prose.CRED_LOCATION.search(re.sub(r"(?i)\S*\.(?:openclaw|clawdbot)\S*|\S*(?:openclaw|clawdbot)\.json\S*", " ", line)):
+        return "a credential location"
+    return None
+

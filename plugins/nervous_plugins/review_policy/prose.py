@@ -223,6 +223,8 @@ CONFIRM_BYPASS = re.compile(
     r"|\bauto[- ]?(?:approve|confirm|accept)\s+(?:all|every|any)?"
     r"|--dangerously-skip-permissions|--yolo\b|bypassPermissions|--no-confirm\b|--skip-confirm|"
     r"\b(?:skip|bypass|disable)\s+(?:all\s+|the\s+|any\s+)?(?:confirmation|approval|permission)s?\s+(?:prompts?|checks?|dialogs?|steps?)"
+    r"|\b(?:never|doesn'?t|does\s+not|do\s+not|don'?t)\s+(?:wants?|need|needs|likes?)\s+to\s+be\s+"
+    r"(?:asked|prompted|consulted)\s+(?:before|for|about)"
 )
 FINANCIAL = re.compile(
     r"(?i)\b(?:place|submit|create|execute|send)\s+(?:a\s+|an\s+)?(?:market|limit|buy|sell|stop|trade|swap)?\s*"
@@ -243,8 +245,13 @@ MEMORY_WRITE = re.compile(
     r"(?:[\w'-]+\s+){0,8}?(?:to|into|in|of)\s+(?:the\s+|your\s+|agent'?s?\s+)?"
     r"(?:`)?(SOUL\.md|MEMORY\.md|AGENTS\.md|IDENTITY\.md|HEARTBEAT\.md|CLAUDE\.md|openclaw\.json|"
     r"~/\.openclaw/\S*|~/\.claude/\S*|(?:other|every|all|another)\s+(?:installed\s+)?skills?'?\s*(?:SKILL\.md|files|directories|folders)|"
-    r"agent\s+(?:config(?:uration)?|settings|memory|instructions))"
+    r"agent\s+(?:config(?:uration)?|settings|memory|instructions)|(?:long-term|persistent|permanent|global)\s+memory)"
 )
+#: instructions that rewrite other skills: a step added to every installed skill spreads like a worm
+SKILL_TAMPER = re.compile(
+    r"(?i)\b(?:edit|modify|patch|rewrite|inject\s+(?:\w+\s+){0,4}?into|(?:append|prepend|add|insert)\s+(?:[\w'`-]+\s+){0,8}?"
+    r"(?:to|into|at\s+the\s+(?:top|start|beginning)\s+of))\s+(?:every|all|each|the\s+other|other|all\s+other|all\s+the)\s+"
+    r"(?:installed\s+|other\s+)?(?:SKILL\.md|skills?\b)")
 # credential locations named in any language's prose: the path is the same in every language
 CRED_LOCATION = re.compile(
     r"(?i)(?<![\w./~$%{}-])(?:~|\$HOME|%USERPROFILE%|\$\{HOME\})?/?[\w./-]*?(?:\.ssh/(?![\w.-]*\.pub\b)[\w.-]*|\bid_(?:rsa|ed25519|ecdsa)\b(?!\.pub)|"
@@ -378,7 +385,7 @@ GATES: dict[str, tuple[str, ...]] = {
                   "transaction", "payment_intents", "/v1/"),
     "UNTRUSTED_INPUT": ("fetch", "scrape", "crawl", "browse", "read", "summar", "search", "web", "gmail", "imap",
                         "inbox"),
-    "MEMORY_WRITE": (".md", "openclaw", ".claude", "skill", "system prompt", "agent"),
+    "MEMORY_WRITE": (".md", "openclaw", ".claude", "skill", "system prompt", "agent", "memory"),
     "PLANTED_FILE": ("exist",),
     "FALSE_APPROVAL": ("approved", "authoriz", "authoris", "consented", "agreed to", "signed off", "permission"),
     "CRED_READ_INSTR": (".ssh", "id_rsa", "id_ed25519", ".aws", ".gnupg", ".kube", ".docker", ".netrc", ".npmrc",
@@ -542,6 +549,12 @@ def analyze_line(c: Collector, file: str, lineno: int, line: str, *, in_code: bo
         if m:
             c.flags.add("prompt_injection_exposure")
             c.fact("untrusted_input", file, lineno)
+    m = SKILL_TAMPER.search(line) if not in_code and "skill" in low else None
+    if m and not quoted(m) and not _NEGATION.search(line[:m.start()]) and not describes:
+        c.hit("NV-PERSIST-002", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1,
+              action="refuse", target="other skills")
+        c.flags.add("persistence")
+        c.tag("write:skills/*", file, lineno)
     m = MEMORY_WRITE.search(line) if _gate(low, "MEMORY_WRITE") else None
     if m:
         c.hit("NV-PERSIST-002", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1,

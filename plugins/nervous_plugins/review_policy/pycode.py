@@ -202,7 +202,7 @@ def analyze(c: Collector, file: str, source: str, *, lines_offset: int = 0) -> b
             pty = True
         # files
         if last == "open" and head in ("open", "io", "codecs", "builtins", "gzip", "os") or fn == "open":
-            target = _const_str(node.args[0]) if node.args else None
+            target = (_const_str(node.args[0]) or _path_expr(node.args[0], {})) if node.args else None
             mode = _const_str(node.args[1]) if len(node.args) > 1 else None
             for kw in node.keywords:
                 if kw.arg == "mode":
