@@ -221,9 +221,6 @@ class Nervous:
         return loaded.bundle, loaded.context, loaded.source
 
 
-__all__ = ["Nervous", "home_paths"]
-
-
 class _CallableJudge:
     """Adapts a host's judge callable to the ``nervous_judge_intent`` hook."""
 
@@ -235,3 +232,5 @@ class _CallableJudge:
                              context: ScanContext) -> IntentVerdict | None:
         return self.judge(bundle, side_effects, context)
 
+
+__all__ = ["Nervous", "home_paths"]

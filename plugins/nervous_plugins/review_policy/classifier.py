@@ -656,8 +656,7 @@ class Classifier:
             for f, ln, via in c.facts.get("terminal_paste", []):
                 remote = [u for u in via.split() if u and not host_matches(normalize_host(u), u, self.vendor_hosts)
                           and not self._coherent_host(u, c.subject | c.bins)]
-                source = bundle.file(f) if f else None
-                line = ((source.text() or "").split("\n")[ln - 1] if source is not None and ln else "")
+                line = _line_text(bundle, f, ln)
                 if remote and COMMAND_SOURCE.search(line):
                     c.hit("NV-SUPPLY-001", f, ln, "paste-into-terminal instruction pointing at an external page",
                           hosts=[normalize_host(u) for u in remote])
@@ -997,9 +996,7 @@ def _planted_rule(c: Collector, bundle: SkillBundle, hit: Hit) -> str | None:
     same_line = {x.rule_id for x in c.hits if x.file == hit.file and x.line == hit.line}
     if "NV-AUTO-002" in same_line:
         return "a confirmation bypass"
-    source = bundle.file(hit.file) if hit.file else None
-    text = (source.text() or "").split("\n") if source is not None else []
-    line = text[hit.line - 1] if hit.line and 0 < hit.line <= len(text) else ""
+    line = _line_text(bundle, hit.file, hit.line)
     if _PLANTED_CONCEAL.search(line):
         return "concealment"
     if _PLANTED_SEND.search(line):
@@ -1009,3 +1006,9 @@ def _planted_rule(c: Collector, bundle: SkillBundle, hit: Hit) -> str | None:
         return "a credential location"
     return None
 
+
+def _line_text(bundle: SkillBundle, path: str | None, line: int | None) -> str:
+    """Line ``line`` (1-based) of a bundle file as text; empty when there is no such line."""
+    source = bundle.file(path) if path else None
+    lines = (source.text() or "").split("\n") if source is not None else []
+    return lines[line - 1] if line and 0 < line <= len(lines) else ""

@@ -508,7 +508,8 @@ def analyze_line(c: Collector, file: str, lineno: int, line: str, *, in_code: bo
     m = FALSE_APPROVAL.search(line) if not in_code and _gate(low, "FALSE_APPROVAL") else None
     if m and not quoted(m) and not describes and not _NEGATION.search(line[:m.start()]) \
             and not re.search(r"(?i)\b(?:once|after|when|whenever|if|until|before|unless)\b[^.;:!?]*$", line[:m.start()]):
-        # a condition ("once the user has approved all…") is a workflow step, not a claim; refused with a confirmation bypass or concealment in the same file (decided once the bundle is read)
+        # a condition ("once the user has approved all…") is a workflow step, not a claim; the claim
+        # refuses with a confirmation bypass or concealment in the same file (decided once the bundle is read)
         c.hit("NV-PI-004", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1)
     m = PLANTED_FILE.search(line) if not in_code and _gate(low, "PLANTED_FILE") else None
     if m and not quoted(m) and not describes and not _NEGATION.search(line[:m.start()]):
