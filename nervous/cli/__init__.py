@@ -39,6 +39,8 @@ COMMANDS: dict[str, str] = {
     "mcp": "nervous.cli.mcp_cmd:mcp",
     "integrations": "nervous.cli.integrations_cmd:integrations",
     "audit": "nervous.cli.audit_cmd:audit",
+    "registry": "nervous.cli.registry_server_cmd:registry",
+    "publish": "nervous.cli.registry_server_cmd:publish",
 }
 
 _HELP = {
@@ -63,6 +65,8 @@ _HELP = {
     "mcp": "Run the Model Context Protocol server over stdio.",
     "integrations": "Install host integrations (OpenClaw skills).",
     "audit": "Show the audit log of lifecycle events.",
+    "registry": "Run and administer a self-hosted ClawHub-compatible registry.",
+    "publish": "Publish a skill folder to a ClawHub-protocol registry.",
 }
 
 

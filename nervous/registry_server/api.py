@@ -1,0 +1,172 @@
+"""The ClawHub HTTP surface on Starlette: routes, rate limits, plain-text errors (protocols Part A).
+
+Every endpoint body runs in Starlette's thread pool (the storage backends are synchronous).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from .ratelimit import RateLimiter, RateLimits
+from .rules import Reject
+from .service import Registry, Reply
+
+MAX_JSON_BODY = 2 * 1024 * 1024
+_CORS = {"Access-Control-Allow-Origin": "*", "Access-Control-Allow-Headers": "Authorization, Content-Type",
+         "Access-Control-Allow-Methods": "GET, POST, DELETE, OPTIONS"}
+
+
+def _caller(request: Request) -> str:
+    auth = request.headers.get("authorization") or ""
+    if auth.startswith("Bearer ") and len(auth) > 7:
+        import hashlib
+
+        return "t:" + hashlib.sha256(auth[7:].strip().encode()).hexdigest()[:16]
+    return "ip:" + (request.client.host if request.client else "?")
+
+
+def _base(request: Request) -> str:
+    return str(request.base_url).rstrip("/")
+
+
+def render(reply: Reply | Reject, extra: dict[str, str]) -> Response:
+    if isinstance(reply, Reject):
+        headers = {**_CORS, **extra, **reply.headers}
+        if reply.body is not None:
+            return Response(json.dumps(reply.body), reply.status, headers, "application/json")
+        return Response(reply.text, reply.status, headers, "text/plain; charset=utf-8")
+    body = reply.body
+    ctype = reply.content_type
+    if isinstance(body, (dict, list)):
+        data = json.dumps(body, ensure_ascii=False).encode()
+        ctype = ctype or "application/json"
+    elif isinstance(body, str):
+        data = body.encode()
+        ctype = ctype or "text/plain; charset=utf-8"
+    else:
+        data = bytes(body)
+        ctype = ctype or "application/octet-stream"
+    headers = {**_CORS, **extra}
+    if reply.status < 300 and ctype.startswith("application/json"):
+        headers["Cache-Control"] = "no-store"
+    headers.update(reply.headers)
+    return Response(data, reply.status, headers, ctype)
+
+
+async def _read_body(request: Request, limit: int) -> bytes:
+    declared = request.headers.get("content-length")
+    if declared and declared.isdigit() and int(declared) > limit:
+        raise Reject(413, f"Request body exceeds {limit} bytes")
+    chunks = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise Reject(413, f"Request body exceeds {limit} bytes")
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+Handler = Callable[[Request, bytes], Any]
+
+
+def create_app(registry: Registry, *, rate_limits: RateLimits | None = None, web: bool = True) -> Starlette:
+    limiter = RateLimiter(rate_limits or RateLimits())
+
+    def endpoint(fn: Handler, bucket: str, body_limit: int | None = None) -> Callable[[Request], Any]:
+        async def run(request: Request) -> Response:
+            extra: dict[str, str] = {}
+            try:
+                extra = limiter.check(bucket, _caller(request))
+                body = await _read_body(request, body_limit) if body_limit else b""
+                out = await run_in_threadpool(fn, request, body)
+                reply = out if isinstance(out, Reply) else Reply(200, out)
+            except Reject as exc:
+                return render(exc, extra)
+            return render(reply, extra)
+
+        return run
+
+    r = registry
+    q = lambda request: dict(request.query_params)  # noqa: E731
+    slug_of = lambda request: request.path_params["slug"]  # noqa: E731
+
+    def well_known(request: Request, _b: bytes) -> dict[str, Any]:
+        base = r.site_url or _base(request)
+        return {"apiBase": base, "authBase": base, "minCliVersion": "0.1.0", "registry": base}
+
+    def whoami(request: Request, _b: bytes) -> dict[str, Any]:
+        user = r.user(request.headers.get("authorization"), required=True) or {}
+        return {"user": {"handle": user["handle"], "displayName": user.get("displayName"), "image": None,
+                         "role": "moderator" if user.get("role") == "moderator" else "user"}}
+
+    def telemetry(request: Request, body: bytes) -> dict[str, Any]:
+        r.user(request.headers.get("authorization"), required=True)
+        try:
+            json.loads(body or b"{}")
+        except ValueError:
+            raise Reject(400, "Invalid JSON body") from None
+        return {"ok": True}
+
+    def authed(fn: Callable[..., Any]) -> Handler:
+        def run(request: Request, body: bytes) -> Any:
+            user = r.user(request.headers.get("authorization"), required=True)
+            return fn(user, request, body)
+
+        return run
+
+    def not_found(request: Request, _b: bytes) -> Any:
+        raise Reject(404, "Not found")
+
+    max_upload = r.limits.max_file_bytes
+    routes = [
+        Route("/.well-known/clawhub.json", endpoint(well_known, "read")),
+        Route("/.well-known/clawdhub.json", endpoint(not_found, "read")),
+        Route("/api/v1/whoami", endpoint(whoami, "read")),
+        Route("/api/cli/telemetry/install", endpoint(telemetry, "write", 64 * 1024), methods=["POST"]),
+        Route("/api/v1/search", endpoint(lambda req, _b: r.search(q(req)), "read")),
+        Route("/api/v1/skills", endpoint(lambda req, _b: r.list_skills(q(req)), "read"), methods=["GET"]),
+        Route("/api/v1/skills", endpoint(authed(lambda u, req, b: r.publish(u, b)), "write", MAX_JSON_BODY),
+              methods=["POST"]),
+        Route("/api/v1/skills/-/upload-url",
+              endpoint(authed(lambda u, req, b: r.upload_url(u, b, r.site_url or _base(req))), "write", 64 * 1024),
+              methods=["POST"]),
+        Route("/api/v1/uploads/{ticket}",
+              endpoint(authed(lambda u, req, b: r.upload(req.path_params["ticket"], b)), "write", max_upload),
+              methods=["POST"]),
+        Route("/api/v1/skills/-/security-verdicts",
+              endpoint(lambda req, b: r.security_verdicts(b), "read", MAX_JSON_BODY), methods=["POST"]),
+        Route("/api/v1/resolve", endpoint(lambda req, _b: r.resolve(q(req)), "read")),
+        Route("/api/v1/skills/resolve", endpoint(lambda req, _b: r.resolve(q(req)), "read")),
+        Route("/api/v1/download", endpoint(lambda req, _b: r.download(q(req), _caller(req)), "download")),
+        Route("/api/v1/skills/{slug}", endpoint(lambda req, _b: r.detail(slug_of(req), q(req)), "read")),
+        Route("/api/v1/skills/{slug}/versions", endpoint(lambda req, _b: r.versions(slug_of(req), q(req)), "read")),
+        Route("/api/v1/skills/{slug}/versions/{version}",
+              endpoint(lambda req, _b: r.version_detail(slug_of(req), req.path_params["version"], q(req)), "read"),
+              methods=["GET"]),
+        Route("/api/v1/skills/{slug}/versions/{version}",
+              endpoint(authed(lambda u, req, b: r.delete_version(u, slug_of(req), req.path_params["version"], q(req))),
+                       "write"), methods=["DELETE"]),
+        Route("/api/v1/skills/{slug}/file", endpoint(lambda req, _b: r.file(slug_of(req), q(req)), "read")),
+        Route("/api/v1/skills/{slug}/install",
+              endpoint(lambda req, _b: r.install_resolver(slug_of(req), q(req), _base(req)), "read")),
+        Route("/api/v1/skills/{slug}/moderation", endpoint(lambda req, _b: r.moderation(slug_of(req), q(req)), "read"),
+              methods=["GET"]),
+        Route("/api/v1/skills/{slug}/moderation",
+              endpoint(authed(lambda u, req, b: r.override(u, slug_of(req), q(req), b)), "write", 64 * 1024),
+              methods=["POST"]),
+        Route("/api/v1/skills/{slug}/scan", endpoint(lambda req, _b: r.scan(slug_of(req), q(req)), "read")),
+    ]
+    if web:
+        from .web import web_routes
+
+        routes += web_routes(r, endpoint)
+    return Starlette(routes=routes)
