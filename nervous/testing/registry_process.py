@@ -85,6 +85,7 @@ class RegistryProcess:
         if self.proc is not None and self.proc.poll() is None:
             self.proc.send_signal(signal.SIGKILL)
             self.proc.wait(timeout=10)
+        self.stop()
 
     def stop(self) -> None:
         if self.proc is None:
