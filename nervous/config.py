@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tomllib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -27,11 +28,29 @@ from .paths import Paths
 
 
 @define
+class NamedRegistryConfig:
+    """A ``[registries.<name>]`` table: one more registry of a protocol provider, with its own URL and token."""
+
+    #: the registry provider that speaks its protocol (``clawhub``)
+    provider: str = "clawhub"
+    #: API base URL (no discovery)
+    url: str | None = None
+    #: site to discover the API base from (``/.well-known/clawhub.json``) when ``url`` is not set
+    site: str | None = None
+    #: bearer token; prefer ``token_env`` so the token stays out of files
+    token: str | None = None
+    #: name of an environment variable holding the token
+    token_env: str | None = None
+
+
+@define
 class RegistriesConfig:
     #: registry provider names, queried in this order ("ClawHub first")
     use: list[str] = Factory(lambda: ["clawhub", "github"])
     #: per-registry time-out for a search fan-out, seconds
     timeout: float = 10.0
+    #: ``[registries.<name>]`` tables (e.g. a team registry before the public one)
+    named: dict[str, NamedRegistryConfig] = Factory(dict)
 
 
 @define
@@ -158,6 +177,9 @@ class Config:
 
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self, filter=lambda a, _v: a.name not in ("sources", "paths"))
+        registries = out["registries"]
+        for name, block in registries.pop("named").items():  # shown as [registries.<name>], token masked
+            registries[name] = {k: ("***" if k == "token" and v else v) for k, v in block.items() if v is not None}
         plugins = out.pop("plugins")
         settings = plugins.pop("settings")
         out["plugins"] = {**plugins, **settings}
@@ -229,8 +251,17 @@ def _build(tp: Any, value: Any, path: str) -> Any:
 
 
 def _prepare(raw: Mapping[str, Any]) -> dict[str, Any]:
-    """Move ``[plugins.<name>]`` tables into ``plugins.settings``."""
+    """Move ``[plugins.<name>]`` tables into ``plugins.settings`` and ``[registries.<name>]`` into ``named``."""
     data = dict(raw)
+    registries = data.get("registries")
+    if isinstance(registries, Mapping):
+        registries = dict(registries)
+        named = dict(registries.get("named") or {})
+        for key in [k for k, v in registries.items() if isinstance(v, Mapping) and k != "named"]:
+            named[key] = registries.pop(key)
+        if named:
+            registries["named"] = named
+        data["registries"] = registries
     plugins = data.get("plugins")
     if isinstance(plugins, Mapping):
         plugins = dict(plugins)
@@ -280,6 +311,12 @@ def _check_values(cfg: Config) -> None:
             raise ConfigError(f"{section}.{name}: expected a positive number, got {value!r}")
 
     positive("registries", "timeout", cfg.registries.timeout)
+    for name, block in cfg.registries.named.items():
+        if not re.match(r"^[a-z][a-z0-9_-]{0,63}$", name):
+            raise ConfigError(f"registries.{name}: invalid registry name; expected lower-case letters, digits, "
+                              "'-' or '_', starting with a letter")
+        if block.url is not None and not block.url.startswith(("http://", "https://")):
+            raise ConfigError(f"registries.{name}.url: expected an http:// or https:// URL, got {block.url!r}")
     positive("storage", "lock_timeout", cfg.storage.lock_timeout)
     positive("review", "intent_timeout", cfg.review.intent_timeout)
     positive("review", "intent_max_chars", cfg.review.intent_max_chars)

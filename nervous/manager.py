@@ -278,12 +278,33 @@ class PluginManager:
             raise ProviderError(f"unknown {kind} {name!r}; available: {available}")
         return provs[name]
 
+    def _named_registry(self, name: str) -> tuple[Provider, dict[str, Any]] | None:
+        """A ``[registries.<name>]`` entry: its protocol provider and the settings it is created with."""
+        block = self.config.registries.named.get(name)
+        if block is None:
+            return None
+        if name in self.providers("registry"):
+            raise ProviderError(f"[registries.{name}] shadows the registry provider {name!r}; choose another name")
+        prov = self.provider("registry", block.provider)
+        token = block.token or (os.environ.get(block.token_env) if block.token_env else None)
+        settings = {**self.config.plugin_settings(prov.plugin), **self.config.plugin_settings(block.provider),
+                    "registry_name": name, "registry": block.url, "site": block.site, "token": token}
+        return prov, settings
+
+    def registry_names(self) -> list[str]:
+        """Registry providers and ``[registries.<name>]`` entries."""
+        return sorted({*self.providers("registry"), *self.config.registries.named})
+
     def create(self, kind: str, name: str) -> Any:
         """Instantiate (once per manager) the named provider of ``kind``."""
         key = (kind, name)
         if key not in self._instances:
-            prov = self.provider(kind, name)
-            settings = {**self.config.plugin_settings(prov.plugin), **self.config.plugin_settings(name)}
+            named = self._named_registry(name) if kind == "registry" else None
+            if named is not None:
+                prov, settings = named
+            else:
+                prov = self.provider(kind, name)
+                settings = {**self.config.plugin_settings(prov.plugin), **self.config.plugin_settings(name)}
             ctx = ProviderContext(config=self.config, paths=self.paths, manager=self, settings=settings)
             try:
                 self._instances[key] = prov.factory(ctx)
@@ -318,6 +339,8 @@ class PluginManager:
             self.providers(kind)
         for kind, names in selected.items():
             for name in names:
+                if kind == "registry" and self._named_registry(name) is not None:
+                    continue
                 self.provider(kind, name)
         return selected
 

@@ -133,10 +133,11 @@ def registry_endpoint(name: str | None) -> tuple[str, str | None]:
     from ..errors import UsageError
 
     app = get_app()
-    named = getattr(app.config.registries, "named", None) or {}
-    if name and name in named:
-        block = named[name]
-        return str(block.get("url")), block.get("token") or os.environ.get(str(block.get("token_env") or "")) or None
+    block = app.config.registries.named.get(name) if name else None
+    if block is not None:
+        if block.provider != "clawhub" or not block.url:
+            raise UsageError(f"registries.{name}: publishing needs provider = \"clawhub\" and a url")
+        return block.url, block.token or (os.environ.get(block.token_env) if block.token_env else None)
     if name not in (None, "clawhub"):
         raise UsageError(f"unknown registry {name!r}: add [registries.{name}] with provider = \"clawhub\" and url")
     settings = app.config.plugin_settings("clawhub")

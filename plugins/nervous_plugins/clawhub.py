@@ -38,15 +38,20 @@ NAME = "clawhub"
 def _factory(ctx: ProviderContext) -> ClawHubRegistry:
     settings = ctx.settings
     install = ctx.config.install
-    return ClawHubRegistry(
-        registry=settings.get("registry") or os.environ.get("CLAWHUB_REGISTRY") or None,
-        site=settings.get("site") or os.environ.get("CLAWHUB_SITE") or DEFAULT_SITE,
-        token=settings.get("token") or os.environ.get("CLAWHUB_TOKEN") or None,
+    # a [registries.<name>] entry has its own URL and token: no CLAWHUB_* fallback leaks into it
+    env: dict[str, str] = {} if settings.get("registry_name") else dict(os.environ)
+    registry = ClawHubRegistry(
+        registry=settings.get("registry") or env.get("CLAWHUB_REGISTRY") or None,
+        site=settings.get("site") or env.get("CLAWHUB_SITE") or DEFAULT_SITE,
+        token=settings.get("token") or env.get("CLAWHUB_TOKEN") or None,
         timeout=float(settings.get("timeout", 15.0)),
         download_timeout=float(settings.get("download_timeout", 60.0)),
         max_download_bytes=int(settings.get("max_download_bytes", 10 * 1024 * 1024)),
         limits=install,
     )
+    if settings.get("registry_name"):
+        registry.name = str(settings["registry_name"])
+    return registry
 
 
 class ClawHubRegistry:

@@ -167,3 +167,31 @@ def test_tokens_and_upload_limits(server: RegistryProcess, alice: str) -> None:
     # bytes that do not match the announced hash are refused
     wrong = call("POST", f"{url}/api/v1/uploads/{'1' * 64}.3", token=alice, data=b"abc")
     assert wrong.status == 400 and not (blobs / "11").exists()
+
+
+def test_nervous_publish_to_a_named_registry(server: RegistryProcess, alice: str, tmp_path: Path,
+                                             nervous_home: Path, monkeypatch: pytest.MonkeyPatch,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from nervous.cli import cli
+
+    monkeypatch.setenv("TEAM_TOKEN", alice)
+    config = tmp_path / "nervous.toml"
+    config.write_text(f'[registries.team]\nprovider = "clawhub"\nurl = "{server.url}"\ntoken_env = "TEAM_TOKEN"\n')
+    folder = skill_folder(tmp_path / "src", "notes", "Keep notes.")
+    capsys.readouterr()
+    assert cli(["--config", str(config), "publish", str(folder), "--registry", "team", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)["published"]
+    assert out["version"] == "1.0.0" and out["verdict"] == "clean"
+    assert cli(["--config", str(config), "publish", str(folder), "--registry", "team", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["published"]["version"] == "1.0.1"  # next patch
+    code = cli(["--config", str(config), "publish", str(folder), "--registry", "team", "--version", "1.0.1", "--json"])
+    err = json.loads(capsys.readouterr().out)
+    assert code != 0 and "immutable" in err["error"]["message"]
+    monkeypatch.setenv("TEAM_TOKEN", "clh_forged")
+    code = cli(["--config", str(config), "publish", str(folder), "--registry", "team", "--json"])
+    err = json.loads(capsys.readouterr().out)
+    assert code != 0 and "invalid or revoked" in err["error"]["message"]
+    assert [v["version"] for v in call("GET", f"{server.url}/api/v1/skills/notes/versions").json()["items"]] == [
+        "1.0.1", "1.0.0"]
