@@ -42,12 +42,14 @@ def _catalog() -> Any:
 def serve(host: str, port: int, data: str | None, public_url: str | None, no_rate_limit: bool,
           refresh_interval: float) -> None:
     """Serve the registry (metadata in the configured storage backend, blobs under --data)."""
-    try:
-        from ..registry_server.server import build_registry, serve as run
-    except ImportError as exc:  # the optional web stack is missing
-        raise click.UsageError(f"the registry server needs the 'server' extra: pip install 'nervous[server]' "
-                               f"({exc})") from None
+    import importlib.util
+
+    missing = [m for m in ("starlette", "uvicorn") if importlib.util.find_spec(m) is None]
+    if missing:
+        raise click.UsageError(f"the registry server needs {' and '.join(missing)}: pip install 'nervous[server]'")
     from ..registry_server.ratelimit import RateLimits
+    from ..registry_server.server import build_registry
+    from ..registry_server.server import serve as run
 
     app = get_app()
     reg = build_registry(app.manager, _data_dir(data), site_url=public_url, refresh_interval=refresh_interval)

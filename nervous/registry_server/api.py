@@ -96,8 +96,12 @@ def create_app(registry: Registry, *, rate_limits: RateLimits | None = None, web
         return run
 
     r = registry
-    q = lambda request: dict(request.query_params)  # noqa: E731
-    slug_of = lambda request: request.path_params["slug"]  # noqa: E731
+
+    def q(request: Request) -> dict[str, str]:
+        return dict(request.query_params)
+
+    def slug_of(request: Request) -> str:
+        return str(request.path_params["slug"])
 
     def well_known(request: Request, _b: bytes) -> dict[str, Any]:
         base = r.site_url or _base(request)

@@ -128,7 +128,7 @@ class Catalog:
     def get(self, owner: str, slug: str) -> dict[str, Any] | None:
         doc = self.store.read(SKILLS, f"{owner}/{slug}").value
         if doc and not doc.get("deleted"):
-            return doc
+            return dict(doc)
         return None
 
     def owners_of(self, slug: str) -> list[str]:
@@ -174,7 +174,7 @@ class Catalog:
         doc = self.store.read(TOKENS, token_id(token)).value
         if not doc or doc.get("revoked"):
             return None
-        return doc
+        return dict(doc)
 
     # ---------------------------------------------------------------- writes
 
@@ -199,7 +199,7 @@ class Catalog:
             doc["versions"].append(version)
             return dict(doc)
 
-        doc = self.store.update(SKILLS, key, add).result
+        doc: dict[str, Any] = self.store.update(SKILLS, key, add).result
         self._cache_put(key, doc)
         self._bump()
         self.store.append(AUDIT, {"at": at, "event": "publish", "skill": key, "version": version["version"],
@@ -221,7 +221,7 @@ class Catalog:
                     return dict(doc)
             raise Reject(404, "Version not found")
 
-        doc = self.store.update(SKILLS, key, change).result
+        doc: dict[str, Any] = self.store.update(SKILLS, key, change).result
         self._cache_put(key, doc)
         self._bump()
         return doc

@@ -103,6 +103,7 @@ class Registry:
         self._zip_cap = zip_cache
         self._lock = threading.Lock()
         self._index: list[tuple[str, dict[str, Any]]] | None = None
+        self._flags: dict[int, bool] = {}
         self._counted: set[tuple[str, str, str]] = set()
         self._publish_lock = threading.Lock()
         catalog.on_change(self._invalidate)
@@ -179,7 +180,7 @@ class Registry:
                     raise Reject(410, "Version not available")
                 if effective_verdict(v) == "malicious":
                     raise Reject(403, VERSION_MALWARE_TEXT)
-                return v
+                return dict(v)
         raise Reject(404, "Version not found")
 
     # ------------------------------------------------------------------ bodies
@@ -245,19 +246,27 @@ class Registry:
     # ------------------------------------------------------------------ search and list
 
     def rows(self) -> list[tuple[str, dict[str, Any]]]:
+        """Listed skills as ``(lower-cased text, document)``; rebuilt only when the catalogue changes."""
         docs = self.catalog.documents()
         index = self._index
         if index is None:
             built = []
+            flags: dict[int, bool] = {}
             for doc in docs:
-                if doc.get("deleted") or latest_version(doc) is None:
+                latest = latest_version(doc)
+                if doc.get("deleted") or latest is None:
                     continue
                 hay = f"{doc['slug']} {doc.get('displayName', '')} {doc.get('summary', '')}".lower()
                 built.append((hay, doc))
+                flags[id(doc)] = effective_verdict(latest) == "suspicious"
+            self._flags = flags
             self._index = index = built
         return index
 
     def suspicious(self, doc: dict[str, Any]) -> bool:
+        flag = self._flags.get(id(doc))
+        if flag is not None:
+            return flag
         latest = latest_version(doc)
         return latest is not None and effective_verdict(latest) == "suspicious"
 
@@ -378,7 +387,7 @@ class Registry:
             raise Reject(404, "Version not found")
         if effective_verdict(found) == "malicious":
             raise Reject(403, VERSION_MALWARE_TEXT if latest_version(doc) else MALWARE_TEXT)
-        return found
+        return dict(found)
 
     def version_detail(self, slug: str, wanted: str, q: Mapping[str, str]) -> dict[str, Any]:
         doc = self.find(slug, q, "json")
@@ -564,7 +573,7 @@ class Registry:
         if len(rows) > self.limits.max_files:
             raise Reject(413, f"Too many files: {len(rows)} (limit {self.limits.max_files})")
         files: dict[str, bytes] = {}
-        table = []
+        table: list[dict[str, Any]] = []
         total = 0
         for row in rows:
             if not isinstance(row, dict):
@@ -607,11 +616,11 @@ class Registry:
         record = {"version": version, "createdAt": at, "changelog": str(data.get("changelog") or "")[:10_000],
                   "changelogSource": "user" if data.get("changelog") else "auto", "license": "MIT-0",
                   "files": [], "publisher": user["handle"],
-                  "fingerprint": skill_fingerprint([(r["path"], r["sha256"]) for r in table]),
+                  "fingerprint": skill_fingerprint([(str(r["path"]), str(r["sha256"])) for r in table]),
                   "moderation": moderation, "deleted": False}
         from ..fingerprint import sort_paths
 
-        order = sort_paths([r["path"] for r in table])
+        order = sort_paths([str(r["path"]) for r in table])
         by_path = {r["path"]: r for r in table}
         record["files"] = [by_path[p] for p in order]
         self.catalog.publish(owner, slug, record, display_name=display, summary=summary, topics=topics,
