@@ -21,13 +21,11 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import io
 import json
 import re
 import threading
 import time
 import urllib.parse
-import zipfile
 from collections.abc import Iterable, Mapping
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -915,21 +913,10 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 def build_zip(files: Mapping[str, bytes], meta: Mapping[str, Any] | None) -> bytes:
-    """A hosted-skill zip: files at the root in collation order, fixed 1980 mtimes, deflate level 6,
-    ``_meta.json`` last (two-space JSON, no trailing newline)."""
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=6) as zf:
-        for path in _sort_paths(files):
-            info = zipfile.ZipInfo(path, date_time=(1980, 1, 1, 0, 0, 0))
-            info.compress_type = zipfile.ZIP_DEFLATED
-            info.external_attr = 0o644 << 16
-            zf.writestr(info, files[path], compresslevel=6)
-        if meta is not None:
-            info = zipfile.ZipInfo("_meta.json", date_time=(1980, 1, 1, 0, 0, 0))
-            info.compress_type = zipfile.ZIP_DEFLATED
-            info.external_attr = 0o644 << 16
-            zf.writestr(info, json.dumps(dict(meta), indent=2), compresslevel=6)
-    return buf.getvalue()
+    """A hosted-skill zip (protocols §A7.4); the registry server's own builder, so both agree byte for byte."""
+    from nervous.registry_server.archive import build_zip as build
+
+    return build(files, meta)
 
 
 def _int_param(value: str | None, default: int, name: str) -> int:
