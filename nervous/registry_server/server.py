@@ -33,7 +33,14 @@ def serve(registry: Registry, host: str = "127.0.0.1", port: int = 8080, *, rate
     sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)  # asyncio sets TCP_NODELAY only then
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((host, port))
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        from ..errors import UsageError
+
+        raise UsageError(f"cannot listen on {host}:{port}: {exc.strerror or exc}", code="address_in_use"
+                         if exc.errno == 98 else "cannot_listen") from None
     sock.listen(1024)
     sock.set_inheritable(True)
     bound = sock.getsockname()[1]

@@ -116,3 +116,16 @@ def test_rate_limit_answers_429_with_retry_after(server_env: dict[str, str], tmp
         assert statuses[-1] == 429 and len(statuses) >= 1201  # (more only if a minute window ended)
         assert a.text == "Rate limit exceeded"
         assert a.headers["x-ratelimit-remaining"] == "0" and int(a.headers["retry-after"]) >= 1
+
+
+def test_a_port_in_use_is_a_clear_error(server: RegistryProcess, server_env: dict[str, str], tmp_path: Path) -> None:
+    import subprocess
+    import sys
+    import urllib.parse
+
+    port = urllib.parse.urlsplit(server.url).port
+    proc = subprocess.run([sys.executable, "-m", "nervous", "registry", "serve", "--port", str(port),
+                           "--data", str(tmp_path / "other")], env=server_env, capture_output=True, text=True,
+                          timeout=60)
+    assert proc.returncode == 2 and f"cannot listen on 127.0.0.1:{port}" in proc.stderr
+    assert "Traceback" not in proc.stderr

@@ -195,3 +195,23 @@ def test_nervous_publish_to_a_named_registry(server: RegistryProcess, alice: str
     assert code != 0 and "invalid or revoked" in err["error"]["message"]
     assert [v["version"] for v in call("GET", f"{server.url}/api/v1/skills/notes/versions").json()["items"]] == [
         "1.0.1", "1.0.0"]
+
+
+def test_local_moderation_and_token_revocation(server: RegistryProcess, alice: str, tmp_path: Path) -> None:
+    from nervous.testing.registry_process import nervous_cli
+
+    folder = skill_folder(tmp_path, "keyreader", "Reads a key.",
+                          {"scripts/a.py": "import os\nprint(os.environ['OPENAI_API_KEY'])\n"})
+    publish(server, alice, folder, "1.0.0")
+    out = nervous_cli(["registry", "moderate", "@alice/keyreader", "1.0.0", "--verdict", "malicious",
+                       "--reason", "exfiltrates the key"], server.env)
+    assert out["ok"] and out["verdict"] == "malicious"
+    assert call("GET", f"{server.url}/api/v1/download?slug=keyreader").status == 404
+    assert call("GET", f"{server.url}/api/v1/download?slug=keyreader&version=1.0.0").status == 403
+    missing = nervous_cli(["registry", "moderate", "@alice/nope", "1.0.0", "--verdict", "clean", "--reason", "x"],
+                          server.env)
+    assert missing["_exit"] == 1 and missing["error"]["code"] == "not_found"
+    env = {**server.env, "NERVOUS_REGISTRY_REVOKE_TOKEN": alice}
+    assert nervous_cli(["registry", "token", "revoke"], env)["revoked"] is True
+    denied = call("GET", f"{server.url}/api/v1/whoami", token=alice)
+    assert denied.status == 401 and "invalid or revoked" in denied.text
