@@ -103,6 +103,10 @@ def create_app(registry: Registry, *, rate_limits: RateLimits | None = None, web
     def slug_of(request: Request) -> str:
         return str(request.path_params["slug"])
 
+    def viewer(request: Request) -> dict[str, Any] | None:
+        """The caller's account when a valid token came (an invalid one reads as anonymous)."""
+        return r.user(request.headers.get("authorization"))
+
     def well_known(request: Request, _b: bytes) -> dict[str, Any]:
         base = r.site_url or _base(request)
         return {"apiBase": base, "authBase": base, "minCliVersion": "0.1.0", "registry": base}
@@ -154,7 +158,8 @@ def create_app(registry: Registry, *, rate_limits: RateLimits | None = None, web
         Route("/api/v1/skills/{slug}", endpoint(lambda req, _b: r.detail(slug_of(req), q(req)), "read")),
         Route("/api/v1/skills/{slug}/versions", endpoint(lambda req, _b: r.versions(slug_of(req), q(req)), "read")),
         Route("/api/v1/skills/{slug}/versions/{version}",
-              endpoint(lambda req, _b: r.version_detail(slug_of(req), req.path_params["version"], q(req)), "read"),
+              endpoint(lambda req, _b: r.version_detail(slug_of(req), req.path_params["version"], q(req),
+                                                        viewer(req)), "read"),
               methods=["GET"]),
         Route("/api/v1/skills/{slug}/versions/{version}",
               endpoint(authed(lambda u, req, b: r.delete_version(u, slug_of(req), req.path_params["version"], q(req))),
@@ -167,7 +172,8 @@ def create_app(registry: Registry, *, rate_limits: RateLimits | None = None, web
         Route("/api/v1/skills/{slug}/moderation",
               endpoint(authed(lambda u, req, b: r.override(u, slug_of(req), q(req), b)), "write", 64 * 1024),
               methods=["POST"]),
-        Route("/api/v1/skills/{slug}/scan", endpoint(lambda req, _b: r.scan(slug_of(req), q(req)), "read")),
+        Route("/api/v1/skills/{slug}/scan", endpoint(lambda req, _b: r.scan(slug_of(req), q(req), viewer(req)),
+                                                     "read")),
     ]
     if web:
         from .web import web_routes

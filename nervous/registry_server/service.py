@@ -376,8 +376,10 @@ class Registry:
                            "changelogSource": v.get("changelogSource")} for v in page],
                 "nextCursor": _cursor(offset + limit) if offset + limit < len(live) else None}
 
-    def _exact_version(self, doc: dict[str, Any], wanted: str | None) -> dict[str, Any]:
-        """A version for ``/versions/{v}`` and ``/scan``: blocked versions answer 403 here."""
+    def _exact_version(self, doc: dict[str, Any], wanted: str | None,
+                       viewer: dict[str, Any] | None = None) -> dict[str, Any]:
+        """A version for ``/versions/{v}`` and ``/scan``: blocked versions answer 403 here, except to
+        their publisher and to moderators, who see the verdict and its rule ids."""
         if wanted:
             found = next((v for v in doc.get("versions", []) if v["version"] == wanted and not v.get("deleted")), None)
         else:
@@ -385,21 +387,23 @@ class Registry:
             found = latest_version(doc) or (live[-1] if live else None)
         if found is None:
             raise Reject(404, "Version not found")
-        if effective_verdict(found) == "malicious":
+        privileged = viewer is not None and (viewer.get("role") == "moderator" or viewer.get("handle") == doc["owner"])
+        if effective_verdict(found) == "malicious" and not privileged:
             raise Reject(403, VERSION_MALWARE_TEXT if latest_version(doc) else MALWARE_TEXT)
         return dict(found)
 
-    def version_detail(self, slug: str, wanted: str, q: Mapping[str, str]) -> dict[str, Any]:
+    def version_detail(self, slug: str, wanted: str, q: Mapping[str, str],
+                       viewer: dict[str, Any] | None = None) -> dict[str, Any]:
         doc = self.find(slug, q, "json")
-        v = self._exact_version(doc, wanted)
+        v = self._exact_version(doc, wanted, viewer)
         return {"skill": {"slug": doc["slug"], "displayName": doc.get("displayName")},
                 "version": {"version": v["version"], "createdAt": v["createdAt"], "changelog": v.get("changelog", ""),
                             "changelogSource": v.get("changelogSource"), "license": v.get("license"),
                             "files": [dict(f) for f in v["files"]], "security": self.security_body(v)}}
 
-    def scan(self, slug: str, q: Mapping[str, str]) -> dict[str, Any]:
+    def scan(self, slug: str, q: Mapping[str, str], viewer: dict[str, Any] | None = None) -> dict[str, Any]:
         doc = self.find(slug, q, "json")
-        v = self._exact_version(doc, q.get("version"))
+        v = self._exact_version(doc, q.get("version"), viewer)
         latest = latest_version(doc)
         flagged = effective_verdict(v) != "clean"
         return {"skill": {"slug": doc["slug"], "displayName": doc.get("displayName")},
@@ -409,7 +413,7 @@ class Registry:
                     "scope": "skill",
                     "sourceVersion": {"version": latest["version"], "createdAt": latest["createdAt"]} if latest else None,
                     "matchesRequestedVersion": latest is not None and latest["version"] == v["version"],
-                    "isPendingScan": False, "isMalwareBlocked": False,
+                    "isPendingScan": False, "isMalwareBlocked": effective_verdict(v) == "malicious",
                     "isSuspicious": effective_verdict(v) == "suspicious", "isHiddenByMod": False, "isRemoved": False},
                 "security": self.security_body(v)}
 

@@ -35,6 +35,12 @@ def test_refused_publish_is_blocked_and_never_downloadable(server: RegistryProce
     v = call("GET", f"{url}/api/v1/skills/payload/versions/1.0.0")
     assert v.status == 403 and v.text.startswith("Blocked:")
     assert call("GET", f"{url}/api/v1/skills/payload/scan?version=1.0.0").status == 403
+    assert call("GET", f"{url}/api/v1/skills/payload/scan?version=1.0.0", token=server.token("bob")).status == 403
+    # the publisher (and a moderator) learn why: verdict, rule ids and policy version
+    own = call("GET", f"{url}/api/v1/skills/payload/scan?version=1.0.0", token=alice).json()
+    assert own["security"]["status"] == "malicious" and own["moderation"]["isMalwareBlocked"]
+    assert "NV-EXEC-001" in own["security"]["nervous"]["ruleIds"] and own["security"]["nervous"]["policyVersion"]
+    assert call("GET", f"{url}/api/v1/download?slug=payload&version=1.0.0", token=alice).status == 403
 
 
 def test_review_publish_is_suspicious_hidden_unless_asked(server: RegistryProcess, alice: str, tmp_path: Path) -> None:
