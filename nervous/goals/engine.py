@@ -473,12 +473,20 @@ class Goals:
         before = snap.value or {}
         stamp = clock.now()
         archive_id = time.strftime("%Y%m%dT%H%M%S", time.gmtime(stamp)) + f"{stamp % 1:.3f}"[1:] + "Z"
-        if before:
-            self._archive_store().update(ARCHIVES, f"{self.key}@{archive_id}",
-                                         lambda doc: (doc.clear(), doc.update(before)))
+        if not before:
+            return GoalResult("reset", markdown="There were no goals; nothing to archive.",
+                              next="start a goal with analyze", warnings=list(snap.warnings),
+                              data={"archive_id": None, "archived": {"goals": 0, "drain_runs": 0, "quarantined": 0}})
+
+        def keep(doc: dict[str, Any]) -> None:
+            doc.clear()
+            doc.update(before)
+
+        self._archive_store().update(ARCHIVES, f"{self.key}@{archive_id}", keep)
+        expected = {k: v for k, v in self._load(before, lambda _m: None).to_json().items() if k != "project"}
 
         def step(gf: GoalFile, ctx: Ctx) -> dict[str, int]:
-            if gf.to_json() != self._load(before, lambda _m: None).to_json():
+            if {k: v for k, v in gf.to_json().items() if k != "project"} != expected:
                 raise GoalError("storage_busy", f"goals {self.key} changed during the reset; nothing was cleared "
                                 f"(archive {archive_id} kept); try again")
             counts = {"goals": len(gf.goals), "drain_runs": len(gf.drain_runs),
@@ -491,11 +499,10 @@ class Goals:
             return counts
 
         counts, _gf, warnings = self._mutate(step)
-        self._emit("reset", None, warnings, archive_id=archive_id if before else None, **counts)
-        md = (f"Archived {counts['goals']} goal(s) as {archive_id} and started empty."
-              if before else "There were no goals; nothing to archive.")
+        self._emit("reset", None, warnings, archive_id=archive_id, **counts)
+        md = f"Archived {counts['goals']} goal(s) as {archive_id} and started empty."
         return GoalResult("reset", markdown=md, next="start a goal with analyze", warnings=warnings,
-                          data={"archive_id": archive_id if before else None, "archived": counts})
+                          data={"archive_id": archive_id, "archived": counts})
 
     def dispatch(self, params: Mapping[str, Any]) -> dict[str, Any]:
         """The single-tool entry point: ``{"action": ..., ...flat args}`` → the JSON envelope."""

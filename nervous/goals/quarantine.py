@@ -61,7 +61,8 @@ def repair(gf: GoalFile, ctx: Ctx, *, goal_id: Any = None, goal: Any = None) -> 
         raise invalid_arg(f"goal {gid} still cannot be loaded: {reason}; pass the corrected goal object "
                           "(with a string 'prompt' and an object 'intent')")
     assert isinstance(raw, dict)
-    restored = parse_goal({**raw, "id": gid}, f"goals.{gid}", ctx.warn)
+    dates = {"created_at": entry.get("quarantined_at") or ctx.now, "updated_at": ctx.now}
+    restored = parse_goal({**dates, **raw, "id": gid}, f"goals.{gid}", ctx.warn)
     restored.id = gid
     gf.goals[gid] = restored
     _forget(gf, gid)
