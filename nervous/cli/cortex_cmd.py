@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -152,6 +153,36 @@ def blacklist_list(as_json: bool) -> None:
     rows = [[e["identifier"], e.get("source", ""), e.get("reason", ""), e.get("added_at", "")]
             for e in data["blacklist"]]
     emit(as_json, data, table(rows, ["identifier", "source", "reason", "added"]) if rows else "the blacklist is empty")
+
+
+@cortex.group("quarantine")
+def quarantine() -> None:
+    """Malformed memory entries set aside: list them, or clear them once looked at."""
+
+
+@quarantine.command("list")
+@json_option
+def quarantine_list(as_json: bool) -> None:
+    """Every quarantined entry: where it was, why, and when."""
+    from ..goals.quarantine import plain
+
+    data = _cortex().quarantine_list()
+    rows = [[plain(e.get("path", "?")), plain(e.get("reason", "?")),
+             "next change" if e.get("pending") else plain(e.get("at", "")),
+             plain(json.dumps(e.get("value"), ensure_ascii=False), 60)] for e in data["quarantine"]]
+    emit(as_json, data, table(rows, ["path", "reason", "since", "value"]) if rows else "nothing is quarantined")
+
+
+@quarantine.command("clear")
+@click.option("--yes", is_flag=True, help="Confirm: the entries are discarded for good.")
+@json_option
+def quarantine_clear(yes: bool, as_json: bool) -> None:
+    """Discard every quarantined entry (export the memory first to keep a copy)."""
+    if not yes:
+        raise click.UsageError("clearing discards the quarantined entries for good; add --yes to confirm "
+                               "(nervous cortex export FILE keeps a copy)")
+    data = _cortex().quarantine_clear()
+    emit(as_json, data, f"cleared {data['cleared']} quarantined entr{'y' if data['cleared'] == 1 else 'ies'}")
 
 
 @cortex.command("forget")
