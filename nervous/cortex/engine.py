@@ -646,7 +646,8 @@ class Cortex:
         stored = stored if isinstance(stored, list) else []
         probe = copy.deepcopy(doc)
         self._quarantine_malformed(probe, _Tx(self._now(now)))
-        found = probe.get("quarantine") if isinstance(probe.get("quarantine"), list) else []
+        raw_found = probe.get("quarantine")
+        found: list[Any] = raw_found if isinstance(raw_found, list) else []
         entries = [{**e, "pending": False} if isinstance(e, dict) else {"value": e, "pending": False} for e in stored]
         entries += [{**e, "pending": True} for e in found[len(stored):]]
         return {"quarantine": entries, "warnings": warnings}
