@@ -63,8 +63,10 @@ _EVOLVER_VALUE_CODES = {"operation": "UNSUPPORTED_OPERATION", "autonomy_mode": "
 
 
 def _evolver_code(problems: list[str]) -> str:
-    """``MISSING_FIELD`` (absent or mistyped) unless the first problem is a closed vocabulary's value."""
+    """``MISSING_FIELD`` (absent or mistyped), ``UNKNOWN_FIELD``, or a closed vocabulary's code."""
     first = problems[0]
+    if first.startswith("arguments: unknown argument(s)"):
+        return "UNKNOWN_FIELD"
     for field, code in _EVOLVER_VALUE_CODES.items():
         if first.startswith(f"$.{field}:"):
             return code

@@ -137,3 +137,12 @@ def test_bad_workspaces_are_usage_errors(tmp_path: Path) -> None:
     res = nervous("integrations", "install", "openclaw", "--workspace", str(tmp_path / "ws"), "--json")
     assert res.returncode == 1 and json.loads(res.stdout)["error"]["code"] == "unsafe_path"
     assert list((tmp_path / "elsewhere").iterdir()) == []
+
+
+def test_the_evolver_skill_keeps_the_originals_invocation_metadata() -> None:
+    doc = parse_skill_md(bundled_skills()["skill-evolver"], directory="skill-evolver")
+    assert doc.metadata.always is True and doc.metadata.skill_key == "skill-evolver"
+    assert doc.frontmatter["user-invocable"] is True
+    hint = doc.frontmatter["argument-hint"]
+    for word in ("review", "approve", "reject", "revise", "publish", "rollback", "show mode", "set mode"):
+        assert word in hint
