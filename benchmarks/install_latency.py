@@ -69,7 +69,7 @@ def main() -> int:
                 work, home = Path(tmp) / "work", Path(tmp) / "home"
                 work.mkdir()
                 server.requests.clear()
-                times.append(_timed(lambda: _nervous_install(server.url, work, home)))
+                times.append(_timed(lambda w=work, h=home: _nervous_install(server.url, w, h)))
                 counts.append(len(server.requests))
         rows.append(("nervous install", statistics.median(times), max(counts)))
         cli = os.environ.get("NERVOUS_CLAWHUB_CLI") or shutil.which("clawhub")
@@ -81,8 +81,8 @@ def main() -> int:
                            "CLAWHUB_DISABLE_TELEMETRY": "1"}
                     server.requests.clear()
                     cmd = [cli, "--registry", server.url, "--workdir", tmp, "--no-input", "install", "weather"]
-                    times.append(_timed(lambda: subprocess.run(cmd, env=env, capture_output=True, check=True,
-                                                               timeout=120)))
+                    times.append(_timed(lambda c=cmd, e=env: subprocess.run(c, env=e, capture_output=True,
+                                                                            check=True, timeout=120)))
                     counts.append(len(server.requests))
             rows.append(("clawhub install (CLI)", statistics.median(times), max(counts)))
     finally:
