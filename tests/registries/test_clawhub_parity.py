@@ -10,10 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from nervous_plugins.clawhub import ClawHubRegistry
 from test_interop_clawhub_cli import _nervous, clawhub, standin  # noqa: F401  (fixtures)
 
 from nervous.testing.clawhub_server import ClawHubStandin, skill_md
-from nervous_plugins.clawhub import ClawHubRegistry
 
 SKILLS = [
     {"slug": "weather", "owner": "alice", "summary": "Weather forecast",
