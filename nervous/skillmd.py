@@ -29,6 +29,8 @@ OPENCLAW_KEYS = frozenset(
     {"user-invocable", "disable-model-invocation", "command-dispatch", "command-tool", "command-arg-mode",
      "homepage"}
 )
+#: Top-level keys slash-command hosts read (the hint shown after ``/name``; skill-evolver ships one).
+HOST_KEYS = frozenset({"argument-hint"})
 #: Metadata blocks, in OpenClaw's runtime precedence (§C5.5).
 RUNTIME_BLOCKS: tuple[str, ...] = ("openclaw", "clawdbot", "clawdis")
 
@@ -250,7 +252,7 @@ def validate_skill_md(text: str | bytes, *, directory: str | None = None,
         return problems
     if doc.name is None:
         problems.append("name is required")
-    for key in sorted(set(doc.frontmatter) - SPEC_KEYS - OPENCLAW_KEYS):
+    for key in sorted(set(doc.frontmatter) - SPEC_KEYS - OPENCLAW_KEYS - HOST_KEYS):
         problems.append(f"unknown top-level key {key!r} (put extra data under 'metadata')")
     compat = doc.frontmatter.get("compatibility")
     if compat is not None and (not isinstance(compat, str) or not 1 <= len(compat) <= 500):

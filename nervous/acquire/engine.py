@@ -77,6 +77,13 @@ class Acquirer:
         warnings: list[str] = list(self._stale_warnings(now))
         perception, doc = self._new_session(task, now, warnings)
         keywords = doc["keywords"]
+        from . import retained
+
+        kept = retained.find(self.store, doc["region"], keywords)
+        if kept is not None:
+            doc["candidates"] = []
+            return self._finish(doc, "retained", f"use {kept['name']}, kept earlier at {kept['path']}: nothing was "
+                                "searched or installed", warnings, extra={"retained": kept})
         if perception.hit:
             self._bump(warnings, cache_hits=1)
             doc["candidates"] = [self._vet_known(view, warnings) for view in
@@ -556,6 +563,11 @@ class Acquirer:
             except NervousError as exc:
                 warnings.append(f"could not hand {inst['slug']} over: {exc.message}")
         inst["retained"] = True
+        from . import retained
+
+        retained.remember(self.store, doc["region"], doc["keywords"],
+                          {"name": cand["name"], "slug": inst["slug"], "path": inst["path"],
+                           "version": inst.get("version"), "registry": cand["registry"], "ref": cand["ref"]})
         return self._finish(doc, "retained", f"{cand['name']} stays installed at {inst['path']} as a long-term "
                             "skill; nervous no longer manages or removes it", warnings)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -50,14 +51,44 @@ def perceive(task: str, as_json: bool) -> None:
 @click.option("--outcome", required=True, type=click.Choice(_OUTCOMES), help="The final outcome of the attempt.")
 @click.option("--task", default=None, help="The task text (only entity-filtered words are kept, never the text).")
 @click.option("--version", "version", default=None, help="The skill version used.")
-@click.option("--source", default="clawhub", show_default=True, help="The registry the skill came from.")
+@click.option("--source", default=None, help="The registry the skill came from (default: its install record, "
+              "else clawhub).")
 @click.option("--detail", default=None, help="Failure detail (sanitised, at most 120 characters kept).")
+@click.option("--fingerprint", default=None, help="The fingerprint of the files used (reflexes need it).")
+@click.option("--tag", "tags", multiple=True, help="A side-effect tag of those files (repeat; reflexes need them).")
+@click.option("--scan-decision", type=click.Choice(["allow", "review", "refuse"]), default=None,
+              help="The scan decision for those files (a reflex needs allow).")
+@click.option("--missing-dep", "deps_missing", multiple=True, help="A missing program (repeat): a dependency lesson.")
+@click.option("--env-present", multiple=True, help="An environment variable that was set (repeat): readiness lesson.")
+@click.option("--env-missing", multiple=True, help="An environment variable that was missing (repeat).")
+@click.option("--misleading", is_flag=True, help="With task_mismatch: the description promised what it cannot do.")
+@click.option("--no-lookup", is_flag=True, help="Do not read the install record of a skill nervous installed.")
 @json_option
-def report(slug: str, region: str, outcome: str, task: str | None, version: str | None, source: str,
-           detail: str | None, as_json: bool) -> None:
-    """Record the outcome of using SLUG and print the updated candidate."""
-    result = _cortex().record_outcome(region, slug, outcome, source=source, version=version, task=task,
-                                      detail=detail)
+def report(slug: str, region: str, outcome: str, task: str | None, version: str | None, source: str | None,
+           detail: str | None, fingerprint: str | None, tags: tuple[str, ...], scan_decision: str | None,
+           deps_missing: tuple[str, ...], env_present: tuple[str, ...], env_missing: tuple[str, ...],
+           misleading: bool, no_lookup: bool, as_json: bool) -> None:
+    """Record the outcome of using SLUG and print the updated candidate.
+
+    For a skill nervous installed, the version, registry, fingerprint, side-effect tags and scan
+    decision come from its install record and its files; options override them.
+    """
+    from ..errors import UsageError
+
+    if misleading and outcome != "task_mismatch":
+        raise UsageError("--misleading goes with --outcome task_mismatch")
+    found: dict[str, Any] = {}
+    if not no_lookup:
+        from ..cortex.installed import facts
+
+        found = facts(get_app().manager, slug) or {}
+    given = {"source": source, "version": version, "fingerprint": fingerprint, "tags": list(tags) or None,
+             "scan_decision": scan_decision}
+    kwargs = {k: v for k, v in found.items() if k != "warnings"} | {k: v for k, v in given.items() if v is not None}
+    kwargs.setdefault("source", "clawhub")
+    result = _cortex().record_outcome(region, slug, outcome, task=task, detail=detail, deps_missing=deps_missing,
+                                      env_present=env_present, env_missing=env_missing,
+                                      description_misleading=misleading, **kwargs)
 
     def human() -> None:
         click.echo(f"{result.slug} in {result.region}: {result.outcome}; weight {result.weight:.4f}, "
@@ -70,7 +101,8 @@ def report(slug: str, region: str, outcome: str, task: str | None, version: str 
         for event in result.lesson_events:
             click.echo(f"lesson: {event}")
 
-    emit(as_json, {"candidate": result.to_json(), "warnings": list(result.warnings)}, human)
+    emit(as_json, {"candidate": result.to_json(), "install_record": bool(found),
+                   "warnings": list(found.get("warnings", [])) + list(result.warnings)}, human)
 
 
 @click.group("cortex")
@@ -152,6 +184,36 @@ def blacklist_list(as_json: bool) -> None:
     rows = [[e["identifier"], e.get("source", ""), e.get("reason", ""), e.get("added_at", "")]
             for e in data["blacklist"]]
     emit(as_json, data, table(rows, ["identifier", "source", "reason", "added"]) if rows else "the blacklist is empty")
+
+
+@cortex.group("quarantine")
+def quarantine() -> None:
+    """Malformed memory entries set aside: list them, or clear them once looked at."""
+
+
+@quarantine.command("list")
+@json_option
+def quarantine_list(as_json: bool) -> None:
+    """Every quarantined entry: where it was, why, and when."""
+    from ..goals.quarantine import plain
+
+    data = _cortex().quarantine_list()
+    rows = [[plain(e.get("path", "?")), plain(e.get("reason", "?")),
+             "next change" if e.get("pending") else plain(e.get("at", "")),
+             plain(json.dumps(e.get("value"), ensure_ascii=False), 60)] for e in data["quarantine"]]
+    emit(as_json, data, table(rows, ["path", "reason", "since", "value"]) if rows else "nothing is quarantined")
+
+
+@quarantine.command("clear")
+@click.option("--yes", is_flag=True, help="Confirm: the entries are discarded for good.")
+@json_option
+def quarantine_clear(yes: bool, as_json: bool) -> None:
+    """Discard every quarantined entry (export the memory first to keep a copy)."""
+    if not yes:
+        raise click.UsageError("clearing discards the quarantined entries for good; add --yes to confirm "
+                               "(nervous cortex export FILE keeps a copy)")
+    data = _cortex().quarantine_clear()
+    emit(as_json, data, f"cleared {data['cleared']} quarantined entr{'y' if data['cleared'] == 1 else 'ies'}")
 
 
 @cortex.command("forget")

@@ -47,13 +47,39 @@ def _read_draft(path: str | None) -> str | None:
         raise EvolverError("DRAFT_TOO_LARGE", f"draft {path} is not valid UTF-8 (byte {exc.start})") from None
 
 
+def _width() -> int:
+    """The terminal's width: ``COLUMNS`` when set, else the terminal, else 80 (piped)."""
+    import os
+    import shutil
+
+    env = os.environ.get("COLUMNS", "")
+    if env.isdigit() and int(env) > 0:
+        return int(env)
+    return shutil.get_terminal_size((80, 24)).columns if sys.stdout.isatty() else 80
+
+
+def _id_table(rows: list[list[str]], headers: list[str]) -> str:
+    """A table whose first column (a candidate id a person copies) is never shortened."""
+    first = max(len(str(r[0])) for r in [headers, *rows])
+    rest = table([r[1:] for r in rows], headers[1:], width=max(_width() - first - 2, 8 * (len(headers) - 1)))
+    ids = [headers[0], "-" * first, *(str(r[0]) for r in rows)]
+    return "\n".join(f"{i.ljust(first)}  {line}".rstrip() for i, line in zip(ids, rest.splitlines(), strict=True))
+
+
 def _show(result: dict[str, Any]) -> Callable[[], None]:
     def human() -> None:
+        record = result.get("record")
+        if result.get("operation") == "show_candidate" and isinstance(record, dict):
+            for label, key in (("candidate", "candidate_id"), ("status", "status"), ("target", "target_skill"),
+                               ("change", "change_type"), ("risk", "risk_level"), ("signal", "signal_type"),
+                               ("revisions", "revision_count")):
+                if record.get(key) is not None:
+                    click.echo(f"{label}: {record[key]}")
         if result.get("candidates") is not None:
             rows = [[c["candidate_id"], c["target_skill"], c["change_type"], c["risk_level"], c["status"],
                      c["summary"]] for c in result["candidates"]]
             if rows:
-                click.echo(table(rows, ["candidate", "target", "change", "risk", "status", "summary"]))
+                click.echo(_id_table(rows, ["candidate", "target", "change", "risk", "status", "summary"]))
                 for c in result["candidates"]:
                     for note in c.get("merge_notes") or []:
                         click.echo(f"  {c['candidate_id']}: {note}")
@@ -82,8 +108,9 @@ def evolve() -> None:
 @click.option("--risk", "risk_level", type=click.Choice(["low", "medium", "high"]), required=True,
               help="Declared risk; the effective risk is never lower than the derived one.")
 @click.option("--summary", "source_summary", required=True, help="Why this was learned.")
-@click.option("--signal-type", type=click.Choice(["multi_tool_success", "user_correction", "repeated_request",
-                                                  "recovered_failure"]), required=True)
+@click.option("--signal-type", required=True, metavar="TEXT",
+              help="What made it worth keeping: usually multi_tool_success, user_correction, repeated_request or "
+                   "recovered_failure; any short label is kept.")
 @click.option("--signal-count", type=int, default=1, show_default=True)
 @click.option("--draft", "draft_file", required=True, help="Draft SKILL.md file ('-' for stdin).")
 @click.option("--id", "candidate_id", default=None, help="Candidate id (default: generated).")

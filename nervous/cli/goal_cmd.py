@@ -391,3 +391,88 @@ def call(params: str) -> None:
         from ..goals.errors import EXIT_CODES
 
         sys.exit(EXIT_CODES.get(out.get("code", ""), 1))
+
+
+# ------------------------------------------------------------------------------------ quarantine, export, reset
+
+
+@goal.group()
+def quarantine() -> None:
+    """Goals set aside because they could not be loaded: list, repair or drop them."""
+
+
+@quarantine.command(name="list")
+@json_option
+def quarantine_list(as_json: bool) -> None:
+    """Every quarantined goal with its reason."""
+    _show(as_json, _goals().quarantined())
+
+
+@quarantine.command()
+@click.argument("goal_id")
+@click.option("--goal", "goal_json", metavar="JSON|-", help="The corrected goal object ('-' reads stdin); "
+              "default: retry the stored value.")
+@json_option
+def repair(goal_id: str, goal_json: str | None, as_json: bool) -> None:
+    """Put a quarantined goal back among the goals, if it now loads."""
+    _show(as_json, _goals().repair(goal_id, _extra_args(goal_json) if goal_json else None))
+
+
+@quarantine.command()
+@click.argument("goal_id")
+@click.option("--yes", is_flag=True, help="Confirm: the goal is discarded for good.")
+@json_option
+def drop(goal_id: str, yes: bool, as_json: bool) -> None:
+    """Discard a quarantined goal (its id is never reused)."""
+    if not yes:
+        raise click.UsageError(f"dropping {goal_id} discards it for good; add --yes to confirm "
+                               "(or export the goals first: nervous goal export -o FILE)")
+    _show(as_json, _goals().drop(goal_id))
+
+
+@goal.command()
+@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write to this file instead of stdout.")
+@click.option("--archive", "archive_id", help="Export an archive made by reset (see goal archives).")
+@click.option("--force", is_flag=True, help="Replace an existing output file.")
+def export(output: str | None, archive_id: str | None, force: bool) -> None:
+    """Print (or write) this project's goal document, in the format 'goal import' reads."""
+    from pathlib import Path
+
+    from ..errors import BadInput, Refused
+
+    goals = _goals()
+    result = goals.archived(archive_id) if archive_id else goals.export()
+    for w in result.warnings:
+        click.echo(click.style(f"warning: {w}", fg="yellow"), err=True)
+    text = json.dumps(result.data["document"], indent=2, ensure_ascii=False) + "\n"
+    if output is None:
+        click.echo(text, nl=False)
+        return
+    path = Path(output)
+    if path.is_symlink():
+        raise Refused(f"{path} is a symbolic link; nervous does not write through links", code="unsafe_path")
+    if path.exists() and not force:
+        raise Refused(f"{path} exists; pass --force to replace it", code="exists")
+    if not path.parent.is_dir():
+        raise BadInput(f"{path.parent} is not an existing folder")
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(path)
+    click.echo(f"wrote {path}", err=True)
+
+
+@goal.command()
+@json_option
+def archives(as_json: bool) -> None:
+    """The archives 'goal reset' made of this project's goals."""
+    _show(as_json, _goals().archives())
+
+
+@goal.command()
+@click.option("--yes", is_flag=True, help="Confirm: archive every goal and start empty.")
+@json_option
+def reset(yes: bool, as_json: bool) -> None:
+    """Archive this project's goals and start empty (settings kept; restore with export --archive + import)."""
+    if not yes:
+        raise click.UsageError("reset archives every goal of this project and starts empty; add --yes to confirm")
+    _show(as_json, _goals().reset())

@@ -1,4 +1,4 @@
-"""``nervous integrations``: install host integrations (the OpenClaw skills) into a workspace."""
+"""``nervous integrations``: install host integrations (OpenClaw skills, the pi package) into a workspace."""
 
 from __future__ import annotations
 
@@ -9,24 +9,25 @@ from .app import emit, json_option, table
 
 @click.group("integrations")
 def integrations() -> None:
-    """Install host integrations (OpenClaw skills that call the nervous CLI)."""
+    """Install host integrations (OpenClaw skills, the pi package) that call the nervous CLI."""
 
 
 @integrations.command("install")
-@click.argument("host", type=click.Choice(["openclaw"]), metavar="HOST")
+@click.argument("host", type=click.Choice(["openclaw", "pi"]), metavar="HOST")
 @click.option("--workspace", type=click.Path(file_okay=False), default=".", show_default=True,
-              help="The agent workspace; skills go to <workspace>/skills/<name>/SKILL.md.")
-@click.option("--force", is_flag=True, help="Replace a same-named skill nervous did not install.")
+              help="The agent workspace: OpenClaw skills go to <workspace>/skills/<name>/SKILL.md, the pi "
+              "package to <workspace>/.pi/extensions/nervous/.")
+@click.option("--force", is_flag=True, help="Replace a same-named skill or extension nervous did not install.")
 @json_option
 def install(host: str, workspace: str, force: bool, as_json: bool) -> None:
-    """Copy HOST's skills into a workspace (re-running updates nervous's own copies)."""
+    """Copy HOST's files (openclaw or pi) into a workspace (re-running updates nervous's own copies)."""
     from ..integrations import install as do_install
 
     result = do_install(host, workspace, force=force)
 
     def human() -> None:
         click.echo(table([[s["name"], s["action"], s["path"]] for s in result["skills"]],
-                         ["SKILL", "ACTION", "PATH"]))
-        click.echo("Start a new agent session so the skills are loaded.")
+                         ["FILE" if host == "pi" else "SKILL", "ACTION", "PATH"]))
+        click.echo("Start a new agent session (in pi: /reload) so they are loaded.")
 
     emit(as_json, result, human)

@@ -206,15 +206,17 @@ def list_cmd(as_json: bool) -> None:
                        "modified": now["modified"],
                        "version_on_disk": now["version"] if now["version"] != r.version else None,
                        "installed_at": r.installed_at})
-    skills += [{"name": n, "managed": False, "registry": None, "ref": None, "version": None,
-                "path": str(Path(getattr(target, "skills_dir", ".")) / n), "present": True, "modified": None,
-                "version_on_disk": None, "installed_at": None}
-               for n in unmanaged]
+    info = getattr(target, "unmanaged_info", None)  # optional: what another tool (the clawhub CLI) recorded
+    for n in unmanaged:
+        other = info(n) if callable(info) else {}
+        skills.append({"name": n, "managed": False, "registry": other.get("registry"), "ref": None,
+                       "version": other.get("version"), "path": str(Path(getattr(target, "skills_dir", ".")) / n),
+                       "present": True, "modified": None, "version_on_disk": None, "installed_at": None})
     data = {"skills": skills, "skills_dir": str(getattr(target, "skills_dir", ""))}
 
     def status(s: dict[str, Any]) -> str:
         if not s["managed"]:
-            return "unmanaged"
+            return f"unmanaged ({s['registry']} CLI)" if s["registry"] else "unmanaged"
         if not s["present"]:
             return "managed (missing)"
         if s["version_on_disk"]:

@@ -637,6 +637,34 @@ class Cortex:
         removed, warnings = self._transaction(apply, now=now)
         return {"region": region, "slug": slug, "source": source, "removed": removed, "warnings": warnings}
 
+    def quarantine_list(self, *, now: float | None = None) -> dict[str, Any]:
+        """Malformed entries set aside (§3.2), and those found now that the next change sets aside."""
+        import copy
+
+        doc, warnings, _degraded = self._read()
+        stored = doc.get("quarantine")
+        stored = stored if isinstance(stored, list) else []
+        probe = copy.deepcopy(doc)
+        self._quarantine_malformed(probe, _Tx(self._now(now)))
+        raw_found = probe.get("quarantine")
+        found: list[Any] = raw_found if isinstance(raw_found, list) else []
+        entries = [{**e, "pending": False} if isinstance(e, dict) else {"value": e, "pending": False} for e in stored]
+        entries += [{**e, "pending": True} for e in found[len(stored):]]
+        return {"quarantine": entries, "warnings": warnings}
+
+    def quarantine_clear(self, *, now: float | None = None) -> dict[str, Any]:
+        """Discard every quarantined entry (after a person has looked at them)."""
+
+        def apply(doc: dict[str, Any], tx: _Tx) -> int:
+            entries = doc.get("quarantine")
+            count = len(entries) if isinstance(entries, list) else 0
+            if "quarantine" in doc:
+                doc["quarantine"] = []
+            return count
+
+        cleared, warnings = self._transaction(apply, now=now)
+        return {"cleared": cleared, "warnings": warnings}
+
     def prune(self, *, now: float | None = None) -> dict[str, Any]:
         removed_box: list[str] = []
 

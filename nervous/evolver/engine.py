@@ -43,6 +43,7 @@ from .status import transition
 
 T = TypeVar("T")
 LOCK = f"{STATE_DIR}/.lock"
+MAX_SIGNAL_TYPE = 64
 
 _MODE_SUMMARY = {
     "manual": "manual: every candidate waits for your review and approval before anything is published",
@@ -191,7 +192,7 @@ class Evolver:
                  "suggestions", "candidate_id", "autonomy_mode"}
         unknown = sorted(set(params) - known)
         if unknown:
-            raise EvolverError("MISSING_FIELD", f"unknown field(s) for create_candidate: {', '.join(unknown)}")
+            raise EvolverError("UNKNOWN_FIELD", f"unknown field(s) for create_candidate: {', '.join(unknown)}")
         f: dict[str, Any] = {}
         for key in ("source_summary", "signal_type", "target_skill"):
             f[key] = _required_text(params, key).strip()
@@ -204,8 +205,11 @@ class Evolver:
         if isinstance(count, bool) or not isinstance(count, int) or count < 1:
             raise EvolverError("MISSING_FIELD", f"signal_count must be an integer of at least 1, not {count!r}")
         f["signal_count"] = count
-        if f["signal_type"] not in SIGNAL_TYPES:
-            raise EvolverError("MISSING_FIELD", f"signal_type must be one of {', '.join(SIGNAL_TYPES)}")
+        # free-form, as in the original; the four of SIGNAL_TYPES are the usual ones
+        signal = f["signal_type"]
+        if len(signal) > MAX_SIGNAL_TYPE or not signal.isprintable():
+            raise EvolverError("MISSING_FIELD", f"signal_type must be one line of at most {MAX_SIGNAL_TYPE} "
+                               f"characters (usually one of {', '.join(SIGNAL_TYPES)})")
         change = params.get("change_type")
         if change is None:
             raise EvolverError("MISSING_FIELD", "change_type is required")
@@ -588,13 +592,20 @@ class Evolver:
             raise EvolverError("INVALID_SOURCE_STATUS", f"unknown status(es) {', '.join(bad)}; one of "
                                f"{', '.join(STATUSES)}")
         state = self._read()
+        if REGISTRY in state.corrupt:
+            raise EvolverError("STATE_CORRUPT", f"./{REGISTRY} cannot be read, so the candidates cannot be listed; "
+                               "run 'nervous evolve repair' (it keeps a copy of the damaged file)")
         rows = [{
             "candidate_id": r["candidate_id"], "target_skill": r.get("target_skill"),
             "change_type": r.get("change_type"), "risk_level": r.get("risk_level"), "status": r.get("status"),
             "revision_count": r.get("revision_count"), "summary": summary_line(r), "merge_notes": merge_notes(r),
             "created_at": r.get("created_at"), "review_suggestions": r.get("review_suggestions") or [],
         } for r in state.records if r.get("status") in wanted]
-        msg = (f"{len(rows)} candidate(s) waiting for review." if rows else "No candidates are waiting for review.")
+        if statuses:
+            which = " or ".join(wanted)
+            msg = f"{len(rows)} candidate(s) {which}." if rows else f"No candidates are {which}."
+        else:
+            msg = f"{len(rows)} candidate(s) waiting for review." if rows else "No candidates are waiting for review."
         out = self._result("list_candidates", None, status_before=None, status_after=None, message=msg,
                            mode=state.mode, warnings=state.warnings, candidates=rows)
         return out

@@ -9,6 +9,7 @@ from ..errors import EXIT_INTERNAL, EXIT_REFUSED, EXIT_UNAVAILABLE, EXIT_USAGE, 
 #: every code the evolver raises, with the CLI exit code it maps to
 EXIT_CODES: dict[str, int] = {
     "MISSING_FIELD": EXIT_USAGE,
+    "UNKNOWN_FIELD": EXIT_USAGE,
     "INVALID_WORKSPACE": EXIT_USAGE,
     "UNSUPPORTED_OPERATION": EXIT_USAGE,
     "INVALID_MODE": EXIT_USAGE,

@@ -44,6 +44,9 @@ def normalize_skill_name(raw: str, *, allow_canary: bool = True) -> str:
     slug = slugify(text)
     if not slug:
         raise EvolverError("INVALID_NAME", f"skill name {raw!r} has no letters or digits")
+    if slug == PREFIX.rstrip("-") and text.lower().startswith(PREFIX):
+        raise EvolverError("INVALID_NAME", f"skill name {raw!r} has nothing after {PREFIX!r}; give a name such as "
+                           "learned-my-workflow")
     name = slug if slug.startswith(PREFIX) else PREFIX + slug
     check_skill_name(name, allow_canary=allow_canary)
     return name

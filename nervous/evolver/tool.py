@@ -79,7 +79,7 @@ def dispatch(evolver: Any, params: Mapping[str, Any]) -> dict[str, Any]:
         raise EvolverError("UNSUPPORTED_OPERATION", f"operation {op!r} is not one of {', '.join(sorted(OPERATIONS))}")
     extra = sorted(set(params) - OPERATIONS[op] - {"operation", "workspace_root"})
     if extra:
-        raise EvolverError("MISSING_FIELD", f"{op} does not take: {', '.join(extra)}")
+        raise EvolverError("UNKNOWN_FIELD", f"{op} does not take: {', '.join(extra)}")
     confirmed = params.get("user_confirmed") is True
     if op == "create_candidate":
         return evolver.create_candidate(**{k: v for k, v in params.items() if k in OPERATIONS[op]})  # type: ignore[no-any-return]

@@ -77,6 +77,9 @@ class GoalFile:
         yield from self.goals
         yield from self.quarantined_goals
         yield from self.pending_quarantine
+        dropped = self.extra.get("retired_goal_ids")  # dropped from quarantine or archived by reset
+        if isinstance(dropped, list):
+            yield from (i for i in dropped if isinstance(i, str))
 
 
 def id_number(ident: str) -> int:
@@ -147,7 +150,8 @@ def load(raw: dict[str, Any] | None, warn: Warn, *, known_policies: Iterable[str
         gf.quarantined_goals = dict(quarantined)
         for gid, entry in quarantined.items():
             reason = entry.get("reason", "unknown reason") if isinstance(entry, dict) else "unknown reason"
-            warn(f"goal {gid} is quarantined ({reason}); a human must repair or drop it")
+            warn(f"goal {gid} is quarantined ({reason}); a human must repair or drop it "
+                 f"(nervous goal quarantine repair {gid} | drop {gid} --yes)")
 
     runs = raw.get("drain_runs", {})
     if isinstance(runs, dict):

@@ -9,6 +9,7 @@ the way (storage recovery, coercion, quarantine).
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
@@ -43,6 +44,8 @@ from .settings import set_config as apply_config
 from .status import ACTIONABLE, NON_TERMINAL, WAITING
 
 COLLECTION = "goals"
+#: where ``reset`` keeps the documents it cleared, keyed ``<scope>@<archive id>``
+ARCHIVES = "goal-archives"
 T = TypeVar("T")
 
 
@@ -296,7 +299,10 @@ class Goals:
             data["quarantined_goals"] = {**gf.quarantined_goals,
                                          **{k: {**v, "pending": True} for k, v in gf.pending_quarantine.items()}}
         hint = "resume the current goal with get current" if goals else "start a goal with analyze"
-        return GoalResult("list", goals=goals, markdown=list_markdown(goals, gf.current_goal_id), next=hint,
+        md = list_markdown(goals, gf.current_goal_id)
+        if data.get("quarantined_goals"):
+            md += "\n\n**Quarantined** (repair or drop each one):\n\n" + self.quarantined().markdown
+        return GoalResult("list", goals=goals, markdown=md, next=hint,
                           warnings=warnings, data=data)
 
     def summary(self) -> GoalResult:
@@ -389,6 +395,114 @@ class Goals:
               f"{counts['quarantined']} quarantined goal(s) from {p} into {self.key}.")
         return GoalResult("import", markdown=md, next="resume with get current", warnings=warnings,
                           data={"imported": counts})
+
+    # ------------------------------------------------------------------ quarantine, export, reset
+
+    def quarantined(self) -> GoalResult:
+        """Every quarantined goal with its reason (repair or drop each one)."""
+        from .quarantine import entries, plain
+
+        gf, warnings = self._read()
+        found = entries(gf)
+        rows = [{"id": gid, "reason": plain(e.get("reason", "unknown reason")),
+                 "quarantined_at": e.get("quarantined_at"), "pending": bool(e.get("pending")), "raw": e.get("raw")}
+                for gid, e in sorted(found.items(), key=lambda kv: document.id_number(kv[0]))]
+        md = "No quarantined goals." if not rows else "\n".join(
+            ["| id | reason | since |", "|---|---|---|"]
+            + [f"| {plain(r['id'])} | {r['reason']} | {plain(r['quarantined_at'] or 'this load')} |" for r in rows])
+        hint = "repair each one (goal quarantine repair ID) or drop it (goal quarantine drop ID)" if rows else ""
+        return GoalResult("quarantine_list", markdown=md, next=hint, warnings=warnings, data={"quarantined": rows})
+
+    def repair(self, goal_id: str, goal: Any = None) -> GoalResult:
+        """Put a quarantined goal back, from its stored value or a corrected ``goal`` object."""
+        from .quarantine import repair
+
+        restored, gf, warnings = self._mutate(lambda gf, ctx: repair(gf, ctx, goal_id=goal_id, goal=goal))
+        self._emit("quarantine_repair", restored, warnings)
+        return self._goal_result("quarantine_repair", restored, gf, warnings)
+
+    def drop(self, goal_id: str) -> GoalResult:
+        """Discard a quarantined goal for good (its id is never reused)."""
+        from .quarantine import drop
+
+        info, _gf, warnings = self._mutate(lambda gf, ctx: drop(gf, ctx, goal_id=goal_id))
+        self._emit("quarantine_drop", None, warnings, **info)
+        return GoalResult("quarantine_drop", markdown=f"Dropped quarantined goal {info['goal_id']} ({info['reason']}).",
+                          next="", warnings=warnings, data={"dropped": info})
+
+    def export(self) -> GoalResult:
+        """The whole goal document of this scope, in the format ``import`` reads."""
+        gf, warnings = self._read()
+        doc = gf.to_json()
+        doc["quarantined_goals"] = {**doc["quarantined_goals"], **gf.pending_quarantine}
+        md = f"{len(gf.goals)} goal(s), {len(gf.drain_runs)} drain run(s) from {self.key}."
+        return GoalResult("export", markdown=md, next="", warnings=warnings, data={"document": doc})
+
+    def archives(self) -> GoalResult:
+        """The archives ``reset`` made of this scope, oldest first."""
+        store = self._archive_store()
+        prefix = f"{self.key}@"
+        rows = []
+        for key in store.keys(ARCHIVES):
+            if key.startswith(prefix):
+                doc = store.read(ARCHIVES, key).value or {}
+                goals = doc.get("goals")
+                rows.append({"archive_id": key[len(prefix):], "goals": len(goals) if isinstance(goals, dict) else 0})
+        md = "No archives." if not rows else "\n".join(
+            ["| archive | goals |", "|---|---|"] + [f"| {r['archive_id']} | {r['goals']} |" for r in rows])
+        return GoalResult("archives", markdown=md, next="", warnings=[], data={"archives": rows})
+
+    def archived(self, archive_id: str) -> GoalResult:
+        """One archive's document (export it, then ``import --replace`` restores it)."""
+        snap = self._archive_store().read(ARCHIVES, f"{self.key}@{archive_id}")
+        if not snap.value:
+            raise GoalError("not_found", f"no archive {archive_id!r} for {self.key} (see goal archives)")
+        return GoalResult("export", markdown=f"archive {archive_id} of {self.key}", next="",
+                          warnings=list(snap.warnings), data={"document": snap.value, "archive_id": archive_id})
+
+    def _archive_store(self) -> Store:
+        return self.store if self.scope.path is None else self.manager.storage()
+
+    def reset(self) -> GoalResult:
+        """Archive this scope's goals, then start empty (settings are kept).
+
+        The archive is written first, from the document as read; the reset then refuses if the
+        document changed in between, so nothing is cleared that is not in the archive.
+        """
+        snap = self.store.read(COLLECTION, self.key)
+        before = snap.value or {}
+        stamp = clock.now()
+        archive_id = time.strftime("%Y%m%dT%H%M%S", time.gmtime(stamp)) + f"{stamp % 1:.3f}"[1:] + "Z"
+        if not before:
+            return GoalResult("reset", markdown="There were no goals; nothing to archive.",
+                              next="start a goal with analyze", warnings=list(snap.warnings),
+                              data={"archive_id": None, "archived": {"goals": 0, "drain_runs": 0, "quarantined": 0}})
+
+        def keep(doc: dict[str, Any]) -> None:
+            doc.clear()
+            doc.update(before)
+
+        self._archive_store().update(ARCHIVES, f"{self.key}@{archive_id}", keep)
+        expected = {k: v for k, v in self._load(before, lambda _m: None).to_json().items() if k != "project"}
+
+        def step(gf: GoalFile, ctx: Ctx) -> dict[str, int]:
+            if {k: v for k, v in gf.to_json().items() if k != "project"} != expected:
+                raise GoalError("storage_busy", f"goals {self.key} changed during the reset; nothing was cleared "
+                                f"(archive {archive_id} kept); try again")
+            counts = {"goals": len(gf.goals), "drain_runs": len(gf.drain_runs),
+                      "quarantined": len(gf.quarantined_goals) + len(gf.pending_quarantine)}
+            kept = list(gf.all_goal_keys())
+            gf.goals, gf.drain_runs, gf.quarantined_goals, gf.pending_quarantine = {}, {}, {}, {}
+            gf.current_goal_id = None
+            gf.extra = {k: v for k, v in gf.extra.items() if k == "meta"}
+            gf.extra["retired_goal_ids"] = sorted(set(kept), key=document.id_number)  # ids are never reused
+            return counts
+
+        counts, _gf, warnings = self._mutate(step)
+        self._emit("reset", None, warnings, archive_id=archive_id, **counts)
+        md = f"Archived {counts['goals']} goal(s) as {archive_id} and started empty."
+        return GoalResult("reset", markdown=md, next="start a goal with analyze", warnings=warnings,
+                          data={"archive_id": archive_id, "archived": counts})
 
     def dispatch(self, params: Mapping[str, Any]) -> dict[str, Any]:
         """The single-tool entry point: ``{"action": ..., ...flat args}`` → the JSON envelope."""

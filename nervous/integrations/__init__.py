@@ -1,9 +1,10 @@
-"""Host integrations shipped with nervous: drop-in OpenClaw skills that call the ``nervous`` CLI.
+"""Host integrations shipped with nervous: OpenClaw skills and a pi package, all calling the ``nervous`` CLI.
 
-The SKILL.md files live in this package (``openclaw/<name>/SKILL.md``) so they are installed with
-the wheel; :func:`install_openclaw` copies them into a workspace's ``skills/`` folder. A copy we
-wrote carries a ``.nervous-integration.json`` marker; a same-named skill folder without it is the
-user's and is never overwritten unless they say ``force``.
+The files live in this package (``openclaw/<name>/SKILL.md``, ``pi/...``) so they are installed
+with the wheel. :func:`install` copies OpenClaw's skills into a workspace's ``skills/`` folder and
+the pi package into ``<workspace>/.pi/extensions/nervous/`` (where pi discovers project
+extensions). A copy we wrote carries a ``.nervous-integration.json`` marker; a same-named folder
+without it is the user's and is never overwritten unless they say ``force``.
 """
 
 from __future__ import annotations
@@ -17,7 +18,9 @@ from typing import Any
 from ..errors import BadInput, Refused
 
 MARKER = ".nervous-integration.json"
-HOSTS = ("openclaw",)
+HOSTS = ("openclaw", "pi")
+#: where the pi package goes, relative to the workspace
+PI_DIR = (".pi", "extensions", "nervous")
 
 
 def bundled_skills(host: str = "openclaw") -> dict[str, str]:
@@ -27,11 +30,34 @@ def bundled_skills(host: str = "openclaw") -> dict[str, str]:
     if host not in HOSTS:
         raise BadInput(f"unknown integration {host!r}; available: {', '.join(HOSTS)}", code="invalid_arg")
     root = files(__name__).joinpath(host)
+    if host == "pi":
+        root = root.joinpath("skills")
     out = {}
     for entry in sorted(root.iterdir(), key=lambda e: e.name):
         skill = entry.joinpath("SKILL.md")
         if entry.is_dir() and skill.is_file():
             out[entry.name] = skill.read_text(encoding="utf-8")
+    return out
+
+
+def bundled_files(host: str) -> dict[str, str]:
+    """Relative path -> text of every file shipped for ``host`` (the whole pi package)."""
+    from importlib.resources import files
+
+    if host not in HOSTS:
+        raise BadInput(f"unknown integration {host!r}; available: {', '.join(HOSTS)}", code="invalid_arg")
+    out: dict[str, str] = {}
+
+    def walk(node: Any, prefix: str) -> None:
+        for entry in sorted(node.iterdir(), key=lambda e: e.name):
+            if entry.name.startswith((".", "__")):
+                continue
+            if entry.is_dir():
+                walk(entry, f"{prefix}{entry.name}/")
+            elif entry.is_file():
+                out[prefix + entry.name] = entry.read_text(encoding="utf-8")
+
+    walk(files(__name__).joinpath(host), "")
     return out
 
 
@@ -64,11 +90,13 @@ def install(host: str, workspace: str | os.PathLike[str], *, force: bool = False
     """
     from .. import __version__
 
-    skills = bundled_skills(host)
     root = Path(workspace).expanduser()
     if not root.is_dir():
         raise BadInput(f"workspace {str(root)!r} is not an existing directory", code="invalid_workspace")
     root = root.resolve()
+    if host == "pi":
+        return _install_pi(root, force=force)
+    skills = bundled_skills(host)
     skills_dir = root / "skills"
     if skills_dir.is_symlink():
         raise Refused(f"{skills_dir} is a symbolic link; nervous does not write through links", code="unsafe_path")
@@ -107,4 +135,41 @@ def install(host: str, workspace: str | os.PathLike[str], *, force: bool = False
     return {"host": host, "workspace": str(root), "skills_dir": str(skills_dir), "skills": results}
 
 
-__all__ = ["bundled_skills", "install", "MARKER", "HOSTS"]
+def _install_pi(root: Path, *, force: bool) -> dict[str, Any]:
+    """Copy the pi package into ``<root>/.pi/extensions/nervous/`` (all files, then the marker)."""
+    from .. import __version__
+
+    shipped = bundled_files("pi")
+    folder = root.joinpath(*PI_DIR)
+    for d in (root / PI_DIR[0], root.joinpath(*PI_DIR[:2]), folder):
+        if d.is_symlink():
+            raise Refused(f"{d} is a symbolic link; nervous does not write through links", code="unsafe_path")
+        if d.exists() and not d.is_dir():
+            raise Refused(f"{d} exists and is not a folder", code="unmanaged_skill")
+    if folder.exists() and _managed(folder) is None and not force:
+        raise Refused(f"nothing was installed: {folder} holds an extension nervous did not install "
+                      "(use --force to replace its files)", code="unmanaged_skill", details={"conflicts": [str(folder)]})
+    links = [rel for rel in shipped if (folder / rel).is_symlink()]
+    if links:
+        raise Refused(f"nothing was installed: {', '.join(links)} in {folder} are symbolic links", code="unsafe_path")
+    results = []
+    for rel, text in shipped.items():
+        target = folder / rel
+        if not target.exists():
+            action = "installed"
+        elif target.is_file() and _sha256(target.read_text(encoding="utf-8", errors="replace")) == _sha256(text):
+            action = "unchanged"
+        else:
+            action = "updated" if _managed(folder) is not None else "replaced"
+        if action != "unchanged":
+            target.parent.mkdir(parents=True, exist_ok=True)
+            _write(target, text)
+        results.append({"name": rel, "path": str(target), "action": action})
+    marker = {"managed_by": "nervous", "integration": "pi", "version": __version__,
+              "sha256": {rel: _sha256(text) for rel, text in shipped.items()}}
+    _write(folder / MARKER, json.dumps(marker, indent=2) + "\n")
+    return {"host": "pi", "workspace": str(root), "skills_dir": str(folder / "skills"), "extension_dir": str(folder),
+            "skills": results}
+
+
+__all__ = ["bundled_skills", "bundled_files", "install", "MARKER", "HOSTS", "PI_DIR"]

@@ -258,8 +258,9 @@ _EVOLVE_PROPERTIES: dict[str, Any] = {
                             "naming this candidate or skill. Required for approve, publish, rollback, "
                             "promote_canary and set_mode."),
     "source_summary": _text("create_candidate: what happened that is worth keeping."),
-    "signal_type": _enum(("multi_tool_success", "user_correction", "repeated_request", "recovered_failure"),
-                         "create_candidate: why this is a candidate."),
+    "signal_type": _text("create_candidate: why this is a candidate, usually multi_tool_success, user_correction, "
+                         "repeated_request or recovered_failure (any short label is kept).", maxLength=64,
+                         examples=["multi_tool_success", "user_correction", "repeated_request", "recovered_failure"]),
     "signal_count": {"type": "integer", "minimum": 1, "description": "create_candidate: how often it was seen."},
     "proposed_skill_content": _text("create_candidate: the draft SKILL.md (at most 64 KiB)."),
     "target_skill": _text("create_candidate: the learned skill to create or patch (learned-<slug>)."),

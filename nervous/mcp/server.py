@@ -18,6 +18,7 @@ from typing import Any
 
 from .. import __version__
 from .handlers import _evolve_error, _goal_error, call
+from .prompts import get_prompt_handler, list_prompts_handler
 from .schema import INSTRUCTIONS, ToolSpec, tool_specs
 
 
@@ -62,8 +63,10 @@ _EVOLVER_VALUE_CODES = {"operation": "UNSUPPORTED_OPERATION", "autonomy_mode": "
 
 
 def _evolver_code(problems: list[str]) -> str:
-    """``MISSING_FIELD`` (absent or mistyped) unless the first problem is a closed vocabulary's value."""
+    """``MISSING_FIELD`` (absent or mistyped), ``UNKNOWN_FIELD``, or a closed vocabulary's code."""
     first = problems[0]
+    if first.startswith("arguments: unknown argument(s)"):
+        return "UNKNOWN_FIELD"
     for field, code in _EVOLVER_VALUE_CODES.items():
         if first.startswith(f"$.{field}:"):
             return code
@@ -115,7 +118,8 @@ def build_server(nv: Any) -> Any:
 
     return Server("nervous", version=__version__, title="nervous",
                   description="Acquire the skills an agent lacks, safely, and learn from every use.",
-                  instructions=INSTRUCTIONS, on_list_tools=list_tools, on_call_tool=call_tool)
+                  instructions=INSTRUCTIONS, on_list_tools=list_tools, on_call_tool=call_tool,
+                  on_list_prompts=list_prompts_handler(), on_get_prompt=get_prompt_handler())
 
 
 def serve_stdio(nv: Any) -> None:

@@ -533,6 +533,12 @@ class _Handler(BaseHTTPRequestHandler):
         raise _Reply(200, {"results": results})
 
     def _search_row(self, score: float, s: _Skill) -> dict[str, Any]:
+        row = self._search_row_body(score, s)
+        if self.owner.legacy_moderation:  # older servers listed suspicious skills and flagged the row
+            row["isSuspicious"] = s.suspicious
+        return row
+
+    def _search_row_body(self, score: float, s: _Skill) -> dict[str, Any]:
         owner = {"handle": s.owner, "displayName": s.owner_display, "image": None}
         latest = s.latest
         if self.owner.legacy_search_rows:

@@ -30,6 +30,8 @@ if TYPE_CHECKING:
     from nervous.http import HttpClient, HttpStatusError
 
 DEFAULT_SITE = "https://clawhub.ai"
+#: how long a skill or version answer is reused within one process (plan, then fetch)
+MEMO_SECONDS = 30.0
 NAME = "clawhub"
 
 
@@ -42,7 +44,7 @@ def _factory(ctx: ProviderContext) -> ClawHubRegistry:
     env: dict[str, str] = {} if settings.get("registry_name") else dict(os.environ)
     registry = ClawHubRegistry(
         registry=settings.get("registry") or env.get("CLAWHUB_REGISTRY") or None,
-        site=settings.get("site") or env.get("CLAWHUB_SITE") or DEFAULT_SITE,
+        site=settings.get("site") or env.get("CLAWHUB_SITE") or None,
         token=settings.get("token") or env.get("CLAWHUB_TOKEN") or None,
         timeout=float(settings.get("timeout", 15.0)),
         download_timeout=float(settings.get("download_timeout", 60.0)),
@@ -63,7 +65,7 @@ class ClawHubRegistry:
         self,
         *,
         registry: str | None = None,
-        site: str = DEFAULT_SITE,
+        site: str | None = None,
         token: str | None = None,
         timeout: float = 15.0,
         download_timeout: float = 60.0,
@@ -72,7 +74,10 @@ class ClawHubRegistry:
         http_options: dict[str, Any] | None = None,
     ) -> None:
         self._registry = registry.rstrip("/") if registry else None
-        self.site = site.rstrip("/")
+        self.site = (site or DEFAULT_SITE).rstrip("/")
+        # links point at the site that serves this registry: the one configured, else the registry itself
+        self._link_base = site.rstrip("/") if site else self._registry
+        self._memo: dict[tuple[str, ...], tuple[float, Any]] = {}
         self.token = token
         self.timeout = timeout
         self.download_timeout = download_timeout
@@ -108,6 +113,26 @@ class ClawHubRegistry:
         return DEFAULT_SITE
 
     @property
+    def link_base(self) -> str:
+        """Where ``url`` links point: the configured site, else the configured registry, else the public site."""
+        return self._link_base or self.site
+
+    def _remember(self, key: tuple[str, ...], load: Any, *, reuse: bool = False) -> Any:
+        """Ask the registry and keep the answer; with ``reuse``, an answer kept a few seconds ago serves.
+
+        Only :meth:`fetch` reuses: the detail and version an install was just planned (and gated) on
+        are not fetched again, while every explicit ``resolve``/``version`` call sees the registry now.
+        """
+        import time
+
+        hit = self._memo.get(key)
+        if reuse and hit is not None and time.monotonic() - hit[0] < MEMO_SECONDS:
+            return hit[1]
+        value = load()
+        self._memo[key] = (time.monotonic(), value)
+        return value
+
+    @property
     def http(self) -> HttpClient:
         if self._http is None:
             from nervous.http import HttpClient
@@ -118,6 +143,7 @@ class ClawHubRegistry:
 
     def close(self) -> None:
         self._http = None
+        self._memo.clear()
 
     # ------------------------------------------------------------------ search
 
@@ -145,7 +171,16 @@ class ClawHubRegistry:
         metrics = row.get("metrics") or {}
         trust = row.get("trust") or {}
         verdict = trust.get("clawHubVerdict")
+        raw_mod = row.get("moderation")
+        mod: dict[str, Any] = raw_mod if isinstance(raw_mod, dict) else {}
+        if not isinstance(verdict, str):  # older servers flag rows instead of giving a verdict
+            if row.get("isMalwareBlocked") is True or mod.get("isMalwareBlocked") is True:
+                verdict = "malicious"
+            elif row.get("isSuspicious") is True or mod.get("isSuspicious") is True:
+                verdict = "suspicious"
         canonical = row.get("canonicalUrl")
+        if not isinstance(canonical, str) and isinstance(owner, str):
+            canonical = f"/{owner}/skills/{row['slug']}"
         try:
             ref = SkillRef(name=row["slug"].lower(), owner=owner.lower() if isinstance(owner, str) else None,
                            registry=self.name)
@@ -157,14 +192,15 @@ class ClawHubRegistry:
             stars=_int(metrics.get("bookmarks")), downloads=_int(row.get("downloads")),
             score=float(row["score"]) if isinstance(row.get("score"), (int, float)) else None,
             scan=ScanStatus(status=str(verdict)) if isinstance(verdict, str) else ScanStatus("unknown"),
-            reviewed=True, url=f"{self.site}{canonical}" if isinstance(canonical, str) else None,
+            reviewed=True, url=f"{self.link_base}{canonical}" if isinstance(canonical, str) else None,
             updated_at=_iso(row.get("updatedAt")),
         )
 
     # ------------------------------------------------------------------ skill detail
 
-    def resolve(self, ref: SkillRef) -> SkillMetadata:
-        data = self._skill_get(ref, "", what="skill detail")
+    def resolve(self, ref: SkillRef, *, _reuse: bool = False) -> SkillMetadata:
+        data = self._remember(("skill", ref.owner or "", ref.name),
+                              lambda: self._skill_get(ref, "", what="skill detail"), reuse=_reuse)
         skill = data.get("skill") or {}
         if not skill:
             raise NotFound(f"clawhub: skill {ref.qualified} not found at {self.base_url}", code="not_found")
@@ -183,6 +219,8 @@ class ClawHubRegistry:
                 moderation = "suspicious"
                 scan = ScanStatus("suspicious", mod.get("summary"), codes)
         slug = str(skill.get("slug") or ref.name).lower()
+        if isinstance(owner, str) and not ref.owner:  # the same answer under the owner-qualified name
+            self._memo[("skill", owner.lower(), slug)] = self._memo[("skill", "", ref.name)]
         return SkillMetadata(
             registry=self.name,
             ref=SkillRef(name=slug, owner=owner.lower() if isinstance(owner, str) else ref.owner, registry=self.name),
@@ -190,7 +228,7 @@ class ClawHubRegistry:
             latest_version=latest, versions=(latest,) if latest else (),
             stars=_int(stats.get("stars")), downloads=_int(stats.get("downloads")),
             moderation=moderation, scan=scan, reviewed=True,
-            url=f"{self.site}/{owner}/skills/{slug}" if owner else None,
+            url=f"{self.link_base}/{owner}/skills/{slug}" if owner else None,
         )
 
     def versions(self, ref: SkillRef) -> list[SkillVersion]:
@@ -210,7 +248,7 @@ class ClawHubRegistry:
                 break
         return out
 
-    def version(self, ref: SkillRef, version: str | None = None) -> SkillVersion:
+    def version(self, ref: SkillRef, version: str | None = None, *, _reuse: bool = False) -> SkillVersion:
         if version is None:
             version = self.resolve(ref).latest_version
             if version is None:
@@ -218,7 +256,9 @@ class ClawHubRegistry:
                                "installed through the github registry)", code="no_version")
         from urllib.parse import quote
 
-        data = self._skill_get(ref, f"/versions/{quote(version, safe='')}", what=f"version {version}")
+        data = self._remember(("version", ref.owner or "", ref.name, version),
+                              lambda: self._skill_get(ref, f"/versions/{quote(version, safe='')}",
+                                                      what=f"version {version}"), reuse=_reuse)
         body = data.get("version") or {}
         if not body:
             raise NotFound(f"clawhub: {ref.qualified} version {version} not found", code="not_found")
@@ -258,11 +298,11 @@ class ClawHubRegistry:
         return resp.body
 
     def fetch(self, ref: SkillRef, version: str | None = None, progress: Any = None) -> SkillBundle:
-        meta = self.resolve(ref)
+        meta = self.resolve(ref, _reuse=True)
         version = version or meta.latest_version
         if version is None:
             raise NotFound(f"clawhub: {ref.qualified} has no hosted version", code="no_version")
-        detail = self.version(meta.ref, version)
+        detail = self.version(meta.ref, version, _reuse=True)
         data = self.download(meta.ref, version, progress=progress)
         from nervous.bundle import Limits, load_zip
 

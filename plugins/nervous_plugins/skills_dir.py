@@ -29,6 +29,8 @@ if TYPE_CHECKING:
     from nervous.storage import Store
 
 NAME = "skills-dir"
+#: the registry provider whose CLI writes .clawhub/lock.json and origin.json
+NAME_CLAWHUB = "clawhub"
 COLLECTION = "installs"
 STAGING_PREFIX = ".nervous-staging-"
 ASIDE_PREFIX = ".nervous-previous-"
@@ -451,6 +453,40 @@ class SkillsDirTarget:
             if entry.name not in ours and _is_skill(entry):
                 found.append(entry.name)
         return found
+
+    def unmanaged_info(self, name: str) -> dict[str, Any]:
+        """What the clawhub CLI recorded for a folder it installed: ``.clawhub/lock.json`` and ``origin.json``.
+
+        Read only, never trusted for anything but display; empty when neither file names the skill.
+        """
+        out: dict[str, Any] = {}
+        lock: Any = {}
+        for path in (self.lock_path, self.workdir / ".clawdhub" / "lock.json"):
+            try:
+                lock = json.loads(path.read_bytes())  # read only: a damaged lockfile is dealt with on install
+                break
+            except (OSError, ValueError):
+                continue
+        skills = lock.get("skills") if isinstance(lock, dict) else None
+        entry = skills.get(name) if isinstance(skills, dict) else None
+        if isinstance(entry, dict):
+            out["registry"] = NAME_CLAWHUB
+            if isinstance(entry.get("version"), str):
+                out["version"] = entry["version"]
+        folder = self.skills_dir / name
+        for sub in (".clawhub", ".clawdhub"):
+            try:
+                origin = json.loads((folder / sub / "origin.json").read_bytes())
+            except (OSError, ValueError):
+                continue
+            if isinstance(origin, dict):
+                out["registry"] = NAME_CLAWHUB
+                if isinstance(origin.get("installedVersion"), str):
+                    out["version"] = origin["installedVersion"]
+                if isinstance(origin.get("registry"), str):
+                    out["registry_url"] = origin["registry"]
+                break
+        return out
 
     def close(self) -> None:
         self._store = None

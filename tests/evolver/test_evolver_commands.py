@@ -80,7 +80,7 @@ def test_tool_interface_returns_error_objects(nervous_pm, workspace: Path) -> No
     unknown = handle(nervous_pm, {"workspace_root": str(workspace), "operation": "delete_everything"})
     assert unknown["error_code"] == "UNSUPPORTED_OPERATION"
     extra = handle(nervous_pm, {"workspace_root": str(workspace), "operation": "get_mode", "surprise": 1})
-    assert extra["error_code"] == "MISSING_FIELD"
+    assert extra["error_code"] == "UNKNOWN_FIELD"
     params = {"workspace_root": str(workspace), "operation": "create_candidate", "source_summary": "Did it twice.",
               "signal_type": "repeated_request", "signal_count": 2, "proposed_skill_content": make_draft(),
               "target_skill": "log summary", "change_type": "create_skill", "risk_level": "low",

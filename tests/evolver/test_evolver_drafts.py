@@ -63,13 +63,19 @@ def test_draft_size_and_encoding(evolver: Evolver, draft: object, code: str) -> 
     ("change", "rewrite_skill", "INVALID_CHANGE_TYPE"),
     ("risk", "tiny", "INVALID_RISK_LEVEL"),
     ("signal_count", 0, "MISSING_FIELD"),
-    ("signal_type", "vibes", "MISSING_FIELD"),
+    ("signal_type", "x" * 65, "MISSING_FIELD"),
+    ("signal_type", "two\nlines", "MISSING_FIELD"),
     ("source_summary", "", "MISSING_FIELD"),
 ])
 def test_create_field_checks(evolver: Evolver, field: str, value: object, code: str) -> None:
     with pytest.raises(EvolverError) as err:
         create(evolver, **{field: value})
     assert err.value.code == code
+
+
+def test_a_free_form_signal_type_is_kept(evolver: Evolver) -> None:
+    cid = create(evolver, signal_type="pairing_session")["candidate_id"]
+    assert evolver.show_candidate(cid)["record"]["signal_type"] == "pairing_session"
 
 
 def test_given_id_must_be_unused(evolver: Evolver) -> None:

@@ -16,7 +16,7 @@ from nervous.integrations import MARKER, bundled_skills
 from nervous.skillmd import parse_skill_md, validate_skill_md
 
 REPO = Path(__file__).resolve().parents[2]
-NAMES = ["skill-acquisition", "skill-evolver"]
+NAMES = ["goal-workflow", "skill-acquisition", "skill-evolver"]
 
 
 def nervous(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
@@ -98,18 +98,18 @@ def test_install_copies_the_skills_and_reruns_are_idempotent(tmp_path: Path) -> 
     res = nervous("integrations", "install", "openclaw", "--workspace", str(tmp_path), "--json")
     assert res.returncode == 0, res.stderr
     out = json.loads(res.stdout)
-    assert out["ok"] is True and [s["action"] for s in out["skills"]] == ["installed", "installed"]
+    assert out["ok"] is True and [s["action"] for s in out["skills"]] == ["installed"] * 3
     for name in NAMES:
         copied = tmp_path / "skills" / name / "SKILL.md"
         assert copied.read_text(encoding="utf-8") == bundled_skills()[name]
         assert json.loads((copied.parent / MARKER).read_text())["managed_by"] == "nervous"
     again = json.loads(nervous("integrations", "install", "openclaw", "--workspace", str(tmp_path),
                                "--json").stdout)
-    assert [s["action"] for s in again["skills"]] == ["unchanged", "unchanged"]
+    assert [s["action"] for s in again["skills"]] == ["unchanged"] * 3
     (tmp_path / "skills" / "skill-evolver" / "SKILL.md").write_text("stale", encoding="utf-8")
     again = json.loads(nervous("integrations", "install", "openclaw", "--workspace", str(tmp_path),
                                "--json").stdout)
-    assert [s["action"] for s in again["skills"]] == ["unchanged", "updated"]
+    assert [s["action"] for s in again["skills"]] == ["unchanged", "unchanged", "updated"]
 
 
 def test_an_unmanaged_skill_of_the_same_name_is_never_overwritten_without_force(tmp_path: Path) -> None:
@@ -124,7 +124,7 @@ def test_an_unmanaged_skill_of_the_same_name_is_never_overwritten_without_force(
     assert not (tmp_path / "skills" / "skill-evolver").exists(), "nothing is written when one target conflicts"
     res = nervous("integrations", "install", "openclaw", "--workspace", str(tmp_path), "--force", "--json")
     assert res.returncode == 0
-    assert [s["action"] for s in json.loads(res.stdout)["skills"]] == ["replaced", "installed"]
+    assert [s["action"] for s in json.loads(res.stdout)["skills"]] == ["installed", "replaced", "installed"]
     assert (mine / "SKILL.md").read_text(encoding="utf-8") == bundled_skills()["skill-acquisition"]
 
 
@@ -137,3 +137,12 @@ def test_bad_workspaces_are_usage_errors(tmp_path: Path) -> None:
     res = nervous("integrations", "install", "openclaw", "--workspace", str(tmp_path / "ws"), "--json")
     assert res.returncode == 1 and json.loads(res.stdout)["error"]["code"] == "unsafe_path"
     assert list((tmp_path / "elsewhere").iterdir()) == []
+
+
+def test_the_evolver_skill_keeps_the_originals_invocation_metadata() -> None:
+    doc = parse_skill_md(bundled_skills()["skill-evolver"], directory="skill-evolver")
+    assert doc.metadata.always is True and doc.metadata.skill_key == "skill-evolver"
+    assert doc.frontmatter["user-invocable"] is True
+    hint = doc.frontmatter["argument-hint"]
+    for word in ("review", "approve", "reject", "revise", "publish", "rollback", "show mode", "set mode"):
+        assert word in hint

@@ -44,7 +44,7 @@ def test_search_native_rows_skip_other_catalogs_and_suspicious(standin: ClawHubS
     assert [h.ref.qualified for h in hits] == ["@steipete/gifgrep", "@bob/gif-maker"]
     top = hits[0]
     assert top.registry == "clawhub" and top.downloads == 1234 and top.version is None  # current servers
-    assert top.url == "https://clawhub.ai/steipete/skills/gifgrep"
+    assert top.url == f"{standin.url}/steipete/skills/gifgrep"  # links follow the configured registry
     assert any(r["path"] == "/api/v1/search" and r["query"]["q"] == "gif" for r in standin.requests)
 
 
