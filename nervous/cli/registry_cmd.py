@@ -134,43 +134,106 @@ class _Progress:
 @click.command()
 @click.argument("ref")
 @click.option("--version", "version", metavar="V", help="Install this version (default: latest).")
-@click.option("--yes", "-y", is_flag=True, help="Do not ask; this is the explicit confirmation (also for "
-                                                "skills the registry flags as suspicious).")
+@click.option("--yes", "-y", is_flag=True, help="Do not ask: the user approved this install (an agent relays it).")
+@click.option("--confirm-suspicious", is_flag=True,
+              help="The user also confirmed a skill its registry flags suspicious or an unverified one.")
+@click.option("--accept-risk", "accept_risk", multiple=True, metavar="RULE",
+              help="Override a refusal by naming each rule id you accept (a person at a terminal only; "
+                   "written to the audit log).")
 @click.option("--force", is_flag=True, help="Replace an existing install of nervous's own (never someone else's).")
 @json_option
-def install(ref: str, version: str | None, yes: bool, force: bool, as_json: bool) -> None:
-    """Install a skill into the skills directory after the registry and integrity checks."""
-    from ..errors import Refused
+def install(ref: str, version: str | None, yes: bool, confirm_suspicious: bool, accept_risk: tuple[str, ...],
+            force: bool, as_json: bool) -> None:
+    """Install a skill into the skills directory through the install gate."""
+    _install(ref, version, yes=yes, confirm=confirm_suspicious, accept_risk=accept_risk, force=force,
+             as_json=as_json, update=False)
+
+
+@click.command()
+@click.argument("ref")
+@click.option("--yes", "-y", is_flag=True, help="Do not ask: the user approved this update (an agent relays it).")
+@click.option("--confirm-suspicious", is_flag=True,
+              help="The user also confirmed a skill its registry flags suspicious or an unverified one.")
+@click.option("--accept-risk", "accept_risk", multiple=True, metavar="RULE",
+              help="Override a refusal by naming each rule id you accept (a person at a terminal only).")
+@json_option
+def update(ref: str, yes: bool, confirm_suspicious: bool, accept_risk: tuple[str, ...], as_json: bool) -> None:
+    """Replace an installed skill of nervous's own with its latest version, through the install gate."""
+    _install(ref, None, yes=yes, confirm=confirm_suspicious, accept_risk=accept_risk, force=True,
+             as_json=as_json, update=True)
+
+
+def _install(ref: str, version: str | None, *, yes: bool, confirm: bool, accept_risk: tuple[str, ...],
+             force: bool, as_json: bool, update: bool) -> None:
+    from .. import gate
+    from ..errors import NotFound, Refused
     from ..installer import Installer
     from ..serialize import to_json
+    from .confirm import ask_person, at_terminal, require_terminal_for
 
+    require_terminal_for(accept_risk)
     app = get_app()
+    if update and not any(r.slug == ref or str(r.ref) == ref for r in app.manager.install_target().installed()):
+        raise NotFound(f"{ref} is not a skill nervous installed; install it first", code="not_installed")
     installer = Installer(app.manager)
     plan = installer.plan(ref, version)
-    warnings = list(plan.warnings)
     label = f"{plan.ref.qualified}@{plan.version.version} from {plan.registry}"
-    if not yes:
-        interactive = sys.stdin.isatty() and not as_json
-        if not interactive:
-            raise Refused(f"installing {label} needs confirmation: rerun with --yes (no terminal to ask; "
-                          "silence is never approval)", code="confirmation_required",
-                          details={"warnings": warnings})
-        for w in warnings:
-            click.echo(click.style(f"warning: {w}", fg="yellow"), err=True)
-        warnings = []
-        question = f"Install {label}?" if not plan.needs_confirmation else \
-            f"{label} is flagged suspicious. Install anyway?"
-        if not click.confirm(question, default=False, err=True):
-            raise Refused(f"installation of {label} cancelled", code="cancelled")
+    interactive = at_terminal() and not as_json
+    if not yes and not interactive:
+        raise Refused(f"installing {label} needs confirmation: rerun with --yes (no terminal to ask; "
+                      "silence is never approval)", code="confirmation_required",
+                      details={"warnings": list(plan.warnings)})
     progress = None if as_json else _Progress(f"downloading {plan.ref.qualified}@{plan.version.version}")
     try:
-        record = installer.install(plan, confirmed=True, force=force, progress=progress)
+        bundle, verdict = installer.fetch(plan, progress=progress)
     finally:
         if progress is not None:
             progress.finish()
+    warnings = list(plan.warnings)
+    retry = f"nervous {'update' if update else 'install'} {ref}" + (f" --version {version}" if version else "")
+    mode = gate.approval_mode(app.manager)
+    ask = interactive and (not yes or bool(accept_risk) or (mode == "person" and verdict.needs_person))
+    if ask and verdict.decision == "refuse" and not accept_risk:
+        ask = False  # the gate refuses and says how a person overrides it
+    if ask:
+        for w in warnings:
+            click.echo(click.style(f"warning: {w}", fg="yellow"), err=True)
+        warnings = []
+        click.echo(_verdict_line(verdict), err=True)
+        what = ("Accept the risk of " + ", ".join(accept_risk) + " and install" if verdict.decision == "refuse"
+                else "Install")
+        approval = ask_person(f"{what} {label}?", plan.ref.name, accept_risk=accept_risk)
+    elif yes:
+        approval = gate.Approval("agent", "yes-flag", confirmed=confirm)
+    elif verdict.decision == "refuse":
+        approval = gate.Approval("none", "none")
+    else:
+        for w in warnings:
+            click.echo(click.style(f"warning: {w}", fg="yellow"), err=True)
+        warnings = []
+        if not click.confirm(f"Install {label}?", default=False, err=True):
+            raise Refused(f"installation of {label} cancelled", code="cancelled")
+        approval = gate.Approval.person("terminal")
+    record = installer.install(plan, approval=approval, force=force, retry=retry, fetched=(bundle, verdict))
     data = {"installed": to_json(record), "ref": str(plan.ref), "registry": plan.registry,
-            "version": plan.version.version, "path": record.path, "registry_scan": plan.version.scan.status}
-    emit(as_json, data, f"Installed {label} -> {record.path}", warnings)
+            "version": plan.version.version, "path": record.path, "registry_scan": plan.version.scan.status,
+            "verified": verdict.verified, "decision": verdict.decision, "approved_by": approval.by}
+    note = "" if verdict.verified else " [UNVERIFIED: the registry publishes no digests]"
+    emit(as_json, data, f"{'Updated' if update else 'Installed'} {label} -> {record.path}{note}", warnings)
+
+
+def _verdict_line(v: Any) -> str:
+    """The gate's verdict in one line for the person being asked."""
+    from ..scan import defang
+
+    parts = [f"review: {v.decision} (risk {v.risk})"]
+    if v.rule_ids:
+        parts.append("rules: " + ", ".join(v.rule_ids))
+    if v.suspicious:
+        parts.append("flagged suspicious by its registry")
+    if not v.verified:
+        parts.append("UNVERIFIED: no published digests")
+    return defang("; ".join(parts))
 
 
 @click.command()
