@@ -17,7 +17,6 @@ from typing import Any
 import click
 
 from ..errors import Refused
-
 from .app import emit, get_app, json_option
 
 _OUTCOMES = ("success", "task_mismatch", "runtime_error", "auth_error", "dependency_missing", "api_error")
