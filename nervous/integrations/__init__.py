@@ -56,13 +56,16 @@ def _write(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
-def install(host: str, workspace: str | os.PathLike[str], *, force: bool = False) -> dict[str, Any]:
-    """Copy ``host``'s skills into ``<workspace>/skills/<name>/SKILL.md``.
+def install(host: str, workspace: str | os.PathLike[str], *, force: bool = False, pm: Any = None,
+            approval: Any = None) -> dict[str, Any]:
+    """Copy ``host``'s skills into ``<workspace>/skills/<name>/SKILL.md``, through the install gate.
 
     Every target is checked before anything is written: a same-named folder we did not write (no
     marker) is refused unless ``force``; symbolic links are refused. Re-running updates our copies.
+    Each skill is reviewed and approved by :mod:`nervous.gate` like any other (``pm``: the plugin
+    manager; default: one with the built-in plugins only).
     """
-    from .. import __version__
+    from .. import __version__, gate
 
     skills = bundled_skills(host)
     root = Path(workspace).expanduser()
@@ -94,17 +97,40 @@ def install(host: str, workspace: str | os.PathLike[str], *, force: bool = False
     if refused:
         raise Refused("nothing was installed: " + "; ".join(refused), code="unmanaged_skill",
                       details={"conflicts": refused})
+    if pm is None:
+        from ..config import Config
+        from ..manager import PluginManager
+
+        pm = PluginManager(Config(), autoload=False)
+    approval = approval or gate.Approval("agent", "command")
+    verdicts = {name: _verdict(pm, host, name, skills[name]) for name, _f, _a in plan}
+    for verdict in verdicts.values():  # every skill passes review and approval before any is written
+        gate.check_approval(verdict, approval, gate.approval_mode(pm), retry=f"nervous integrations install {host}")
     results = []
     for name, folder, action in plan:
         text = skills[name]
         if action != "unchanged":
-            folder.mkdir(parents=True, exist_ok=True)
-            _write(folder / "SKILL.md", text)
-            marker = {"managed_by": "nervous", "integration": host, "skill": name, "version": __version__,
-                      "sha256": _sha256(text)}
-            _write(folder / MARKER, json.dumps(marker, indent=2) + "\n")
+
+            def write(name: str = name, folder: Path = folder, text: str = text) -> None:
+                folder.mkdir(parents=True, exist_ok=True)
+                _write(folder / "SKILL.md", text)
+                marker = {"managed_by": "nervous", "integration": host, "skill": name, "version": __version__,
+                          "sha256": _sha256(text)}
+                _write(folder / MARKER, json.dumps(marker, indent=2) + "\n")
+
+            gate.Gate(pm).admit(verdicts[name], approval, write)
         results.append({"name": name, "path": str(folder / "SKILL.md"), "action": action})
     return {"host": host, "workspace": str(root), "skills_dir": str(skills_dir), "skills": results}
+
+
+def _verdict(pm: Any, host: str, name: str, text: str) -> Any:
+    """The gate's review of a shipped skill (verified: it comes with this package)."""
+    from .. import gate
+    from ..records import SkillBundle, SkillFile, SkillRef
+
+    bundle = SkillBundle(ref=SkillRef(name, registry=f"integration:{host}"), version=None,
+                         registry=f"integration:{host}", files=(SkillFile("SKILL.md", text.encode("utf-8")),))
+    return gate.review(pm, bundle, label=f"{host} integration skill {name}", source=f"integration:{host}")
 
 
 __all__ = ["bundled_skills", "install", "MARKER", "HOSTS"]
