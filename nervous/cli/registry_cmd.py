@@ -249,45 +249,93 @@ def uninstall(ref: str, as_json: bool) -> None:
          f"Uninstalled {record.slug} ({record.path})")
 
 
-@click.command(name="list")
-@json_option
-def list_cmd(as_json: bool) -> None:
-    """List installed skills: ours, and unmanaged ones found in the skills directory."""
+def _on_disk(target: Any, records: list[Any]) -> list[dict[str, Any]]:
+    """Each managed install against what the folder holds now (tamper evidence)."""
     from pathlib import Path
 
-    target = get_app().manager.install_target()
-    records = target.installed()
-    unmanaged = target.unmanaged()
     on_disk = getattr(target, "on_disk", None)  # optional: targets that can compare the folder with the record
-    skills: list[dict[str, Any]] = []
+    out = []
     for r in records:
         now = on_disk(r) if callable(on_disk) else {"present": Path(r.path).exists(), "modified": None,
                                                        "version": None}
-        skills.append({"name": r.slug, "managed": True, "registry": r.registry, "ref": str(r.ref),
-                       "version": r.version, "path": r.path, "present": now["present"],
-                       "modified": now["modified"],
-                       "version_on_disk": now["version"] if now["version"] != r.version else None,
-                       "installed_at": r.installed_at})
+        out.append({"name": r.slug, "managed": True, "registry": r.registry, "ref": str(r.ref),
+                    "version": r.version, "path": r.path, "present": now["present"],
+                    "modified": now["modified"], "changes": list(now.get("changes", [])),
+                    "verified": now.get("verified", True),
+                    "version_on_disk": now["version"] if now["version"] != r.version else None,
+                    "installed_at": r.installed_at})
+    return out
+
+
+def _status(s: dict[str, Any]) -> str:
+    if not s["managed"]:
+        return "unmanaged"
+    if not s["present"]:
+        return "managed (missing)"
+    flag = "" if s.get("verified", True) else ", unverified"
+    if s["version_on_disk"]:
+        return f"managed (now {s['version_on_disk']}, changed outside nervous{flag})"
+    return f"managed (modified{flag})" if s["modified"] else f"managed{' (unverified)' if flag else ''}"
+
+
+@click.command(name="list")
+@json_option
+def list_cmd(as_json: bool) -> None:
+    """List installed skills: ours (with what changed since install), and unmanaged ones."""
+    from pathlib import Path
+
+    target = get_app().manager.install_target()
+    skills = _on_disk(target, target.installed())
     skills += [{"name": n, "managed": False, "registry": None, "ref": None, "version": None,
                 "path": str(Path(getattr(target, "skills_dir", ".")) / n), "present": True, "modified": None,
-                "version_on_disk": None, "installed_at": None}
-               for n in unmanaged]
+                "changes": [], "verified": None, "version_on_disk": None, "installed_at": None}
+               for n in target.unmanaged()]
     data = {"skills": skills, "skills_dir": str(getattr(target, "skills_dir", ""))}
-
-    def status(s: dict[str, Any]) -> str:
-        if not s["managed"]:
-            return "unmanaged"
-        if not s["present"]:
-            return "managed (missing)"
-        if s["version_on_disk"]:
-            return f"managed (now {s['version_on_disk']}, changed outside nervous)"
-        return "managed (modified)" if s["modified"] else "managed"
 
     def human() -> None:
         if not skills:
             click.echo("No installed skills.")
             return
-        rows = [[s["name"], s["version"] or "-", s["registry"] or "-", status(s)] for s in skills]
+        rows = [[s["name"], s["version"] or "-", s["registry"] or "-", _status(s)] for s in skills]
         click.echo(table(rows, ["SKILL", "VERSION", "REGISTRY", "STATUS"]))
+        for s in skills:
+            for change in s["changes"]:
+                click.echo(f"  {s['name']}: {_safe(change)}")
 
     emit(as_json, data, human, list(getattr(target, "warnings", [])))
+
+
+@click.command(name="verify")
+@click.argument("names", nargs=-1)
+@json_option
+def verify(names: tuple[str, ...], as_json: bool) -> None:
+    """Compare every file of installed skills (or NAMES) with what was installed; exit 1 if any changed."""
+    from ..errors import NotFound
+
+    target = get_app().manager.install_target()
+    records = target.installed()
+    if names:
+        unknown = [n for n in names if not any(n in (r.slug, str(r.ref)) for r in records)]
+        if unknown:
+            raise NotFound(f"not installed by nervous: {', '.join(unknown)}", code="not_installed")
+        records = [r for r in records if r.slug in names or str(r.ref) in names]
+    skills = _on_disk(target, records)
+    changed = [s for s in skills if s["modified"] or not s["present"]]
+    data = {"skills": skills, "changed": [s["name"] for s in changed]}
+
+    def human() -> None:
+        if not skills:
+            click.echo("No installed skills.")
+            return
+        for s in skills:
+            state = "missing" if not s["present"] else "CHANGED" if s["modified"] else "unchanged"
+            click.echo(f"{s['name']}: {state}" + ("" if s.get("verified", True) else " (installed unverified)"))
+            for change in s["changes"]:
+                click.echo(f"  {_safe(change)}")
+
+    emit(as_json, data, human, list(getattr(target, "warnings", [])), exit_code=1 if changed else 0)
+
+
+def _safe(text: str) -> str:
+    """Paths from a folder someone else may control: no control characters to the terminal."""
+    return "".join(c if c.isprintable() else "?" for c in text)
