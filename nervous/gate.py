@@ -80,11 +80,13 @@ class Verdict:
     suspicious: bool = False
     verified: bool = True
     report: Any = field(default=None, eq=False, repr=False)
+    #: the rules whose own action is ``refuse`` (what a person must name to override)
+    refusing: tuple[str, ...] = ()
 
     @property
     def refused_rules(self) -> tuple[str, ...]:
-        """The rule ids a person must name to override a refusal."""
-        return tuple(r for r in self.rule_ids if r.startswith("NV-")) or ("policy",)
+        """The rule ids a person must name to override a refusal (``policy``: not overridable by rule)."""
+        return self.refusing or tuple(r for r in self.rule_ids if r.startswith("NV-")) or ("policy",)
 
     @property
     def needs_confirmation(self) -> bool:
@@ -246,8 +248,9 @@ def review(pm: Any, bundle: SkillBundle, *, label: str, source: str, context: Sc
     rule_ids += [r for r in floors if r not in rule_ids]
     if decision == "allow" and (suspicious or not verified):
         decision = "review"
+    refusing = tuple(dict.fromkeys(f.rule_id for f in report.side_effects.findings if f.action == "refuse"))
     return Verdict(label, source, decision, report.risk.level, tuple(rule_ids), tuple(reasons), floors,
-                   suspicious, verified, report)
+                   suspicious, verified, report, refusing)
 
 
 # ------------------------------------------------------------------------------------------ 4. approval
