@@ -140,9 +140,9 @@ def moderation(meta: SkillMetadata, detail: SkillVersion | None = None) -> list[
     warnings = []
     if suspicious(meta, detail):
         codes = ", ".join(meta.scan.reason_codes or detail.scan.reason_codes)
-        reason = detail.scan.reason or meta.scan.reason
+        why = detail.scan.reason or meta.scan.reason
         warnings.append(f"{label} is flagged suspicious by {meta.registry}" + (f" ({codes})" if codes else "")
-                        + (f": {reason}" if reason else ""))
+                        + (f": {why}" if why else ""))
     if status in ("unknown", "error", "unreviewed"):
         warnings.append(f"{label} has no clean registry scan ({status}): treated as unreviewed")
     if not published_digests(detail):

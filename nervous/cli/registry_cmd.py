@@ -256,8 +256,8 @@ def _on_disk(target: Any, records: list[Any]) -> list[dict[str, Any]]:
     on_disk = getattr(target, "on_disk", None)  # optional: targets that can compare the folder with the record
     out = []
     for r in records:
-        now = on_disk(r) if callable(on_disk) else {"present": Path(r.path).exists(), "modified": None,
-                                                       "version": None}
+        now: dict[str, Any] = on_disk(r) if callable(on_disk) else {
+            "present": Path(r.path).exists(), "modified": None, "version": None}
         out.append({"name": r.slug, "managed": True, "registry": r.registry, "ref": str(r.ref),
                     "version": r.version, "path": r.path, "present": now["present"],
                     "modified": now["modified"], "changes": list(now.get("changes", [])),

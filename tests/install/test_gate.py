@@ -6,7 +6,6 @@ the built-in rules, ``disk-cleanup`` is review-level, ``word-count`` is clean.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterator
 from pathlib import Path

@@ -11,11 +11,10 @@ from typing import Any
 import pytest
 from install_helpers import digest
 
-from nervous.gate import Approval
 from nervous.errors import BadInput, NervousError, Refused, RegistryError, UsageError
+from nervous.gate import Approval
 from nervous.installer import Installer
 from nervous.testing.clawhub_server import ClawHubStandin, skill_md
-
 
 #: the user's yes, relayed by an agent (a token, --yes)
 AGENT = Approval("agent", "token")
