@@ -284,8 +284,6 @@ class Acquirer:
                     classes=classes, icons=icons_of(classes), verified=verdict.verified,
                     suspicious=verdict.suspicious, needs_confirmation=verdict.needs_confirmation,
                     skill_md_chars=len(skill_md.text() or "") if skill_md else None)
-        if not verdict.verified:
-            cand["notes"].append("UNVERIFIED: the registry publishes no digests for this version")
         return cand
 
     def _auto_blacklist(self, ref: SkillRef, reason: str, warnings: list[str]) -> None:

@@ -171,7 +171,9 @@ def _show_candidates(state: dict[str, Any]) -> None:
         summary = c.get("summary") or ""
         click.echo(f"{c['index'] + 1:>2}. {_fit(c['name'] + ' — ' + summary, width).rstrip()}")
         click.echo(f"    effects: {_effects(c.get('classes') or [])}"
-                   + ("" if c.get("reviewed", True) else " · unreviewed source"))
+                   + ("" if c.get("reviewed", True) else " · unreviewed source")
+                   + (" · UNVERIFIED (no published digests)" if c.get("verified") is False
+                      and c["decision"] != "refuse" else ""))
         for reason in (c.get("reasons") or [])[:3]:
             tag = "refused" if c["decision"] == "refuse" else "review"
             click.echo(f"    {tag}: {_fit(reason, width - 12).rstrip()}")

@@ -390,3 +390,27 @@ def test_person_mode_with_elicitation_installs_on_the_users_accept(clawhub: Claw
         cand = proc.ok("request_install", {"ref": "@dave/currency-rates"})["candidates"][0]
         assert proc.ok("approve", {"token": cand["token"]})["state"] == "installed"
         assert len(proc.asked) == 1
+
+
+@pytest.mark.parametrize(("answer", "published"), [(("accept", {"confirm": True}), True),
+                                                   (("decline", None), False), (("cancel", None), False)])
+def test_evolver_confirmations_go_through_elicitation(clawhub: ClawHubStandin, tmp_path: Path, answer: Any,
+                                                      published: bool) -> None:
+    draft = ("---\nname: learned-notes-digest\ndescription: Summarise notes.\n---\n# learned-notes-digest\n\n"
+             "Summarises notes.\n\n## Use This Skill When\n- the user asks for a digest\n\n## Trigger Signals\n"
+             "- 'digest my notes'\n\n## Standard Steps\n1. Read the notes.\n2. Summarise them.\n\n"
+             "## Risk Boundaries\n- Read only.\n\n## Do Not Use This Skill When\n- the notes are private\n\n"
+             "## Required Tools\n- file reading\n\n## Notes\n- learned twice\n")
+    with _asking_server(clawhub, tmp_path, [answer]) as proc:
+        made = proc.ok("evolve", {"operation": "create_candidate", "source_summary": "Did it twice.",
+                                  "signal_type": "repeated_request", "signal_count": 2,
+                                  "proposed_skill_content": draft, "target_skill": "notes digest",
+                                  "change_type": "create_skill", "risk_level": "low"})
+        args = {"operation": "publish_candidate", "candidate_id": made["candidate_id"], "user_confirmed": True}
+        target = tmp_path / "ws" / "skills" / "learned-notes-digest" / "SKILL.md"
+        if published:
+            assert proc.ok("evolve", args)["status_after"] == "published" and target.is_file()
+        else:
+            err = proc.error("evolve", args)
+            assert err["error_code"] == "EXPLICIT_CONFIRMATION_REQUIRED" and not target.exists()
+        assert len(proc.asked) == 1 and made["candidate_id"] in proc.asked[0].message
