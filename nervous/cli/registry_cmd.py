@@ -199,20 +199,18 @@ def _install(ref: str, version: str | None, *, yes: bool, confirm: bool, accept_
             click.echo(click.style(f"warning: {w}", fg="yellow"), err=True)
         warnings = []
         click.echo(_verdict_line(verdict), err=True)
-        what = ("Accept the risk of " + ", ".join(accept_risk) + " and install" if verdict.decision == "refuse"
-                else "Install")
-        approval = ask_person(f"{what} {label}?", plan.ref.name, accept_risk=accept_risk)
+        if verdict.decision == "allow" and not verdict.needs_confirmation and not accept_risk:
+            if not click.confirm(f"Install {label}?", default=False, err=True):
+                raise Refused(f"installation of {label} cancelled", code="cancelled")
+            approval = gate.Approval.person("terminal")
+        else:  # riskier: the person types the name
+            what = ("Accept the risk of " + ", ".join(accept_risk) + " and install" if verdict.decision == "refuse"
+                    else "Install")
+            approval = ask_person(f"{what} {label}?", plan.ref.name, accept_risk=accept_risk)
     elif yes:
         approval = gate.Approval("agent", "yes-flag", confirmed=confirm)
-    elif verdict.decision == "refuse":
+    else:  # a refusal at a terminal without --accept-risk: the gate says how a person overrides it
         approval = gate.Approval("none", "none")
-    else:
-        for w in warnings:
-            click.echo(click.style(f"warning: {w}", fg="yellow"), err=True)
-        warnings = []
-        if not click.confirm(f"Install {label}?", default=False, err=True):
-            raise Refused(f"installation of {label} cancelled", code="cancelled")
-        approval = gate.Approval.person("terminal")
     record = installer.install(plan, approval=approval, force=force, retry=retry, fetched=(bundle, verdict))
     data = {"installed": to_json(record), "ref": str(plan.ref), "registry": plan.registry,
             "version": plan.version.version, "path": record.path, "registry_scan": plan.version.scan.status,
