@@ -267,12 +267,15 @@ def check_approval(verdict: Verdict, approval: Approval, mode: str, *, retry: st
     if verdict.decision == "refuse":
         needed = verdict.refused_rules
         accepted = set(approval.accept_risk)
-        overridable = approval.by == "person" and approval.via == "terminal" and "policy" not in needed
+        final = "policy" in needed or bool(set(needed) & set(FLOOR_RULES))  # no rule to accept, or limits
+        overridable = approval.by == "person" and approval.via == "terminal" and not final
         if overridable and set(needed) <= accepted:
             return
         how = (f"; a person who disagrees can override it only at a terminal: {retry} "
-               + " ".join(f"--accept-risk {r}" for r in needed)) if retry and "policy" not in needed else ""
-        if approval.accept_risk and not overridable:
+               + " ".join(f"--accept-risk {r}" for r in needed)) if retry and not final else ""
+        if final:
+            how = "; this refusal cannot be overridden (a scan limit, or a policy refusal naming no rule)"
+        elif approval.accept_risk and not overridable:
             how = "; --accept-risk is honoured only from a person at an interactive terminal" + how
         missing = sorted(set(needed) - accepted)
         if approval.accept_risk and overridable and missing:

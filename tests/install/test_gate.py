@@ -315,3 +315,12 @@ def test_list_and_verify_say_what_changed(project: Path, env: dict, case: str) -
     assert skill["modified"] is True and expected in skill["changes"], skill
     code, out = run_json([*LOCAL, "verify", "word-count"], project, env)
     assert code == 1 and out["changed"] == ["word-count"] and expected in out["skills"][0]["changes"]
+
+
+def test_scan_limits_and_policy_refusals_without_rules_cannot_be_accepted() -> None:
+    person = gate.Approval.person("terminal", accept_risk=("NV-LIMIT-001", "policy"))
+    for verdict in (gate.Verdict("x@1", "local", "refuse", rule_ids=("NV-LIMIT-001",), refusing=("NV-LIMIT-001",)),
+                    gate.Verdict("x@1", "local", "refuse", reasons=("the policy said no",))):
+        with pytest.raises(Refused) as err:
+            gate.check_approval(verdict, person, "agent", retry="nervous install x")
+        assert "cannot be overridden" in err.value.message and "--accept-risk" not in err.value.message
