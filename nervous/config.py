@@ -88,6 +88,13 @@ class ReviewConfig:
 
 
 @define
+class ApprovalConfig:
+    #: "agent": the agent relays the person's answer (a token, --yes); "person": review-level,
+    #: suspicious and unverified installs need a confirmation the agent cannot give itself
+    mode: str = "agent"
+
+
+@define
 class CortexConfig:
     """The skill cortex's selections and constants (specs/skill-cortex.md §4.1); defaults are the seed's."""
 
@@ -163,6 +170,7 @@ class Config:
     storage: StorageConfig = Factory(StorageConfig)
     install: InstallConfig = Factory(InstallConfig)
     review: ReviewConfig = Factory(ReviewConfig)
+    approval: ApprovalConfig = Factory(ApprovalConfig)
     cortex: CortexConfig = Factory(CortexConfig)
     goals: GoalsConfig = Factory(GoalsConfig)
     evolver: EvolverConfig = Factory(EvolverConfig)
@@ -322,6 +330,8 @@ def _check_values(cfg: Config) -> None:
     positive("review", "intent_max_chars", cfg.review.intent_max_chars)
     if cfg.review.intent_command and not cfg.review.intent_command[0].strip():
         raise ConfigError("review.intent_command: the program name (first item) is empty")
+    if cfg.approval.mode not in ("agent", "person"):
+        raise ConfigError(f"approval.mode: expected \"agent\" or \"person\", got {cfg.approval.mode!r}")
     for key in ("max_total_bytes", "max_files", "max_file_bytes", "max_compression_ratio"):
         positive("install", key, getattr(cfg.install, key))
     for key, factor in cfg.cortex.failure_factors.items():

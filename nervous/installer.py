@@ -1,14 +1,8 @@
-"""The install engine: resolve → version detail → moderation gates → download → verify → install.
+"""Registry installs: resolve and plan, fetch in memory, then hand to :mod:`nervous.gate`.
 
-Why an engine in the kernel: every path that installs a skill (CLI, acquisition loop, MCP) must pass
-the same gates in the same order. The registry's own verdict is an input, never the whole answer:
-
-* malware (moderation or a ``malicious`` scan) is refused with the registry's reason and the
-  archive is never downloaded;
-* a pending scan is "try again later"; a removed or hidden skill is refused;
-* a suspicious skill installs only with an explicit confirmation, and never in reflex mode;
-* every downloaded file is checked against the version's published SHA-256 (the clawhub CLI does
-  not), and the content fingerprint is recomputed, before the install target sees a byte.
+The checks themselves (moderation, integrity, review floors, approval) live in the gate; this
+module only knows how to ask a registry for a skill and how to lay it out for the install target.
+A suspicious or unverified skill needs an explicit confirmation and never installs as a reflex.
 """
 
 from __future__ import annotations
@@ -19,8 +13,10 @@ from typing import Any
 
 from attrs import frozen
 
-from .errors import BadInput, NervousError, NotFound, Refused, RegistryError
-from .records import InstallRecord, SkillBundle, SkillMetadata, SkillRef, SkillVersion
+from . import gate
+from .errors import NervousError, NotFound, Refused
+from .gate import verify_bundle
+from .records import InstallRecord, ScanContext, SkillBundle, SkillMetadata, SkillRef, SkillVersion
 
 
 @frozen
@@ -65,103 +61,77 @@ class Installer:
             except NotFound as exc:
                 last = exc
                 continue
-            self._gate_metadata(meta)
+            gate.moderation(meta)
             detail = registry.version(meta.ref, version or meta.latest_version)
-            warnings = self._gate_version(meta, detail)
-            suspicious = meta.moderation == "suspicious" or detail.scan.status == "suspicious"
+            warnings = gate.moderation(meta, detail)
+            suspicious = gate.suspicious(meta, detail)
             if suspicious and self.reflex:
                 raise Refused(f"{meta.ref.qualified} is flagged suspicious by {registry.name}; suspicious skills "
                               "are never installed in reflex mode", code="suspicious_reflex")
             return InstallPlan(registry=registry.name, ref=meta.ref, requested=requested, metadata=meta,
-                               version=detail, needs_confirmation=suspicious, warnings=tuple(warnings))
+                               version=detail, needs_confirmation=suspicious or not gate.published_digests(detail),
+                               warnings=tuple(warnings))
         if last is not None:
             raise last
         raise NotFound(f"{requested}: no configured registry knows this skill")
 
-    @staticmethod
-    def _gate_metadata(meta: SkillMetadata) -> None:
-        label = meta.ref.qualified
-        if meta.moderation == "malware" or meta.scan.status == "malicious":
-            reason = meta.scan.reason or "flagged as malicious"
-            codes = f" [{', '.join(meta.scan.reason_codes)}]" if meta.scan.reason_codes else ""
-            raise Refused(f"{label} is blocked as malware by {meta.registry}: {reason}{codes}; it is never "
-                          "downloaded", code="malware", details={"reason_codes": list(meta.scan.reason_codes)})
-        if meta.moderation == "pending":
-            raise RegistryError(f"{label} is pending a security scan at {meta.registry}; try again later",
-                                code="scan_pending")
-        if meta.moderation == "removed":
-            raise Refused(f"{label} was removed by {meta.registry}'s moderators", code="removed")
-        if meta.moderation == "hidden":
-            raise Refused(f"{label} is currently unavailable at {meta.registry}", code="unavailable")
-
-    @staticmethod
-    def _gate_version(meta: SkillMetadata, detail: SkillVersion) -> list[str]:
-        label = f"{meta.ref.qualified}@{detail.version}"
-        status = detail.scan.status
-        if status == "malicious":
-            raise Refused(f"{label} is flagged as malicious by {meta.registry}'s scan: "
-                          f"{detail.scan.reason or 'no reason given'}; it is never downloaded", code="malware")
-        if status == "pending":
-            raise RegistryError(f"{label} is pending a security scan at {meta.registry}; try again later",
-                                code="scan_pending")
-        warnings = []
-        if status == "suspicious" or meta.moderation == "suspicious":
-            codes = ", ".join(meta.scan.reason_codes or detail.scan.reason_codes)
-            warnings.append(f"{label} is flagged suspicious by {meta.registry}"
-                            + (f" ({codes})" if codes else "")
-                            + (f": {detail.scan.reason or meta.scan.reason}" if (detail.scan.reason or meta.scan.reason)
-                               else ""))
-        if status in ("unknown", "error", "unreviewed"):
-            warnings.append(f"{label} has no clean registry scan ({status}): treated as unreviewed")
-        return warnings
-
     # ------------------------------------------------------------------ installing
+
+    def fetch(self, plan: InstallPlan, *, progress: Callable[[int, int | None], None] | None = None,
+              context: ScanContext | None = None) -> tuple[SkillBundle, gate.Verdict]:
+        """Download in memory, then the gate's integrity and review stages. Nothing is written."""
+        registry = self.pm.registry(plan.registry)
+        fetch_kw: dict[str, Any] = {}
+        if progress is not None and "progress" in inspect.signature(registry.fetch).parameters:
+            fetch_kw["progress"] = progress
+        bundle: SkillBundle = registry.fetch(plan.ref, plan.version.version, **fetch_kw)
+        label = f"{plan.ref.qualified}@{plan.version.version}"
+        verified = gate.integrity(bundle, plan.version, plan.ref, label=label)
+        context = context or ScanContext(purpose="install", registry_scan=plan.version.scan,
+                                         stated_purpose=plan.metadata.summary or "")
+        verdict = gate.review(self.pm, bundle, label=label, source=plan.registry, context=context,
+                              suspicious=gate.suspicious(plan.metadata, plan.version), verified=verified)
+        return bundle, verdict
 
     def install(
         self,
         plan: InstallPlan,
         *,
-        confirmed: bool = False,
+        approval: gate.Approval | None = None,
         force: bool = False,
         progress: Callable[[int, int | None], None] | None = None,
+        retry: str = "",
+        fetched: tuple[SkillBundle, gate.Verdict] | None = None,
     ) -> InstallRecord:
-        """Download, verify and hand to the install target. Suspicious needs ``confirmed``."""
-        if plan.needs_confirmation and self.reflex:
-            raise Refused(f"{plan.ref.qualified} is suspicious; never installed in reflex mode", code="suspicious_reflex")
-        if plan.needs_confirmation and not confirmed:
-            raise Refused(f"{plan.ref.qualified} is flagged suspicious; install it only after an explicit "
-                          "confirmation ('install anyway')", code="confirmation_required",
-                          details={"warnings": list(plan.warnings)})
+        """Download, verify, review, check ``approval`` and hand to the install target, through the gate.
+
+        Without ``approval`` nothing installs (silence is never approval); reflex installers approve
+        as ``reflex``. ``retry`` is the command a person would run to approve this at a terminal.
+        """
+        if approval is None:
+            approval = gate.Approval("reflex", "reflex") if self.reflex else gate.Approval("none", "none")
         registry = self.pm.registry(plan.registry)
         target = self.pm.install_target()
         layout_ref = SkillRef(name=plan.ref.name, owner=plan.requested.owner, registry=plan.registry)
         preflight = getattr(target, "preflight", None)
         if callable(preflight):
             preflight(layout_ref, registry=plan.registry, force=force)
-        fetch_kw: dict[str, Any] = {}
-        if progress is not None and "progress" in inspect.signature(registry.fetch).parameters:
-            fetch_kw["progress"] = progress
-        bundle: SkillBundle = registry.fetch(plan.ref, plan.version.version, **fetch_kw)
-        expected = plan.version.files or bundle.expected
-        verify_bundle(bundle, expected, label=f"{plan.ref.qualified}@{plan.version.version}")
-        if plan.version.fingerprint:
-            from .fingerprint import bundle_fingerprint
-
-            got = bundle_fingerprint(bundle, exclude={"_meta.json"})
-            if got != plan.version.fingerprint:
-                raise BadInput(f"{plan.ref.qualified}@{plan.version.version}: content fingerprint {got} does not "
-                               f"match the registry's {plan.version.fingerprint}", code="integrity")
+        bundle, verdict = fetched or self.fetch(plan, progress=progress)
         kwargs: dict[str, Any] = {"force": force}
         params = inspect.signature(target.install).parameters
         if "source" in params:
             kwargs["source"] = {"registry": getattr(registry, "base_url", None) or plan.registry,
-                                "ownerHandle": plan.ref.owner, "registryName": plan.registry}
+                                "ownerHandle": plan.ref.owner, "registryName": plan.registry,
+                                "verified": verdict.verified}
         if "layout_ref" in params:
             kwargs["layout_ref"] = layout_ref
-        record: InstallRecord = target.install(bundle, **kwargs)
+        record: InstallRecord = gate.Gate(self.pm).admit(verdict, approval, lambda: target.install(bundle, **kwargs),
+                                                         retry=retry)
         self.pm.emit("install", {"ref": str(plan.ref), "registry": plan.registry, "version": plan.version.version,
                                  "fingerprint": record.fingerprint, "path": record.path, "forced": force,
-                                 "confirmed_suspicious": bool(plan.needs_confirmation and confirmed)})
+                                 "verified": verdict.verified, "decision": verdict.decision,
+                                 "approved_by": approval.by,
+                                 "confirmed_suspicious": bool(plan.needs_confirmation and approval.confirmed)})
         return record
 
     def uninstall(self, reference: str) -> InstallRecord:
@@ -169,27 +139,6 @@ class Installer:
         self.pm.emit("uninstall", {"ref": str(record.ref), "registry": record.registry, "path": record.path,
                                    "version": record.version})
         return record
-
-
-def verify_bundle(bundle: SkillBundle, expected: tuple[Any, ...], *, label: str) -> None:
-    """Every published file present with its SHA-256, and nothing unpublished besides ``_meta.json``."""
-    if not expected:
-        return
-    want = {d.path: d.sha256 for d in expected if d.sha256}
-    if not want:
-        return
-    got = {f.path: f.sha256 for f in bundle.files}
-    problems = []
-    for path, digest in sorted(want.items()):
-        if path not in got:
-            problems.append(f"{path}: missing from the archive")
-        elif got[path] != digest:
-            problems.append(f"{path}: sha256 {got[path]} differs from the published {digest}")
-    for path in sorted(set(got) - set(want) - {"_meta.json"}):
-        problems.append(f"{path}: not among the version's published files")
-    if problems:
-        raise BadInput(f"{label}: integrity check failed; nothing was installed: " + "; ".join(problems),
-                       code="integrity", details={"problems": problems})
 
 
 __all__ = ["Installer", "InstallPlan", "verify_bundle"]

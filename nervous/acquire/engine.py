@@ -12,12 +12,11 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from .. import clock
+from .. import clock, gate
 from ..cortex.entities import TaskText, extract_signals, filter_words
 from ..errors import NervousError, NotFound, Refused, UsageError
-from ..installer import Installer, verify_bundle
+from ..installer import Installer
 from ..records import ScanContext, SearchHit, SkillRef
-from ..scan import scan_bundle
 from ..sideeffects import classes_of, icons_of, is_secret_env, reflex_eligible
 from . import session as S
 from .plan import build_plan
@@ -34,6 +33,14 @@ REMEDIES = {
     "api_error": "the service behind the skill failed twice; try again later",
     "install_failed": "the skill could not be installed; see the error",
 }
+
+
+def candidate_verdict(cand: dict[str, Any]) -> gate.Verdict:
+    """The gate's verdict as the vetting stored it in the session (checked again at install)."""
+    return gate.Verdict(f"{cand['name']} v{cand['version']}", str(cand.get("registry")), cand["decision"],
+                        cand.get("risk", "high"), tuple(cand.get("rule_ids", ())), tuple(cand.get("reasons", ())),
+                        suspicious=bool(cand.get("suspicious", cand.get("needs_confirmation"))),
+                        verified=bool(cand.get("verified", True)))
 
 
 def notice_traits(tags: list[str]) -> list[str]:
@@ -244,6 +251,7 @@ class Acquirer:
             "scan_status": hit.scan.status if hit else "unknown", "reviewed": hit.reviewed if hit else True,
             "decision": "refuse", "risk": "high", "reasons": [], "rule_ids": [], "tags": [], "flags": [],
             "classes": [], "icons": "", "history": {}, "needs_confirmation": False, "notes": [],
+            "verified": False, "suspicious": False,
         }
         installer = Installer(self.pm)
         try:
@@ -266,9 +274,8 @@ class Acquirer:
                     scan_status=detail.scan.status, reviewed=meta.reviewed,
                     needs_confirmation=plan.needs_confirmation, notes=list(plan.warnings))
         try:
-            registry = self.pm.registry(plan.registry)
-            bundle = registry.fetch(plan.ref, detail.version)
-            verify_bundle(bundle, detail.files or bundle.expected, label=f"{plan.ref.qualified}@{detail.version}")
+            bundle, verdict = installer.fetch(plan, context=ScanContext(
+                purpose="install", registry_scan=detail.scan, stated_purpose=cand["summary"]))
         except NervousError as exc:
             cand["reasons"] = [exc.message]
             cand["rule_ids"] = [f"fetch:{exc.code}"]
@@ -276,17 +283,14 @@ class Acquirer:
         from ..fingerprint import bundle_fingerprint
 
         cand["fingerprint"] = detail.fingerprint or bundle_fingerprint(bundle, exclude={"_meta.json"})
-        report = scan_bundle(self.pm, bundle, ScanContext(purpose="install", registry_scan=detail.scan,
-                                                          stated_purpose=cand["summary"]), source=plan.registry)
-        se = report.side_effects
+        se = verdict.report.side_effects
         classes = classes_of(se.tags, primary_env=se.primary_env, complete=se.complete)
         skill_md = bundle.skill_md
-        cand.update(decision=report.decision, risk=report.risk.level, reasons=list(report.review.reasons),
-                    rule_ids=list(report.review.rule_ids), tags=list(se.tags), flags=list(se.flags),
-                    classes=classes, icons=icons_of(classes),
+        cand.update(decision=verdict.decision, risk=verdict.risk, reasons=list(verdict.reasons),
+                    rule_ids=list(verdict.rule_ids), tags=list(se.tags), flags=list(se.flags),
+                    classes=classes, icons=icons_of(classes), verified=verdict.verified,
+                    suspicious=verdict.suspicious, needs_confirmation=verdict.needs_confirmation,
                     skill_md_chars=len(skill_md.text() or "") if skill_md else None)
-        if plan.needs_confirmation and cand["decision"] == "allow":
-            cand["decision"] = "review"
         return cand
 
     def _auto_blacklist(self, ref: SkillRef, reason: str, warnings: list[str]) -> None:
@@ -310,8 +314,10 @@ class Acquirer:
         clean = cand["scan_status"] == "clean" or (cand["registry"] == "local" and cand["reviewed"])
         if not clean:
             out.append(f"registry scan status is {cand['scan_status']}, not clean")
-        if cand["needs_confirmation"]:
+        if cand.get("suspicious", cand["needs_confirmation"]):
             out.append("the registry flags it suspicious")
+        if not cand.get("verified", True):
+            out.append("it is unverified (the registry publishes no digests)")
         if hist.get("stored_version") != cand["version"]:
             out.append(f"version changed ({hist.get('stored_version')} → {cand['version']})")
         if hist.get("stored_fingerprint") != cand["fingerprint"]:
@@ -322,11 +328,15 @@ class Acquirer:
 
     # ------------------------------------------------------------------ phase 3
 
-    def approve(self, token: str, *more_tokens: str, confirm_suspicious: bool = False) -> S.AcquireState:
+    def approve(self, token: str, *more_tokens: str, confirm_suspicious: bool = False,
+                approval: gate.Approval | None = None) -> S.AcquireState:
         """Install the candidate a token approves (or the first of an ordered list of approved ones).
 
         On an install failure the next *approved* candidate is tried automatically (at most
         ``max_switches`` switches per task); an unapproved candidate needs its own approval.
+        ``approval`` says who answered (default: the agent relaying the user's answer with the token);
+        when ``[approval] mode = "person"`` asks for more, the answer is a ``needs_person`` state and
+        the token stays open.
         """
         tokens = [token, *more_tokens]
         sids = {S.session_of(t) for t in tokens}
@@ -335,6 +345,7 @@ class Acquirer:
         sid = sids.pop()
         now = clock.now()
         self._load(sid)
+        mode = gate.approval_mode(self.pm)
 
         def take(d: dict[str, Any]) -> list[dict[str, Any]]:
             if d.get("state") not in S.WAITING_FOR_APPROVAL:
@@ -344,21 +355,27 @@ class Acquirer:
             if len(set(tokens)) != len(tokens):
                 raise UsageError("the same token was given twice")
             records = [S.redeem(d, t, now) for t in tokens]
-            flagged = [d["candidates"][r["candidate"]]["name"] for r in records
-                       if d["candidates"][r["candidate"]]["needs_confirmation"]]
-            if flagged and not confirm_suspicious:
-                raise Refused(f"{', '.join(flagged)} is flagged suspicious by its registry; approve again with "
-                              "--confirm-suspicious ('install anyway') to install it", code="confirmation_required")
+            given = self._approval(d, confirm_suspicious, approval)
+            for r, t in zip(records, tokens, strict=True):  # the gate's approval stage, before any token is spent
+                gate.check_approval(candidate_verdict(d["candidates"][r["candidate"]]), given, mode,
+                                    retry=f"nervous approve {t}")
             S.supersede_open_tokens(d)
             d["state"] = "installing"
             d["approved"] = d.get("approved", []) + [r["candidate"] for r in records]
             d["updated_at"] = now
             return records
 
-        approved = self.store.update(S.COLLECTION, sid, take, create=False).result
+        try:
+            approved = self.store.update(S.COLLECTION, sid, take, create=False).result
+        except gate.NeedsPerson as exc:
+            doc = self._load(sid)
+            state = self._state(doc, [])
+            return S.AcquireState(state.session, "needs_person", exc.message, ("approve", "cancel"),
+                                  {**state.data, "person_must_run": exc.details.get("run")}, state.warnings)
         doc = self._load(sid)
         warnings: list[str] = []
         reflex = doc["mode"] == "reflex"
+        given = self._approval(doc, confirm_suspicious, approval)
         if reflex:
             self._bump(warnings, reflexes_fired=1)
         for n, rec in enumerate(approved):
@@ -370,7 +387,7 @@ class Acquirer:
             if n > 0:
                 warnings.append(f"switching to the next approved candidate: {cand['name']}")
             try:
-                record = self._install(cand, rec, confirmed=confirm_suspicious, reflex=reflex)
+                record = self._install(cand, rec, approval=given, reflex=reflex)
             except NervousError as exc:
                 doc["attempts"].append({"candidate": i, "outcome": "install_failed", "detail": exc.message})
                 doc["switches"] = max(0, self._tried(doc) - 1)
@@ -424,7 +441,15 @@ class Acquirer:
         return len({a["candidate"] for a in doc["attempts"]} | ({doc["installed"]["candidate"]}
                                                                   if doc.get("installed") else set()))
 
-    def _install(self, cand: dict[str, Any], approved: dict[str, Any], *, confirmed: bool, reflex: bool) -> Any:
+    @staticmethod
+    def _approval(doc: dict[str, Any], confirm: bool, given: gate.Approval | None) -> gate.Approval:
+        """Who approved: a reflex session's notice, the caller's stated approval, or the agent's token."""
+        if doc.get("mode") == "reflex" and given is None:
+            return gate.Approval("reflex", "reflex")
+        return given or gate.Approval("agent", "token", confirmed=confirm)
+
+    def _install(self, cand: dict[str, Any], approved: dict[str, Any], *, approval: gate.Approval,
+                 reflex: bool) -> Any:
         import attrs
 
         installer = Installer(self.pm, reflex=reflex)
@@ -440,7 +465,7 @@ class Acquirer:
         if expected and plan.version.fingerprint and plan.version.fingerprint != expected:
             raise Refused(f"{cand['name']} content changed since it was vetted (fingerprint mismatch); nothing "
                           "installed", code="changed_since_approval")
-        record = installer.install(plan, confirmed=confirmed)
+        record = installer.install(plan, approval=approval)
         if expected and self._installed_fingerprint(record) != expected:
             try:
                 installer.uninstall(record.slug)

@@ -16,6 +16,7 @@ from typing import Any
 
 import click
 
+from ..errors import Refused
 from .app import emit, get_app, json_option
 
 _OUTCOMES = ("success", "task_mismatch", "runtime_error", "auth_error", "dependency_missing", "api_error")
@@ -170,7 +171,9 @@ def _show_candidates(state: dict[str, Any]) -> None:
         summary = c.get("summary") or ""
         click.echo(f"{c['index'] + 1:>2}. {_fit(c['name'] + ' — ' + summary, width).rstrip()}")
         click.echo(f"    effects: {_effects(c.get('classes') or [])}"
-                   + ("" if c.get("reviewed", True) else " · unreviewed source"))
+                   + ("" if c.get("reviewed", True) else " · unreviewed source")
+                   + (" · UNVERIFIED (no published digests)" if c.get("verified") is False
+                      and c["decision"] != "refuse" else ""))
         for reason in (c.get("reasons") or [])[:3]:
             tag = "refused" if c["decision"] == "refuse" else "review"
             click.echo(f"    {tag}: {_fit(reason, width - 12).rstrip()}")
@@ -320,16 +323,28 @@ def _ask_candidates(acq: Any, state: dict[str, Any]) -> dict[str, Any] | None:
         picks = [p.strip() for p in answer.replace(" ", ",").split(",") if p.strip()]
         if picks and all(p in by_number for p in picks) and len(set(picks)) == len(picks):
             chosen = [by_number[p] for p in picks]
-            confirm = False
-            flagged = [c["name"] for c in chosen if c.get("needs_confirmation")]
-            if flagged:
-                confirm = click.confirm(f"{', '.join(flagged)} is flagged suspicious by its registry. Install "
-                                        "anyway?", default=False)
-                if not confirm:
-                    continue
+            try:
+                approval = _person_approval(chosen)
+            except Refused as exc:
+                click.echo(exc.message)
+                continue
             click.echo(f"Installing {', then '.join(c['name'] for c in chosen)}…")
-            return dict(acq.approve(*(c["token"] for c in chosen), confirm_suspicious=confirm).to_json())
+            return dict(acq.approve(*(c["token"] for c in chosen), approval=approval).to_json())
         click.echo(f"Please answer {', '.join(by_number)} (or c to cancel).")
+
+
+def _person_approval(chosen: list[dict[str, Any]]) -> Any:
+    """The person's own answer at this terminal; a riskier candidate needs its name typed."""
+    from ..gate import Approval
+    from .confirm import ask_person
+
+    for c in chosen:
+        why = [w for w, bad in (("review-level", c.get("decision") == "review"),
+                                ("flagged suspicious by its registry", c.get("suspicious")),
+                                ("UNVERIFIED (no published digests)", c.get("verified") is False)) if bad]
+        if why:
+            ask_person(f"{c['name']} v{c['version']} is {', '.join(why)}.", c["name"])
+    return Approval.person("terminal")
 
 
 def _ask_outcome(acq: Any, state: dict[str, Any]) -> dict[str, Any] | None:
@@ -420,11 +435,21 @@ def acquire(task: str, as_json: bool) -> None:
 @click.command("approve")
 @click.argument("tokens", nargs=-1, required=True)
 @click.option("--confirm-suspicious", is_flag=True,
-              help="Install a candidate its registry flags suspicious ('install anyway').")
+              help="The user confirmed a candidate flagged suspicious or unverified ('install anyway').")
 @json_option
 def approve(tokens: tuple[str, ...], confirm_suspicious: bool, as_json: bool) -> None:
-    """Install the candidate TOKEN approves (several tokens: try them in this order)."""
-    result = _acquirer().approve(*tokens, confirm_suspicious=confirm_suspicious)
+    """Install the candidate TOKEN approves (several tokens: try them in this order).
+
+    At a terminal, with [approval] mode = "person", a candidate that needs the person's own
+    confirmation asks them to type its name; elsewhere the answer is a needs_person state.
+    """
+    from .confirm import at_terminal
+
+    acq = _acquirer()
+    result = acq.approve(*tokens, confirm_suspicious=confirm_suspicious)
+    if result.state == "needs_person" and at_terminal() and not as_json:
+        chosen = [c for c in result.data["candidates"] if c.get("token") in tokens]
+        result = acq.approve(*tokens, approval=_person_approval(chosen))
     _print(as_json, result)
 
 

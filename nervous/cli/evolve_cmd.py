@@ -25,11 +25,28 @@ _yes_option = click.option("--yes", "user_confirmed", is_flag=True,
                            help="The user explicitly confirmed this action.")
 
 
-def _evolver(workspace: str | None) -> Any:
+def _evolver(workspace: str | None, *, ask: bool = False) -> Any:
+    """The workspace's evolver; with ``ask``, a person at this terminal confirms by typing the name."""
+    from .. import gate
     from ..evolver import Evolver
+    from .confirm import at_terminal
 
     app = get_app()
-    return Evolver(app.manager, workspace if workspace is not None else app.config.evolver.workspace)
+    ev = Evolver(app.manager, workspace if workspace is not None else app.config.evolver.workspace)
+    if at_terminal() and (ask or gate.approval_mode(app.manager) == "person"):
+        ev.confirmer = _ask_person
+    return ev
+
+
+def _ask_person(what: str, name: str) -> bool:
+    from ..errors import Refused
+    from .confirm import ask_person
+
+    try:
+        ask_person(f"Confirm {what}?", name)
+    except Refused:
+        return False
+    return True
 
 
 def _read_draft(path: str | None) -> str | None:
@@ -161,7 +178,7 @@ def show_cmd(workspace: str | None, as_json: bool, candidate_id: str) -> None:
 @json_option
 def approve_cmd(workspace: str | None, as_json: bool, candidate_id: str, user_confirmed: bool) -> None:
     """Approve a pending candidate (does not publish)."""
-    _out(as_json, _evolver(workspace).approve(candidate_id, user_confirmed=user_confirmed))
+    _out(as_json, _evolver(workspace, ask=not user_confirmed and not as_json).approve(candidate_id, user_confirmed=user_confirmed))
 
 
 @evolve.command("reject")
@@ -227,7 +244,7 @@ def merge_cmd(workspace: str | None, as_json: bool, candidate_id: str, into_cand
 def publish_cmd(workspace: str | None, as_json: bool, candidate_id: str, publish_as: str | None,
                 user_confirmed: bool) -> None:
     """Publish an approved candidate (or a pending one the user confirmed) to ./skills/."""
-    _out(as_json, _evolver(workspace).publish_candidate(candidate_id, publish_as, user_confirmed=user_confirmed))
+    _out(as_json, _evolver(workspace, ask=not user_confirmed and not as_json).publish_candidate(candidate_id, publish_as, user_confirmed=user_confirmed))
 
 
 @evolve.command("rollback")
@@ -237,7 +254,7 @@ def publish_cmd(workspace: str | None, as_json: bool, candidate_id: str, publish
 @json_option
 def rollback_cmd(workspace: str | None, as_json: bool, skill_name: str, user_confirmed: bool) -> None:
     """Restore a managed skill's previous version (unpublish a first version)."""
-    _out(as_json, _evolver(workspace).rollback_skill(skill_name, user_confirmed=user_confirmed))
+    _out(as_json, _evolver(workspace, ask=not user_confirmed and not as_json).rollback_skill(skill_name, user_confirmed=user_confirmed))
 
 
 @evolve.command("promote")
@@ -247,7 +264,7 @@ def rollback_cmd(workspace: str | None, as_json: bool, skill_name: str, user_con
 @json_option
 def promote_cmd(workspace: str | None, as_json: bool, skill_name: str, user_confirmed: bool) -> None:
     """Promote learned-<name>-canary to learned-<name>."""
-    _out(as_json, _evolver(workspace).promote_canary(skill_name, user_confirmed=user_confirmed))
+    _out(as_json, _evolver(workspace, ask=not user_confirmed and not as_json).promote_canary(skill_name, user_confirmed=user_confirmed))
 
 
 @evolve.command("mode")
@@ -257,7 +274,7 @@ def promote_cmd(workspace: str | None, as_json: bool, skill_name: str, user_conf
 @json_option
 def mode_cmd(workspace: str | None, as_json: bool, mode: str | None, user_confirmed: bool) -> None:
     """Show the autonomy mode, or set it (with --yes)."""
-    ev = _evolver(workspace)
+    ev = _evolver(workspace, ask=mode is not None and not user_confirmed and not as_json)
     _out(as_json, ev.get_mode() if mode is None else ev.set_mode(mode, user_confirmed=user_confirmed))
 
 
@@ -291,9 +308,15 @@ def dedupe_cmd(workspace: str | None, as_json: bool, target_skill: str, draft_fi
 @click.argument("text", nargs=-1, required=True)
 @_workspace_option
 @json_option
-def run_cmd(workspace: str | None, as_json: bool, text: tuple[str, ...]) -> None:
-    """Run a direct command, e.g. 'approve candidate <id>' (anything else lists the commands)."""
-    _out(as_json, _evolver(workspace).run_command(" ".join(text)))
+@_yes_option
+def run_cmd(workspace: str | None, as_json: bool, text: tuple[str, ...], user_confirmed: bool) -> None:
+    """Run a direct command, e.g. 'approve candidate <id>' (anything else lists the commands).
+
+    Approve, publish, rollback, promote and mode changes need --yes (or, at a terminal, the person
+    types the name), exactly like the matching subcommands.
+    """
+    _out(as_json, _evolver(workspace, ask=not user_confirmed and not as_json).run_command(
+        " ".join(text), user_confirmed=user_confirmed))
 
 
 evolve.add_command(run_cmd, "do")

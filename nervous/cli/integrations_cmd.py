@@ -21,9 +21,16 @@ def integrations() -> None:
 @json_option
 def install(host: str, workspace: str, force: bool, as_json: bool) -> None:
     """Copy HOST's files (openclaw or pi) into a workspace (re-running updates nervous's own copies)."""
+    from .. import gate
     from ..integrations import install as do_install
+    from .app import get_app
+    from .confirm import ask_person, at_terminal
 
-    result = do_install(host, workspace, force=force)
+    pm = get_app().manager
+    approval = gate.Approval("agent", "command")
+    if at_terminal() and not as_json and gate.approval_mode(pm) == "person":
+        approval = ask_person(f"Install the {host} integration skills into {workspace}?", host)
+    result = do_install(host, workspace, force=force, pm=pm, approval=approval)
 
     def human() -> None:
         click.echo(table([[s["name"], s["action"], s["path"]] for s in result["skills"]],

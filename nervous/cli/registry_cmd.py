@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from typing import Any
 
 import click
@@ -134,43 +133,104 @@ class _Progress:
 @click.command()
 @click.argument("ref")
 @click.option("--version", "version", metavar="V", help="Install this version (default: latest).")
-@click.option("--yes", "-y", is_flag=True, help="Do not ask; this is the explicit confirmation (also for "
-                                                "skills the registry flags as suspicious).")
+@click.option("--yes", "-y", is_flag=True, help="Do not ask: the user approved this install (an agent relays it).")
+@click.option("--confirm-suspicious", is_flag=True,
+              help="The user also confirmed a skill its registry flags suspicious or an unverified one.")
+@click.option("--accept-risk", "accept_risk", multiple=True, metavar="RULE",
+              help="Override a refusal by naming each rule id you accept (a person at a terminal only; "
+                   "written to the audit log).")
 @click.option("--force", is_flag=True, help="Replace an existing install of nervous's own (never someone else's).")
 @json_option
-def install(ref: str, version: str | None, yes: bool, force: bool, as_json: bool) -> None:
-    """Install a skill into the skills directory after the registry and integrity checks."""
-    from ..errors import Refused
+def install(ref: str, version: str | None, yes: bool, confirm_suspicious: bool, accept_risk: tuple[str, ...],
+            force: bool, as_json: bool) -> None:
+    """Install a skill into the skills directory through the install gate."""
+    _install(ref, version, yes=yes, confirm=confirm_suspicious, accept_risk=accept_risk, force=force,
+             as_json=as_json, update=False)
+
+
+@click.command()
+@click.argument("ref")
+@click.option("--yes", "-y", is_flag=True, help="Do not ask: the user approved this update (an agent relays it).")
+@click.option("--confirm-suspicious", is_flag=True,
+              help="The user also confirmed a skill its registry flags suspicious or an unverified one.")
+@click.option("--accept-risk", "accept_risk", multiple=True, metavar="RULE",
+              help="Override a refusal by naming each rule id you accept (a person at a terminal only).")
+@json_option
+def update(ref: str, yes: bool, confirm_suspicious: bool, accept_risk: tuple[str, ...], as_json: bool) -> None:
+    """Replace an installed skill of nervous's own with its latest version, through the install gate."""
+    _install(ref, None, yes=yes, confirm=confirm_suspicious, accept_risk=accept_risk, force=True,
+             as_json=as_json, update=True)
+
+
+def _install(ref: str, version: str | None, *, yes: bool, confirm: bool, accept_risk: tuple[str, ...],
+             force: bool, as_json: bool, update: bool) -> None:
+    from .. import gate
+    from ..errors import NotFound, Refused
     from ..installer import Installer
     from ..serialize import to_json
+    from .confirm import ask_person, at_terminal, require_terminal_for
 
+    require_terminal_for(accept_risk)
     app = get_app()
+    if update and not any(r.slug == ref or str(r.ref) == ref for r in app.manager.install_target().installed()):
+        raise NotFound(f"{ref} is not a skill nervous installed; install it first", code="not_installed")
     installer = Installer(app.manager)
     plan = installer.plan(ref, version)
-    warnings = list(plan.warnings)
     label = f"{plan.ref.qualified}@{plan.version.version} from {plan.registry}"
-    if not yes:
-        interactive = sys.stdin.isatty() and not as_json
-        if not interactive:
-            raise Refused(f"installing {label} needs confirmation: rerun with --yes (no terminal to ask; "
-                          "silence is never approval)", code="confirmation_required",
-                          details={"warnings": warnings})
-        for w in warnings:
-            click.echo(click.style(f"warning: {w}", fg="yellow"), err=True)
-        warnings = []
-        question = f"Install {label}?" if not plan.needs_confirmation else \
-            f"{label} is flagged suspicious. Install anyway?"
-        if not click.confirm(question, default=False, err=True):
-            raise Refused(f"installation of {label} cancelled", code="cancelled")
+    interactive = at_terminal() and not as_json
+    if not yes and not interactive:
+        raise Refused(f"installing {label} needs confirmation: rerun with --yes (no terminal to ask; "
+                      "silence is never approval)", code="confirmation_required",
+                      details={"warnings": list(plan.warnings)})
     progress = None if as_json else _Progress(f"downloading {plan.ref.qualified}@{plan.version.version}")
     try:
-        record = installer.install(plan, confirmed=True, force=force, progress=progress)
+        bundle, verdict = installer.fetch(plan, progress=progress)
     finally:
         if progress is not None:
             progress.finish()
+    warnings = list(plan.warnings)
+    retry = f"nervous {'update' if update else 'install'} {ref}" + (f" --version {version}" if version else "")
+    mode = gate.approval_mode(app.manager)
+    ask = interactive and (not yes or bool(accept_risk) or (mode == "person" and verdict.needs_person))
+    if ask and verdict.decision == "refuse" and not accept_risk:
+        ask = False  # the gate refuses and says how a person overrides it
+    if ask:
+        for w in warnings:
+            click.echo(click.style(f"warning: {w}", fg="yellow"), err=True)
+        warnings = []
+        click.echo(_verdict_line(verdict), err=True)
+        if verdict.decision == "allow" and not verdict.needs_confirmation and not accept_risk:
+            if not click.confirm(f"Install {label}?", default=False, err=True):
+                raise Refused(f"installation of {label} cancelled", code="cancelled")
+            approval = gate.Approval.person("terminal")
+        else:  # riskier: the person types the name
+            what = ("Accept the risk of " + ", ".join(accept_risk) + " and install" if verdict.decision == "refuse"
+                    else "Install")
+            approval = ask_person(f"{what} {label}?", plan.ref.name, accept_risk=accept_risk)
+    elif yes:
+        approval = gate.Approval("agent", "yes-flag", confirmed=confirm)
+    else:  # a refusal at a terminal without --accept-risk: the gate says how a person overrides it
+        approval = gate.Approval("none", "none")
+    record = installer.install(plan, approval=approval, force=force, retry=retry, fetched=(bundle, verdict))
     data = {"installed": to_json(record), "ref": str(plan.ref), "registry": plan.registry,
-            "version": plan.version.version, "path": record.path, "registry_scan": plan.version.scan.status}
-    emit(as_json, data, f"Installed {label} -> {record.path}", warnings)
+            "version": plan.version.version, "path": record.path, "registry_scan": plan.version.scan.status,
+            "verified": verdict.verified, "decision": verdict.decision, "approved_by": approval.by}
+    note = "" if verdict.verified else " [UNVERIFIED: the registry publishes no digests]"
+    emit(as_json, data, f"{'Updated' if update else 'Installed'} {label} -> {record.path}{note}", warnings)
+
+
+def _verdict_line(v: Any) -> str:
+    """The gate's verdict in one line for the person being asked."""
+    from ..scan import defang
+
+    parts = [f"review: {v.decision} (risk {v.risk})"]
+    if v.rule_ids:
+        parts.append("rules: " + ", ".join(v.rule_ids))
+    if v.suspicious:
+        parts.append("flagged suspicious by its registry")
+    if not v.verified:
+        parts.append("UNVERIFIED: no published digests")
+    return defang("; ".join(parts))
 
 
 @click.command()
@@ -187,47 +247,96 @@ def uninstall(ref: str, as_json: bool) -> None:
          f"Uninstalled {record.slug} ({record.path})")
 
 
+def _on_disk(target: Any, records: list[Any]) -> list[dict[str, Any]]:
+    """Each managed install against what the folder holds now (tamper evidence)."""
+    from pathlib import Path
+
+    on_disk = getattr(target, "on_disk", None)  # optional: targets that can compare the folder with the record
+    out = []
+    for r in records:
+        now: dict[str, Any] = on_disk(r) if callable(on_disk) else {
+            "present": Path(r.path).exists(), "modified": None, "version": None}
+        out.append({"name": r.slug, "managed": True, "registry": r.registry, "ref": str(r.ref),
+                    "version": r.version, "path": r.path, "present": now["present"],
+                    "modified": now["modified"], "changes": list(now.get("changes", [])),
+                    "verified": now.get("verified", True),
+                    "version_on_disk": now["version"] if now["version"] != r.version else None,
+                    "installed_at": r.installed_at})
+    return out
+
+
+def _status(s: dict[str, Any]) -> str:
+    if not s["managed"]:
+        return f"unmanaged ({s['registry']} CLI)" if s["registry"] else "unmanaged"
+    if not s["present"]:
+        return "managed (missing)"
+    flag = "" if s.get("verified", True) else ", unverified"
+    if s["version_on_disk"]:
+        return f"managed (now {s['version_on_disk']}, changed outside nervous{flag})"
+    return f"managed (modified{flag})" if s["modified"] else f"managed{' (unverified)' if flag else ''}"
+
+
 @click.command(name="list")
 @json_option
 def list_cmd(as_json: bool) -> None:
-    """List installed skills: ours, and unmanaged ones found in the skills directory."""
+    """List installed skills: ours (with what changed since install), and unmanaged ones."""
     from pathlib import Path
 
     target = get_app().manager.install_target()
-    records = target.installed()
-    unmanaged = target.unmanaged()
-    on_disk = getattr(target, "on_disk", None)  # optional: targets that can compare the folder with the record
-    skills: list[dict[str, Any]] = []
-    for r in records:
-        now = on_disk(r) if callable(on_disk) else {"present": Path(r.path).exists(), "modified": None,
-                                                       "version": None}
-        skills.append({"name": r.slug, "managed": True, "registry": r.registry, "ref": str(r.ref),
-                       "version": r.version, "path": r.path, "present": now["present"],
-                       "modified": now["modified"],
-                       "version_on_disk": now["version"] if now["version"] != r.version else None,
-                       "installed_at": r.installed_at})
+    skills = _on_disk(target, target.installed())
     info = getattr(target, "unmanaged_info", None)  # optional: what another tool (the clawhub CLI) recorded
-    for n in unmanaged:
+    for n in target.unmanaged():
         other = info(n) if callable(info) else {}
         skills.append({"name": n, "managed": False, "registry": other.get("registry"), "ref": None,
                        "version": other.get("version"), "path": str(Path(getattr(target, "skills_dir", ".")) / n),
-                       "present": True, "modified": None, "version_on_disk": None, "installed_at": None})
+                       "present": True, "modified": None, "changes": [], "verified": None,
+                       "version_on_disk": None, "installed_at": None})
     data = {"skills": skills, "skills_dir": str(getattr(target, "skills_dir", ""))}
-
-    def status(s: dict[str, Any]) -> str:
-        if not s["managed"]:
-            return f"unmanaged ({s['registry']} CLI)" if s["registry"] else "unmanaged"
-        if not s["present"]:
-            return "managed (missing)"
-        if s["version_on_disk"]:
-            return f"managed (now {s['version_on_disk']}, changed outside nervous)"
-        return "managed (modified)" if s["modified"] else "managed"
 
     def human() -> None:
         if not skills:
             click.echo("No installed skills.")
             return
-        rows = [[s["name"], s["version"] or "-", s["registry"] or "-", status(s)] for s in skills]
+        rows = [[s["name"], s["version"] or "-", s["registry"] or "-", _status(s)] for s in skills]
         click.echo(table(rows, ["SKILL", "VERSION", "REGISTRY", "STATUS"]))
+        for s in skills:
+            for change in s["changes"]:
+                click.echo(f"  {s['name']}: {_safe(change)}")
 
     emit(as_json, data, human, list(getattr(target, "warnings", [])))
+
+
+@click.command(name="verify")
+@click.argument("names", nargs=-1)
+@json_option
+def verify(names: tuple[str, ...], as_json: bool) -> None:
+    """Compare every file of installed skills (or NAMES) with what was installed; exit 1 if any changed."""
+    from ..errors import NotFound
+
+    target = get_app().manager.install_target()
+    records = target.installed()
+    if names:
+        unknown = [n for n in names if not any(n in (r.slug, str(r.ref)) for r in records)]
+        if unknown:
+            raise NotFound(f"not installed by nervous: {', '.join(unknown)}", code="not_installed")
+        records = [r for r in records if r.slug in names or str(r.ref) in names]
+    skills = _on_disk(target, records)
+    changed = [s for s in skills if s["modified"] or not s["present"]]
+    data = {"skills": skills, "changed": [s["name"] for s in changed]}
+
+    def human() -> None:
+        if not skills:
+            click.echo("No installed skills.")
+            return
+        for s in skills:
+            state = "missing" if not s["present"] else "CHANGED" if s["modified"] else "unchanged"
+            click.echo(f"{s['name']}: {state}" + ("" if s.get("verified", True) else " (installed unverified)"))
+            for change in s["changes"]:
+                click.echo(f"  {_safe(change)}")
+
+    emit(as_json, data, human, list(getattr(target, "warnings", [])), exit_code=1 if changed else 0)
+
+
+def _safe(text: str) -> str:
+    """Paths from a folder someone else may control: no control characters to the terminal."""
+    return "".join(c if c.isprintable() else "?" for c in text)

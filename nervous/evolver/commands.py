@@ -1,7 +1,9 @@
 """The direct review commands (§11): exact forms, matched case-insensitively, mapped to tool parameters.
 
-Typing one of these commands is the user's explicit confirmation of that action, so the parsed
-parameters carry ``user_confirmed: true``. Anything else is refused with the list of commands;
+A command names an action; it does not confirm it. Approve, publish, rollback, promote and mode
+changes need the same confirmation whatever the front end (``--yes``, ``user_confirmed``, or a
+person's answer at a terminal or in an MCP form), so the parsed parameters never carry
+``user_confirmed``: the front end adds it. Anything else is refused with the list of commands;
 mapping free-form language to an action is the agent's job, not the parser's.
 """
 
@@ -55,8 +57,7 @@ def parse_command(text: object) -> dict[str, Any]:
         if op == "list":
             return {"operation": "list_candidates"}
         if op == "approve":
-            return {"operation": "review_candidate", "candidate_id": g[0], "decision": "approve",
-                    "user_confirmed": True}
+            return {"operation": "review_candidate", "candidate_id": g[0], "decision": "approve"}
         if op == "reject":
             reason = (g[1] or "").strip() or "rejected by the user"
             return {"operation": "review_candidate", "candidate_id": g[0], "decision": "reject",
@@ -69,21 +70,21 @@ def parse_command(text: object) -> dict[str, Any]:
             return {"operation": "review_candidate", "candidate_id": g[0], "decision": "revise",
                     "suggestions": [feedback]}
         if op == "publish":
-            params: dict[str, Any] = {"operation": "publish_candidate", "candidate_id": g[0], "user_confirmed": True}
+            params: dict[str, Any] = {"operation": "publish_candidate", "candidate_id": g[0]}
             if g[1]:
                 params["publish_as"] = g[1]
             return params
         if op == "rollback":
-            return {"operation": "rollback_skill", "skill_name": g[0], "user_confirmed": True}
+            return {"operation": "rollback_skill", "skill_name": g[0]}
         if op == "promote":
-            return {"operation": "promote_canary", "skill_name": g[0], "user_confirmed": True}
+            return {"operation": "promote_canary", "skill_name": g[0]}
         if op == "get_mode":
             return {"operation": "get_mode"}
         if op == "set_mode":
             mode = g[0].lower()
             if mode not in ("manual", "assisted", "autonomous"):
                 raise EvolverError("INVALID_MODE", f"mode {g[0]!r} is not one of manual, assisted, autonomous")
-            return {"operation": "set_mode", "autonomy_mode": mode, "user_confirmed": True}
+            return {"operation": "set_mode", "autonomy_mode": mode}
         return {"operation": "repair_state"}
     shown = line if len(line) <= 80 else line[:77] + "..."
     raise EvolverError("UNSUPPORTED_OPERATION", f"not a skill-evolver command: {shown!r}\n{help_text()}",

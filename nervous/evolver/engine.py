@@ -15,7 +15,8 @@ from datetime import UTC
 from pathlib import Path
 from typing import Any, TypeVar
 
-from .. import clock
+from .. import clock, gate
+from ..errors import Refused
 from . import audit, publishing
 from .errors import EvolverError, io_error
 from .journal import Transaction, pending_journals, recover
@@ -55,10 +56,10 @@ _MODE_SUMMARY = {
 _AUDITED_REFUSALS = ("DRAFT_REFUSED", "HIGH_RISK_REJECTED", "PATH_OUT_OF_SCOPE", "UNMANAGED_TARGET")
 
 
-def _confirm(user_confirmed: bool, what: str) -> None:
-    if user_confirmed is not True:
-        raise EvolverError("EXPLICIT_CONFIRMATION_REQUIRED", f"{what} needs the user's explicit confirmation: the "
-                           "exact command, or a yes to a question naming this candidate or skill")
+#: operations that need a confirmation, with the CLI command a person runs to give it
+_PERSON_COMMANDS = {"approving": "evolve approve {name} --yes", "publishing": "evolve publish {name} --yes",
+                    "rolling": "evolve rollback {name} --yes", "promoting": "evolve promote {name} --yes",
+                    "changing": "evolve mode {name} --yes"}
 
 
 def _text_list(value: object, field_name: str) -> list[str]:
@@ -93,6 +94,33 @@ class Evolver:
             raise EvolverError("INVALID_WORKSPACE", f"workspace {raw!r} is not an existing directory")
         self.workspace = path
         self.lock_timeout = lock_timeout
+        #: asks the person themselves ``(what, name) -> yes?`` (a terminal prompt, an MCP form), set by
+        #: the front end when it can; ``None`` when only a relayed ``user_confirmed`` is available
+        self.confirmer: Any = None
+        #: who gave the last confirmation ("person" or "agent"): the install gate records it
+        self.confirmed_by = "agent"
+
+    def _confirm(self, user_confirmed: bool, what: str, name: str) -> None:
+        """The one confirmation policy for approve, publish, rollback, promote and mode changes.
+
+        A person is asked whenever the front end can ask one; otherwise ``[approval] mode = "agent"``
+        accepts the agent's relayed ``user_confirmed`` and ``"person"`` refuses with ``NEEDS_PERSON``.
+        """
+        if self.confirmer is not None:
+            if not self.confirmer(what, name):
+                raise EvolverError("EXPLICIT_CONFIRMATION_REQUIRED", f"{what} was not confirmed by the user; "
+                                   "nothing was changed")
+            self.confirmed_by = "person"
+            return
+        if gate.approval_mode(self.manager) == "person":
+            command = _PERSON_COMMANDS.get(what.split()[0], "evolve run --yes '<command>'").format(name=name)
+            raise EvolverError("NEEDS_PERSON", f"{what} needs the person's own confirmation ([approval] mode = "
+                               f"\"person\"): ask them to run at a terminal: nervous {command}")
+        if user_confirmed is not True:
+            raise EvolverError("EXPLICIT_CONFIRMATION_REQUIRED", f"{what} needs the user's explicit confirmation: "
+                               "--yes or user_confirmed=true after the user typed the exact command or said yes to "
+                               "a question naming this candidate or skill")
+        self.confirmed_by = "agent"
 
     # ================================================================== infrastructure
     def _check_roots(self) -> None:
@@ -339,7 +367,13 @@ class Evolver:
             state.tx.restore(point)
             return ["approved"], None, [f"auto-publish skipped ({exc.code}): {exc.message}; the candidate stays "
                                         "approved"]
-        res = publishing.apply_publish(state, record, plan, actor="auto")
+        try:  # autonomous publishing is a reflex: the gate admits only what our scan allows
+            res = publishing.apply_publish(state, record, plan, actor="auto", pm=self.manager,
+                                           approval=gate.Approval("reflex", "autonomous"))
+        except Refused as exc:
+            state.tx.restore(point)
+            return ["approved"], None, [f"auto-publish skipped ({exc.code}): {exc.message}; the candidate stays "
+                                        "approved"]
         return ["approved", "published_canary" if plan.channel == "canary" else "published"], res, res["warnings"]
 
     @staticmethod
@@ -405,7 +439,7 @@ class Evolver:
         raise EvolverError("INVALID_DECISION", f"decision {decision!r} is not one of approve, reject, revise")
 
     def approve(self, candidate_id: str, *, user_confirmed: bool = False) -> dict[str, Any]:
-        _confirm(user_confirmed, f"approving candidate {candidate_id}")
+        self._confirm(user_confirmed, f"approving candidate {candidate_id}", candidate_id)
 
         def run(state: State) -> dict[str, Any]:
             record = state.get(candidate_id)
@@ -539,7 +573,7 @@ class Evolver:
     # ================================================================== publish, rollback, promote
     def publish_candidate(self, candidate_id: str, publish_as: str | None = None, *,
                           user_confirmed: bool = False) -> dict[str, Any]:
-        _confirm(user_confirmed, f"publishing candidate {candidate_id}")
+        self._confirm(user_confirmed, f"publishing candidate {candidate_id}", candidate_id)
 
         def run(state: State) -> dict[str, Any]:
             record = state.get(candidate_id)
@@ -548,7 +582,8 @@ class Evolver:
             plan = publishing.plan_publish(state, self.manager, record, publish_as=publish_as)
             if before == "pending_review":
                 self._approve(state, record, actor="user", reason="approved by the user's publish command")
-            res = publishing.apply_publish(state, record, plan, actor="user")
+            res = publishing.apply_publish(state, record, plan, actor="user", pm=self.manager,
+                                           approval=gate.Approval(self.confirmed_by, "evolver", confirmed=True))
             msg = f"Published {plan.name} v{plan.version}."
             if plan.version > 1 or plan.current is not None:
                 msg += f" 'rollback skill {plan.name}' restores the previous version."
@@ -559,7 +594,7 @@ class Evolver:
         return self._finish(*self._mutate(run))
 
     def rollback_skill(self, skill_name: str, *, user_confirmed: bool = False) -> dict[str, Any]:
-        _confirm(user_confirmed, f"rolling back {skill_name}")
+        self._confirm(user_confirmed, f"rolling back {skill_name}", skill_name)
 
         def run(state: State) -> dict[str, Any]:
             res = publishing.rollback(state, skill_name)
@@ -571,7 +606,7 @@ class Evolver:
         return self._finish(*self._mutate(run))
 
     def promote_canary(self, skill_name: str, *, user_confirmed: bool = False) -> dict[str, Any]:
-        _confirm(user_confirmed, f"promoting canary {skill_name}")
+        self._confirm(user_confirmed, f"promoting canary {skill_name}", skill_name)
 
         def run(state: State) -> dict[str, Any]:
             res = publishing.promote(state, skill_name)
@@ -627,7 +662,7 @@ class Evolver:
     def set_mode(self, mode: str, *, user_confirmed: bool = False) -> dict[str, Any]:
         if mode not in MODES:
             raise EvolverError("INVALID_MODE", f"mode {mode!r} is not one of {', '.join(MODES)}")
-        _confirm(user_confirmed, f"changing the skill-evolver mode to {mode}")
+        self._confirm(user_confirmed, f"changing the skill-evolver mode to {mode}", mode)
 
         def run(state: State) -> dict[str, Any]:
             before = state.mode
@@ -760,11 +795,14 @@ class Evolver:
         out["warnings"] = list(dict.fromkeys(warnings + list(out.get("warnings") or [])))
         return out
 
-    def run_command(self, text: str) -> dict[str, Any]:
-        """Run one of the direct review commands (§11); typing the exact command is the confirmation."""
+    def run_command(self, text: str, *, user_confirmed: bool = False) -> dict[str, Any]:
+        """Run one of the direct review commands (§11), confirmed like every other front end."""
         from .commands import parse_command
 
-        return self.call(parse_command(text))
+        params = parse_command(text)
+        if user_confirmed:
+            params["user_confirmed"] = True
+        return self.call(params)
 
     def call(self, params: Mapping[str, Any]) -> dict[str, Any]:
         """Dispatch a ``skill_manage_managed`` parameter object (without ``workspace_root``); raises on refusal."""

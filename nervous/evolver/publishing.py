@@ -6,7 +6,7 @@ import difflib
 import re
 from typing import Any
 
-from .. import clock
+from .. import clock, gate
 from . import audit, backups
 from .errors import EvolverError
 from .names import (
@@ -129,8 +129,9 @@ def plan_publish(state: State, pm: Any, record: dict[str, Any], *, publish_as: s
     return PublishPlan(name, channel, current, info, next_version(state, name, info), draft, result)
 
 
-def apply_publish(state: State, record: dict[str, Any], plan: PublishPlan, *, actor: str) -> dict[str, Any]:
-    """Record the publish: backup push, new SKILL.md, registry update, audit event."""
+def apply_publish(state: State, record: dict[str, Any], plan: PublishPlan, *, actor: str, pm: Any,
+                  approval: gate.Approval) -> dict[str, Any]:
+    """Record the publish: backup push, new SKILL.md (through the install gate), registry update, audit event."""
     tx = state.tx
     cid = str(record["candidate_id"])
     name = plan.name
@@ -141,7 +142,10 @@ def apply_publish(state: State, record: dict[str, Any], plan: PublishPlan, *, ac
     text, warnings = compose(plan.draft, name=name, version=plan.version, candidate_id=cid,
                              source_summary=str(record.get("source_summary") or ""),
                              deprecate=record.get("change_type") == "deprecate_skill")
-    tx.write_text(skill_file(name), text)
+    a = plan.assessment
+    verdict = gate.Verdict(f"{name} v{plan.version}", "evolver", a.decision, a.effective, tuple(a.rule_ids),
+                           tuple(a.reasons))
+    gate.Gate(pm).admit(verdict, approval, lambda: tx.write_text(skill_file(name), text))
     before = str(record.get("status"))
     record.update({
         "status": "published", "published_version": plan.version, "published_name": name,

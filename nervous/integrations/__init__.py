@@ -82,20 +82,29 @@ def _write(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
-def install(host: str, workspace: str | os.PathLike[str], *, force: bool = False) -> dict[str, Any]:
-    """Copy ``host``'s skills into ``<workspace>/skills/<name>/SKILL.md``.
+def install(host: str, workspace: str | os.PathLike[str], *, force: bool = False, pm: Any = None,
+            approval: Any = None) -> dict[str, Any]:
+    """Copy ``host``'s skills into ``<workspace>/skills/<name>/SKILL.md``, through the install gate.
 
     Every target is checked before anything is written: a same-named folder we did not write (no
     marker) is refused unless ``force``; symbolic links are refused. Re-running updates our copies.
+    Each skill is reviewed and approved by :mod:`nervous.gate` like any other (``pm``: the plugin
+    manager; default: one with the built-in plugins only).
     """
-    from .. import __version__
+    from .. import __version__, gate
 
     root = Path(workspace).expanduser()
     if not root.is_dir():
         raise BadInput(f"workspace {str(root)!r} is not an existing directory", code="invalid_workspace")
     root = root.resolve()
+    if pm is None:
+        from ..config import Config
+        from ..manager import PluginManager
+
+        pm = PluginManager(Config(), autoload=False)
+    approval = approval or gate.Approval("agent", "command")
     if host == "pi":
-        return _install_pi(root, force=force)
+        return _install_pi(root, force=force, pm=pm, approval=approval)
     skills = bundled_skills(host)
     skills_dir = root / "skills"
     if skills_dir.is_symlink():
@@ -122,22 +131,33 @@ def install(host: str, workspace: str | os.PathLike[str], *, force: bool = False
     if refused:
         raise Refused("nothing was installed: " + "; ".join(refused), code="unmanaged_skill",
                       details={"conflicts": refused})
+    verdicts = {name: _verdict(pm, host, name, skills[name]) for name, _f, _a in plan}
+    for verdict in verdicts.values():  # every skill passes review and approval before any is written
+        gate.check_approval(verdict, approval, gate.approval_mode(pm), retry=f"nervous integrations install {host}")
     results = []
     for name, folder, action in plan:
         text = skills[name]
         if action != "unchanged":
-            folder.mkdir(parents=True, exist_ok=True)
-            _write(folder / "SKILL.md", text)
-            marker = {"managed_by": "nervous", "integration": host, "skill": name, "version": __version__,
-                      "sha256": _sha256(text)}
-            _write(folder / MARKER, json.dumps(marker, indent=2) + "\n")
+
+            def write(name: str = name, folder: Path = folder, text: str = text) -> None:
+                folder.mkdir(parents=True, exist_ok=True)
+                _write(folder / "SKILL.md", text)
+                marker = {"managed_by": "nervous", "integration": host, "skill": name, "version": __version__,
+                          "sha256": _sha256(text)}
+                _write(folder / MARKER, json.dumps(marker, indent=2) + "\n")
+
+            gate.Gate(pm).admit(verdicts[name], approval, write)
         results.append({"name": name, "path": str(folder / "SKILL.md"), "action": action})
     return {"host": host, "workspace": str(root), "skills_dir": str(skills_dir), "skills": results}
 
 
-def _install_pi(root: Path, *, force: bool) -> dict[str, Any]:
-    """Copy the pi package into ``<root>/.pi/extensions/nervous/`` (all files, then the marker)."""
-    from .. import __version__
+def _install_pi(root: Path, *, force: bool, pm: Any, approval: Any) -> dict[str, Any]:
+    """Copy the pi package into ``<root>/.pi/extensions/nervous/`` (all files, then the marker).
+
+    The package's skills are reviewed and approved by the gate before anything is written; the
+    whole copy is one admission.
+    """
+    from .. import __version__, gate
 
     shipped = bundled_files("pi")
     folder = root.joinpath(*PI_DIR)
@@ -152,24 +172,42 @@ def _install_pi(root: Path, *, force: bool) -> dict[str, Any]:
     links = [rel for rel in shipped if (folder / rel).is_symlink()]
     if links:
         raise Refused(f"nothing was installed: {', '.join(links)} in {folder} are symbolic links", code="unsafe_path")
-    results = []
-    for rel, text in shipped.items():
-        target = folder / rel
-        if not target.exists():
-            action = "installed"
-        elif target.is_file() and _sha256(target.read_text(encoding="utf-8", errors="replace")) == _sha256(text):
-            action = "unchanged"
-        else:
-            action = "updated" if _managed(folder) is not None else "replaced"
-        if action != "unchanged":
-            target.parent.mkdir(parents=True, exist_ok=True)
-            _write(target, text)
-        results.append({"name": rel, "path": str(target), "action": action})
-    marker = {"managed_by": "nervous", "integration": "pi", "version": __version__,
-              "sha256": {rel: _sha256(text) for rel, text in shipped.items()}}
-    _write(folder / MARKER, json.dumps(marker, indent=2) + "\n")
+    verdicts = [_verdict(pm, "pi", name, text) for name, text in bundled_skills("pi").items()]
+    for verdict in verdicts:  # every shipped skill passes review and approval before any file is written
+        gate.check_approval(verdict, approval, gate.approval_mode(pm), retry="nervous integrations install pi")
+    results: list[dict[str, Any]] = []
+
+    def write() -> None:
+        managed = _managed(folder) is not None
+        for rel, text in shipped.items():
+            target = folder / rel
+            if not target.exists():
+                action = "installed"
+            elif target.is_file() and _sha256(target.read_text(encoding="utf-8", errors="replace")) == _sha256(text):
+                action = "unchanged"
+            else:
+                action = "updated" if managed else "replaced"
+            if action != "unchanged":
+                target.parent.mkdir(parents=True, exist_ok=True)
+                _write(target, text)
+            results.append({"name": rel, "path": str(target), "action": action})
+        marker = {"managed_by": "nervous", "integration": "pi", "version": __version__,
+                  "sha256": {rel: _sha256(text) for rel, text in shipped.items()}}
+        _write(folder / MARKER, json.dumps(marker, indent=2) + "\n")
+
+    gate.Gate(pm).admit(verdicts[0], approval, write)
     return {"host": "pi", "workspace": str(root), "skills_dir": str(folder / "skills"), "extension_dir": str(folder),
             "skills": results}
+
+
+def _verdict(pm: Any, host: str, name: str, text: str) -> Any:
+    """The gate's review of a shipped skill (verified: it comes with this package)."""
+    from .. import gate
+    from ..records import SkillBundle, SkillFile, SkillRef
+
+    bundle = SkillBundle(ref=SkillRef(name, registry=f"integration:{host}"), version=None,
+                         registry=f"integration:{host}", files=(SkillFile("SKILL.md", text.encode("utf-8")),))
+    return gate.review(pm, bundle, label=f"{host} integration skill {name}", source=f"integration:{host}")
 
 
 __all__ = ["bundled_skills", "bundled_files", "install", "MARKER", "HOSTS", "PI_DIR"]

@@ -12,7 +12,10 @@ from typing import Any
 
 from ..errors import NervousError, UsageError
 
-Handler = Callable[[Any, dict[str, Any]], dict[str, Any]]
+Handler = Callable[..., dict[str, Any]]
+#: asks the person through the client (MCP elicitation): ``(message, schema) -> (action, content)``;
+#: ``None`` when the client cannot ask
+Ask = Callable[[str, dict[str, Any]], tuple[str, dict[str, Any]]]
 
 
 class ToolFailure(Exception):
@@ -56,13 +59,51 @@ def acquire(nv: Any, args: dict[str, Any]) -> dict[str, Any]:
     return dict(nv.acquire(args["task"]).to_json())
 
 
-def install(nv: Any, args: dict[str, Any]) -> dict[str, Any]:
+def request_install(nv: Any, args: dict[str, Any]) -> dict[str, Any]:
     return dict(nv.request_install(args["ref"], version=args.get("version"), task=args.get("task")).to_json())
 
 
-def approve(nv: Any, args: dict[str, Any]) -> dict[str, Any]:
-    state = nv.approve(args["token"], confirm_suspicious=bool(args.get("confirm_suspicious", False)))
+def approve(nv: Any, args: dict[str, Any], ask: Ask | None = None) -> dict[str, Any]:
+    """Approve with the agent's token; a riskier candidate is confirmed by the person through elicitation.
+
+    Where the client can ask the user (elicitation), a review-level, suspicious or unverified candidate
+    installs only on the user's own *accept* in that form, whatever ``confirm_suspicious`` says.
+    """
+    from ..acquire.session import session_of
+    from ..errors import Refused
+    from ..gate import Approval
+
+    token = args["token"]
+    if ask is not None:
+        state = nv.status(session_of(token))
+        cand = next((c for c in state.data.get("candidates", []) if c.get("token") == token), None)
+        if cand is not None and _needs_person(cand):
+            message = _elicit_message(cand)
+            action, content = ask(message, {"type": "object", "properties": {"install": {
+                "type": "boolean", "title": f"Install {cand['name']} v{cand['version']}",
+                "description": "Yes only if you want this skill installed now."}}, "required": ["install"]})
+            if action == "accept" and content.get("install") is True:
+                return dict(nv.acquirer.approve(token, approval=Approval.person("elicitation")).to_json())
+            said = {"accept": "declined", "decline": "declined", "cancel": "cancelled"}.get(action, "cancelled")
+            raise Refused(f"the user {said} installing {cand['name']}; nothing was installed (the token stays "
+                          "open: approve again only if they change their mind)", code=f"user_{said}")
+    state = nv.approve(token, confirm_suspicious=bool(args.get("confirm_suspicious", False)))
     return dict(state.to_json())
+
+
+def _needs_person(cand: dict[str, Any]) -> bool:
+    return bool(cand.get("decision") == "review" or cand.get("suspicious") or cand.get("verified") is False)
+
+
+def _elicit_message(cand: dict[str, Any]) -> str:
+    from ..scan import defang
+
+    why = [w for w, bad in (("review-level (risk " + str(cand.get("risk")) + ")", cand.get("decision") == "review"),
+                            ("flagged suspicious by its registry", cand.get("suspicious")),
+                            ("UNVERIFIED: its registry publishes no digests", cand.get("verified") is False)) if bad]
+    rules = ", ".join(cand.get("rule_ids") or [])
+    return defang(f"Your agent asks to install {cand['name']} v{cand['version']} from {cand.get('registry')}: "
+                  f"{'; '.join(why)}" + (f" (rules: {rules})" if rules else "") + ". Install it?")
 
 
 def cancel(nv: Any, args: dict[str, Any]) -> dict[str, Any]:
@@ -118,7 +159,7 @@ def _goal_error(envelope: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def evolve(nv: Any, args: dict[str, Any]) -> dict[str, Any]:
+def evolve(nv: Any, args: dict[str, Any], ask: Ask | None = None) -> dict[str, Any]:
     params = dict(args)
     workspace = params.pop("workspace_root", None)
     operation = params["operation"]
@@ -126,6 +167,7 @@ def evolve(nv: Any, args: dict[str, Any]) -> dict[str, Any]:
         evolver = nv.evolver_for(workspace) if workspace is not None else nv.evolver
     except NervousError as exc:
         raise ToolFailure(_evolve_error(operation, exc.code, exc.message)) from None
+    evolver.confirmer = _elicit_confirmer(ask) if ask is not None else None
     try:
         result = evolver.call(params)
     except NervousError as exc:
@@ -146,6 +188,20 @@ def evolve(nv: Any, args: dict[str, Any]) -> dict[str, Any]:
     return dict(data)
 
 
+def _elicit_confirmer(ask: Ask) -> Callable[[str, str], bool]:
+    """The evolver's person confirmation as an elicitation: the user accepts a yes/no form."""
+
+    def confirm(what: str, name: str) -> bool:
+        from ..scan import defang
+
+        action, content = ask(defang(f"Your agent asks for: {what}. Do you confirm?"), {
+            "type": "object", "properties": {"confirm": {"type": "boolean", "title": f"Confirm {name}"}},
+            "required": ["confirm"]})
+        return action == "accept" and content.get("confirm") is True
+
+    return confirm
+
+
 def _evolve_error(operation: str, code: str, message: str) -> dict[str, Any]:
     """The evolver envelope (specs/evolver.md §10) plus the common ``error`` object."""
     return {"ok": False, "operation": operation, "error_code": code, "message": message, "blocking_record": None,
@@ -153,18 +209,23 @@ def _evolve_error(operation: str, code: str, message: str) -> dict[str, Any]:
 
 
 HANDLERS: Mapping[str, Handler] = {
-    "perceive": perceive, "search": search, "acquire": acquire, "install": install, "approve": approve,
+    "perceive": perceive, "search": search, "acquire": acquire, "request_install": request_install,
+    "approve": approve,
     "cancel": cancel, "done": done, "scan": scan, "goal": goal, "evolve": evolve,
 }
 
 
-def call(nv: Any, name: str, args: dict[str, Any]) -> tuple[dict[str, Any], bool]:
+#: tools that may ask the person through the client
+ASKING = frozenset({"approve", "evolve"})
+
+
+def call(nv: Any, name: str, args: dict[str, Any], ask: Ask | None = None) -> tuple[dict[str, Any], bool]:
     """Run one tool: ``(structured result, is_error)``. Never raises for an expected failure."""
     handler = HANDLERS.get(name)
     if handler is None:
         return error_envelope(UsageError(f"unknown tool {name!r}", code="unknown_tool")), True
     try:
-        return handler(nv, args), False
+        return (handler(nv, args, ask) if name in ASKING else handler(nv, args)), False
     except ToolFailure as failure:
         return failure.envelope, True
     except NervousError as exc:

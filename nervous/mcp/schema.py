@@ -120,7 +120,7 @@ ACQUIRE_OUTPUT = _loose({
     "schema": {"const": "nervous.acquire.v1"},
     "session": {"type": "string", "pattern": "^[0-9a-f]{12}$"},
     "state": {"enum": ["awaiting_approval", "reflex", "installed", "retry", "awaiting_dependency", "retention",
-                       "done", "cancelled", "failed", "refused", "no_candidates", "retained"]},
+                       "done", "cancelled", "failed", "refused", "no_candidates", "retained", "needs_person"]},
     "message": {"type": "string"},
     "next": {"type": "array", "items": {"enum": ["approve", "cancel", "done", "keep", "release"]}},
     "region": {"type": "string"},
@@ -130,7 +130,7 @@ ACQUIRE_OUTPUT = _loose({
         "index": {"type": "integer", "minimum": 0}, "name": {"type": "string"}, "ref": {"type": "string"},
         "registry": _NULLABLE_STR, "version": _NULLABLE_STR, "decision": {"enum": ["allow", "review", "refuse"]},
         "risk": {"type": "string"}, "reasons": _WARNINGS, "token": {"type": "string"},
-        "needs_confirmation": {"type": "boolean"},
+        "needs_confirmation": {"type": "boolean"}, "verified": {"type": "boolean"}, "suspicious": {"type": "boolean"},
     }, ("index", "name", "ref", "decision", "reasons", "needs_confirmation"))},
     "installed": {"type": ["object", "null"]},
     "plan": {"type": ["object", "null"]},
@@ -313,9 +313,10 @@ def tool_specs(registry_names: list[str] | None = None) -> list[ToolSpec]:
             _obj({"task": _text("The user's task, in one sentence.", maxLength=2000)}, ("task",)),
             ACQUIRE_OUTPUT, read_only=False, destructive=False, idempotent=False, open_world=True),
         ToolSpec(
-            "install", "Request installing a named skill",
+            "request_install", "Request installing a named skill",
             "Vet one named skill (registry gates, integrity, our scan) and return an approval token for it. "
-            "Nothing is installed until 'approve' is called with that token after the user explicitly agreed.",
+            "It installs nothing: nothing is installed until 'approve' is called with that token after the user "
+            "explicitly agreed. A refused skill gets no token.",
             _obj({"ref": _text("A skill reference: slug, @owner/slug, registry:@owner/slug or "
                                "github:owner/repo[/path][@sha].", maxLength=300),
                   "version": _text("A version (default: latest)."),
@@ -326,10 +327,14 @@ def tool_specs(registry_names: list[str] | None = None) -> list[ToolSpec]:
             "approve", "Approve a candidate",
             "Install the candidate an approval token names and return its execution plan. Call it ONLY after "
             "the user explicitly chose that candidate (or, in reflex mode, did not cancel after being told); "
-            "silence is never approval. Tokens are single-use and expire.",
+            "silence is never approval. Tokens are single-use and expire. A review-level, suspicious or "
+            "unverified candidate is confirmed by the user in a form this server shows them (elicitation) when "
+            "the client supports it; with [approval] mode = \"person\" and no such form the state is "
+            "'needs_person': tell the user the command it names.",
             _obj({"token": _TOKEN,
                   "confirm_suspicious": _flag("The user explicitly confirmed installing a skill the registry "
-                                              "flags suspicious ('install anyway'). Default false.")},
+                                              "flags suspicious, or an unverified one ('install anyway'). "
+                                              "Default false.")},
                  ("token",)),
             ACQUIRE_OUTPUT, read_only=False, destructive=False, idempotent=False, open_world=True),
         ToolSpec(

@@ -73,14 +73,15 @@ def _evolver_code(problems: list[str]) -> str:
     return "MISSING_FIELD"
 
 
-def run_tool(nv: Any, checker: ArgumentChecker, name: str, args: dict[str, Any]) -> tuple[dict[str, Any], bool]:
+def run_tool(nv: Any, checker: ArgumentChecker, name: str, args: dict[str, Any],
+             ask: Any = None) -> tuple[dict[str, Any], bool]:
     """Validate, then run a tool; stray output goes to stderr. Bugs become ``internal`` tool errors."""
     problems = checker.problems(name, args)
     if problems:
         return invalid_arguments(name, args, problems), True
     with contextlib.redirect_stdout(sys.stderr):
         try:
-            return call(nv, name, args)
+            return call(nv, name, args, ask)
         except Exception as exc:  # a bug: report it as a tool error and keep serving
             traceback.print_exc(file=sys.stderr)
             message = f"internal error in {name}: {type(exc).__name__}: {exc}"
@@ -109,8 +110,9 @@ def build_server(nv: Any) -> Any:
 
     async def call_tool(ctx: Any, params: Any) -> Any:
         args = dict(params.arguments or {})
+        ask = _asker(ctx)
         async with lock:
-            result, is_error = await anyio.to_thread.run_sync(run_tool, nv, checker, params.name, args)
+            result, is_error = await anyio.to_thread.run_sync(run_tool, nv, checker, params.name, args, ask)
         text = json.dumps(result, ensure_ascii=False, indent=1, default=str)
         return types.CallToolResult(content=[types.TextContent(type="text", text=text)],
                                     structured_content=json.loads(json.dumps(result, default=str)),
@@ -120,6 +122,24 @@ def build_server(nv: Any) -> Any:
                   description="Acquire the skills an agent lacks, safely, and learn from every use.",
                   instructions=INSTRUCTIONS, on_list_tools=list_tools, on_call_tool=call_tool,
                   on_list_prompts=list_prompts_handler(), on_get_prompt=get_prompt_handler())
+
+
+def _asker(ctx: Any) -> Any:
+    """Ask the user through the client (the SDK's form elicitation), or ``None`` when it cannot.
+
+    Called from the worker thread running the tool; the question goes out on the event loop.
+    """
+    import anyio.from_thread
+
+    caps = getattr(ctx.session, "client_capabilities", None)
+    if caps is None or getattr(caps, "elicitation", None) is None:
+        return None
+
+    def ask(message: str, schema: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+        result = anyio.from_thread.run(ctx.session.elicit_form, message, schema, ctx.request_id)
+        return str(result.action), dict(result.content or {})
+
+    return ask
 
 
 def serve_stdio(nv: Any) -> None:

@@ -117,6 +117,10 @@ class _Version:
         #: files served in the zip instead of ``files`` (to simulate tampering or hostile archives)
         self.zip_override: bytes | None = spec.get("zipBytes")
         self.served_files: dict[str, bytes] | None = spec.get("servedFiles")
+        #: a registry that publishes no SHA-256 digests (installs from it are unverified)
+        self.no_digests = bool(spec.get("noDigests", False))
+        #: ``_meta.json`` fields served instead of the true ones (to simulate a mislabelled archive)
+        self.meta_override: dict[str, Any] | None = spec.get("meta")
         sec = spec.get("security", "clean")
         self.security: dict[str, Any] | None = sec if isinstance(sec, dict) else _security(
             sec, self.created_at + 100_000)
@@ -126,8 +130,12 @@ class _Version:
         return None if self.security is None else str(self.security.get("status"))
 
     def file_rows(self) -> list[dict[str, Any]]:
-        return [{"path": p, "size": len(b), "sha256": hashlib.sha256(b).hexdigest(), "contentType": _content_type(p)}
+        rows = [{"path": p, "size": len(b), "sha256": hashlib.sha256(b).hexdigest(), "contentType": _content_type(p)}
                 for p, b in ((p, self.files[p]) for p in _sort_paths(self.files))]
+        if self.no_digests:
+            for row in rows:
+                del row["sha256"]
+        return rows
 
 
 class _Skill:
@@ -148,7 +156,8 @@ class _Skill:
         versions = spec.get("versions")
         if versions is None and "files" in spec:
             versions = [{"version": spec.get("version", "1.0.0"), "files": spec["files"],
-                         "security": spec.get("security", "clean")}]
+                         "security": spec.get("security", "clean"), "noDigests": spec.get("noDigests", False),
+                         "meta": spec.get("meta")}]
         self.versions = [_Version(v, i) for i, v in enumerate(versions or [])]
         self.moderation: dict[str, Any] | None = spec.get("moderation")
         self.visibility = spec.get("visibility", "public")
@@ -858,7 +867,8 @@ class _Handler(BaseHTTPRequestHandler):
         self._download_gate(s, v)
         data = v.zip_override if v.zip_override is not None else build_zip(
             v.served_files if v.served_files is not None else v.files,
-            {"ownerId": s.owner_id, "slug": s.slug, "version": v.version, "publishedAt": v.created_at})
+            {"ownerId": s.owner_id, "slug": s.slug, "version": v.version, "publishedAt": v.created_at,
+             **(v.meta_override or {})})
         ident = self.headers.get("Authorization") or self.client_address[0]
         day = time.strftime("%Y-%m-%d", time.gmtime())
         with self.owner._lock:

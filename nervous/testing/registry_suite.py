@@ -13,8 +13,12 @@ that finds at least one skill) and ``missing_ref`` (a reference the registry doe
         def missing_ref(self): return SkillRef("no-such-skill", registry="mine")
 
 The suite checks the contract the engines rely on: typed records, the registry's name on every
-hit, a fetch that matches the published per-file digests and the version's fingerprint, and a
-clear ``NotFound`` for an unknown skill.
+hit, published per-file SHA-256 digests (or a fingerprint) that the fetched bytes match, an archive
+``_meta.json`` naming the skill and version asked for, and a clear ``NotFound`` for an unknown skill.
+
+A registry that publishes no digests fails the suite unless it says so with a class attribute
+``publishes_digests = False``; installs from it are then *unverified* (shown everywhere, confirmed
+explicitly, never reflexes), and the suite checks that the install gate treats them so.
 """
 
 from __future__ import annotations
@@ -62,8 +66,7 @@ class RegistryConformance:
         assert isinstance(detail, SkillVersion) and detail.version
 
     def test_fetch_matches_the_published_digests_and_fingerprint(self, registry: Any, hit: SearchHit) -> None:
-        from ..fingerprint import bundle_fingerprint
-        from ..installer import verify_bundle
+        from .. import gate
 
         meta = registry.resolve(hit.ref)
         detail = registry.version(meta.ref, meta.latest_version)
@@ -71,11 +74,24 @@ class RegistryConformance:
         assert isinstance(bundle, SkillBundle)
         assert bundle.skill_md is not None, "a skill bundle holds a SKILL.md"
         assert all(not f.path.startswith("/") and ".." not in f.path.split("/") for f in bundle.files)
-        if detail.files:
-            verify_bundle(bundle, detail.files, label=str(meta.ref))
-        if detail.fingerprint:
-            assert bundle_fingerprint(bundle, exclude={"_meta.json"}) == detail.fingerprint
+        label = f"{meta.ref.qualified}@{detail.version}"
+        verified = gate.integrity(bundle, detail, meta.ref, label=label)  # digests, fingerprint, _meta.json
+        if getattr(registry, "publishes_digests", True):
+            assert verified, (f"{registry.name} publishes no SHA-256 digests or fingerprint for {label}: installs "
+                              "from it would be unverified; publish them, or declare publishes_digests = False")
+        else:
+            assert not verified, f"{registry.name} declares publishes_digests = False but published digests"
+            review = gate.review(_manager(), bundle, label=label, source=registry.name, verified=verified)
+            assert review.needs_confirmation and review.decision != "allow", "an unverified skill is never allow"
 
     def test_unknown_skill_is_not_found(self, registry: Any, missing_ref: SkillRef) -> None:
         with pytest.raises(NotFound):
             registry.resolve(missing_ref)
+
+
+def _manager() -> Any:
+    """A plugin manager with the built-in plugins only (the gate's review stage needs the classifier)."""
+    from ..config import Config
+    from ..manager import PluginManager
+
+    return PluginManager(Config(), autoload=False)

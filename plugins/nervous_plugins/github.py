@@ -72,6 +72,8 @@ class GitHubRegistry:
     """A :class:`nervous.interfaces.Registry` over the GitHub REST API (version 2022-11-28)."""
 
     name = NAME
+    #: GitHub gives no SHA-256 digests of a folder's files: installs from it are unverified (nervous.gate)
+    publishes_digests = False
 
     def __init__(self, *, api_url: str = DEFAULT_API, token: str | None = None,
                  topics: tuple[str, ...] = DEFAULT_TOPICS, timeout: float = 15.0, max_wait: float = 60.0,

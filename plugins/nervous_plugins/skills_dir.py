@@ -177,7 +177,9 @@ class SkillsDirTarget:
         import shutil
 
         from nervous.clock import now, utc_timestamp
+        from nervous.gate import require_admission
 
+        require_admission(f"installing {bundle.ref.qualified}")
         self.warnings.extend(self.recover())
         ref = layout_ref or bundle.ref
         source = dict(source or {})
@@ -225,9 +227,11 @@ class SkillsDirTarget:
             )
             from nervous.serialize import to_json
 
+            manifest = snapshot(staging)
             journal = target.parent / (_temp_name(JOURNAL_PREFIX, target.name) + ".json")
             _atomic_write(journal, json.dumps({"key": key, "fingerprint": installed_fp, "lock_entry": entry,
-                                               "record": to_json(record), "source": source}) + "\n")
+                                               "record": to_json(record), "source": source,
+                                               "manifest": manifest}) + "\n")
             if exists:
                 aside = target.parent / _temp_name(ASIDE_PREFIX, target.name)
                 os.replace(target, aside)
@@ -237,7 +241,7 @@ class SkillsDirTarget:
                 lock["skills"][key] = entry
                 lock_written = True
                 self.write_lock(lock)
-            self._save_record(key, record, source)
+            self._save_record(key, record, source, manifest)
         except BaseException:
             if lock_written:
                 if lock_before is None:
@@ -274,7 +278,8 @@ class SkillsDirTarget:
             if hashlib.sha256(dest.read_bytes()).hexdigest() != f.sha256:
                 raise BadInput(f"{f.path}: written bytes differ from the verified bytes", code="integrity")
 
-    def _save_record(self, key: str, record: InstallRecord, source: dict[str, Any]) -> None:
+    def _save_record(self, key: str, record: InstallRecord, source: dict[str, Any],
+                     manifest: dict[str, str] | None = None) -> None:
         from nervous.serialize import to_json
 
         doc = to_json(record)
@@ -283,6 +288,8 @@ class SkillsDirTarget:
             d.clear()
             d.update(doc)
             d["source"] = {k: v for k, v in source.items() if isinstance(v, (str, int, float, bool))}
+            if manifest is not None:
+                d["manifest"] = manifest
 
         try:
             updated = self.store.update(COLLECTION, self._record_key(key), put)
@@ -314,6 +321,7 @@ class SkillsDirTarget:
                               code="not_ours")
         doc = dict(records[key])
         doc.pop("source", None)
+        doc.pop("manifest", None)
         record = from_json(doc, InstallRecord, f"install record {key}")
         folder = Path(record.path)
         lock = self.read_lock() if record.registry == "clawhub" else None
@@ -342,24 +350,39 @@ class SkillsDirTarget:
         for key, doc in sorted(self._records().items()):
             doc = dict(doc)
             doc.pop("source", None)
+            doc.pop("manifest", None)
             out.append(from_json(doc, InstallRecord, f"install record {key}"))
         return out
 
     def on_disk(self, record: InstallRecord) -> dict[str, Any]:
-        """What the folder holds now against what we recorded: present, modified, another tool's version.
+        """What the folder holds now against what we installed: present, modified, what changed, version.
 
-        ``modified`` means the content fingerprint differs from the one installed (an edit, or an update
-        by another tool such as ``clawhub update``, whose origin file then names ``version``).
+        Every entry counts (ignore files, dotfiles, ``.git``, ``node_modules``, executable bits and
+        symbolic links included): ``changes`` lists each added, removed or altered path. ``version`` is
+        the one another tool (``clawhub update``) wrote into the origin file, if any.
         """
         from nervous.fingerprint import folder_fingerprint
 
         folder = Path(record.path)
+        if folder.is_symlink():
+            return {"present": True, "modified": True, "version": None,
+                    "changes": ["the skill folder was replaced by a symbolic link"], "verified": self._verified(record)}
         if not folder.is_dir():
-            return {"present": False, "modified": None, "version": None}
+            return {"present": False, "modified": None, "version": None, "changes": [],
+                    "verified": self._verified(record)}
+        doc = self._records().get(record.slug) or {}
+        manifest = doc.get("manifest")
+        changes: list[str] = []
         try:
-            modified = folder_fingerprint(folder) != record.fingerprint
-        except OSError:
-            modified = None
+            if isinstance(manifest, dict):
+                changes = diff_manifest(manifest, snapshot(folder))
+                modified: bool | None = bool(changes)
+            else:  # installed before manifests were recorded: the content fingerprint only
+                modified = folder_fingerprint(folder) != record.fingerprint
+                if modified:
+                    changes = ["the content fingerprint differs from the installed one"]
+        except OSError as exc:
+            modified, changes = None, [f"could not read the folder: {exc.strerror or exc}"]
         version = None
         for name in (".clawhub", ".clawdhub"):
             try:
@@ -369,7 +392,12 @@ class SkillsDirTarget:
             if isinstance(origin, dict) and isinstance(origin.get("installedVersion"), str):
                 version = origin["installedVersion"]
                 break
-        return {"present": True, "modified": modified, "version": version}
+        return {"present": True, "modified": modified, "version": version, "changes": changes,
+                "verified": doc.get("source", {}).get("verified", True) is not False}
+
+    def _verified(self, record: InstallRecord) -> bool:
+        doc = self._records().get(record.slug) or {}
+        return bool(doc.get("source", {}).get("verified", True) is not False)
 
     def recover(self) -> list[str]:
         """Finish what a killed install or uninstall left behind; returns what was done.
@@ -429,7 +457,7 @@ class SkillsDirTarget:
                 lock = self.read_lock()
                 lock["skills"][key] = intent["lock_entry"]
                 self.write_lock(lock)
-            self._save_record(key, record, intent.get("source") or {})
+            self._save_record(key, record, intent.get("source") or {}, intent.get("manifest"))
             done.append(f"completed the interrupted install of {key} {record.version} (lockfile and record)")
         journal.unlink(missing_ok=True)
         return done
@@ -495,6 +523,62 @@ class SkillsDirTarget:
 # ---------------------------------------------------------------------------------------- helpers
 
 
+def snapshot(folder: Path) -> dict[str, str]:
+    """Every entry under ``folder`` as ``path -> kind``: ``dir``, ``file:<sha256>:<mode>`` or ``link:<target>``.
+
+    Nothing is skipped and no link is followed: tamper evidence must see what an ignore rule hides.
+    """
+    import hashlib
+    import stat
+
+    out: dict[str, str] = {}
+
+    def walk(path: Path, prefix: str) -> None:
+        with os.scandir(path) as it:
+            entries = sorted(it, key=lambda e: e.name)
+        for entry in entries:
+            rel = prefix + entry.name
+            st = entry.stat(follow_symlinks=False)
+            if stat.S_ISLNK(st.st_mode):
+                out[rel] = "link:" + os.readlink(entry.path)
+            elif stat.S_ISDIR(st.st_mode):
+                out[rel] = "dir"
+                walk(Path(entry.path), rel + "/")
+            elif stat.S_ISREG(st.st_mode):
+                h = hashlib.sha256()
+                with open(entry.path, "rb") as fh:
+                    for chunk in iter(lambda: fh.read(1 << 16), b""):
+                        h.update(chunk)
+                mode = "x" if st.st_mode & 0o111 else "-"
+                out[rel] = f"file:{h.hexdigest()}:{mode}"
+            else:
+                out[rel] = "special"
+
+    walk(folder, "")
+    return out
+
+
+def diff_manifest(before: dict[str, str], now: dict[str, str]) -> list[str]:
+    """What changed between two snapshots, one line per path."""
+    out = []
+    for path in sorted(set(before) | set(now)):
+        was, got = before.get(path), now.get(path)
+        if was == got:
+            continue
+        if was is None:
+            kind = "symbolic link" if got and got.startswith("link:") else "folder" if got == "dir" else "file"
+            out.append(f"added {kind}: {path}")
+        elif got is None:
+            out.append(f"removed: {path}")
+        elif got.startswith("link:") or was.startswith("link:"):
+            out.append(f"replaced by a symbolic link: {path}" if got.startswith("link:") else f"link replaced: {path}")
+        elif was.startswith("file:") and got.startswith("file:") and was[:-2] == got[:-2]:
+            out.append(f"executable bit {'set' if got.endswith(':x') else 'cleared'}: {path}")
+        else:
+            out.append(f"changed: {path}")
+    return out
+
+
 def _temp_name(prefix: str, name: str) -> str:
     """A sibling's name that says what it is, whose it is (pid) and cannot collide."""
     import uuid
@@ -542,4 +626,4 @@ def _atomic_write_bytes(path: Path, data: bytes) -> None:
             tmp.unlink()
 
 
-__all__ = ["SkillsDirTarget"]
+__all__ = ["SkillsDirTarget", "diff_manifest", "snapshot"]

@@ -18,7 +18,7 @@ from .conftest import create, make_draft, run_cli
     ("review skill candidates", {"operation": "list_candidates"}),
     ("  REVIEW Skill   Candidates ", {"operation": "list_candidates"}),
     ("approve candidate candidate-1", {"operation": "review_candidate", "candidate_id": "candidate-1",
-                                       "decision": "approve", "user_confirmed": True}),
+                                       "decision": "approve"}),
     ("Reject candidate c-2", {"operation": "review_candidate", "candidate_id": "c-2", "decision": "reject",
                               "failure_reason": "rejected by the user"}),
     ("reject candidate c-2 because too narrow", {"operation": "review_candidate", "candidate_id": "c-2",
@@ -26,15 +26,13 @@ from .conftest import create, make_draft, run_cli
     ("revise candidate c-3 with suggestions: narrow step 2: keep it short",
      {"operation": "review_candidate", "candidate_id": "c-3", "decision": "revise",
       "suggestions": ["narrow step 2: keep it short"]}),
-    ("publish candidate c-4", {"operation": "publish_candidate", "candidate_id": "c-4", "user_confirmed": True}),
+    ("publish candidate c-4", {"operation": "publish_candidate", "candidate_id": "c-4"}),
     ("PUBLISH CANDIDATE c-4 AS log-triage", {"operation": "publish_candidate", "candidate_id": "c-4",
-                                             "publish_as": "log-triage", "user_confirmed": True}),
-    ("rollback skill learned-foo", {"operation": "rollback_skill", "skill_name": "learned-foo",
-                                    "user_confirmed": True}),
-    ("promote canary foo", {"operation": "promote_canary", "skill_name": "foo", "user_confirmed": True}),
+                                             "publish_as": "log-triage"}),
+    ("rollback skill learned-foo", {"operation": "rollback_skill", "skill_name": "learned-foo"}),
+    ("promote canary foo", {"operation": "promote_canary", "skill_name": "foo"}),
     ("show skill-evolver mode", {"operation": "get_mode"}),
-    ("set skill-evolver mode Autonomous", {"operation": "set_mode", "autonomy_mode": "autonomous",
-                                           "user_confirmed": True}),
+    ("set skill-evolver mode Autonomous", {"operation": "set_mode", "autonomy_mode": "autonomous"}),
     ("repair skill-evolver state", {"operation": "repair_state"}),
 ])
 def test_exact_commands_parse(text: str, expected: dict) -> None:
@@ -66,11 +64,11 @@ def test_commands_drive_the_engine(evolver: Evolver, workspace: Path) -> None:
     assert evolver.run_command("review skill candidates")["candidates"][0]["candidate_id"] == cid
     evolver.run_command(f"revise candidate {cid} with suggestions: narrow the trigger")
     evolver.update_draft(cid, make_draft(steps=("Open the log.", "Group errors.")))
-    assert evolver.run_command(f"approve candidate {cid}")["status_after"] == "approved"
-    out = evolver.run_command(f"publish candidate {cid} as log-triage")
+    assert evolver.run_command(f"approve candidate {cid}", user_confirmed=True)["status_after"] == "approved"
+    out = evolver.run_command(f"publish candidate {cid} as log-triage", user_confirmed=True)
     assert out["skill_name"] == "learned-log-triage" and out["status_after"] == "published"
-    assert evolver.run_command("rollback skill log-triage")["status_after"] == "rolled_back"
-    assert evolver.run_command("set skill-evolver mode assisted")["autonomy_mode"] == "assisted"
+    assert evolver.run_command("rollback skill log-triage", user_confirmed=True)["status_after"] == "rolled_back"
+    assert evolver.run_command("set skill-evolver mode assisted", user_confirmed=True)["autonomy_mode"] == "assisted"
     assert evolver.run_command("show skill-evolver mode")["summary"].startswith("assisted")
 
 
@@ -106,7 +104,13 @@ def test_cli_round_trip(workspace: Path, tmp_path: Path) -> None:
     refused = run_cli(base + ["publish", cid, "--json", "-w", str(workspace)])
     assert refused.returncode == 1
     assert json.loads(refused.stdout)["error"]["code"] == "EXPLICIT_CONFIRMATION_REQUIRED"
-    done = run_cli(base + ["run", f"publish candidate {cid}", "--json", "-w", str(workspace)])
+    # a typed command confirms nothing by itself: the same --yes as the subcommand
+    typed = run_cli(base + ["run", f"publish candidate {cid}", "--json", "-w", str(workspace)])
+    assert typed.returncode == 1
+    assert json.loads(typed.stdout)["error"]["code"] == "EXPLICIT_CONFIRMATION_REQUIRED"
+    mode = run_cli(base + ["do", "set skill-evolver mode autonomous", "--json", "-w", str(workspace)])
+    assert json.loads(mode.stdout)["error"]["code"] == "EXPLICIT_CONFIRMATION_REQUIRED"
+    done = run_cli(base + ["run", "--yes", f"publish candidate {cid}", "--json", "-w", str(workspace)])
     assert done.returncode == 0 and json.loads(done.stdout)["published_version"] == 1
     nonsense = run_cli(base + ["do", "please publish everything", "-w", str(workspace)])
     assert nonsense.returncode == 2 and "review skill candidates" in nonsense.stderr
@@ -131,3 +135,30 @@ def test_dedupe_prefers_patch_then_merge_then_create(evolver: Evolver, published
     assert merge["action"] == "merge_candidate" and merge["candidate_id"] == other["candidate_id"]
     fresh = evolver.suggest_dedupe("invoice export", "# Invoice export\n## Standard Steps\n1. Export invoices as CSV.\n")
     assert fresh["advice"]["action"] == "create_skill"
+
+
+def test_person_mode_needs_the_persons_own_confirmation_on_every_front_end(nervous_pm, workspace: Path) -> None:
+    """One policy: the relayed flag is not enough; a confirmer (terminal, MCP form) that says yes is."""
+    nervous_pm.config.approval.mode = "person"
+    try:
+        evolver = Evolver(nervous_pm, workspace)
+        cid = create(evolver)["candidate_id"]
+        for attempt in (lambda: evolver.publish_candidate(cid, user_confirmed=True),
+                        lambda: evolver.run_command(f"publish candidate {cid}", user_confirmed=True),
+                        lambda: evolver.call({"operation": "publish_candidate", "candidate_id": cid,
+                                              "user_confirmed": True}),
+                        lambda: evolver.set_mode("autonomous", user_confirmed=True),
+                        lambda: evolver.rollback_skill("log-summary", user_confirmed=True)):
+            with pytest.raises(EvolverError) as err:
+                attempt()
+            assert err.value.code == "NEEDS_PERSON" and "nervous evolve" in err.value.message
+        assert not (workspace / "skills").exists() or not any((workspace / "skills").iterdir())
+        asked: list[tuple[str, str]] = []
+        evolver.confirmer = lambda what, name: asked.append((what, name)) is None and name == cid
+        out = evolver.publish_candidate(cid)
+        assert out["status_after"] == "published" and asked == [(f"publishing candidate {cid}", cid)]
+        with pytest.raises(EvolverError) as err:
+            evolver.set_mode("autonomous")  # the confirmer answers no for anything but the candidate
+        assert err.value.code == "EXPLICIT_CONFIRMATION_REQUIRED"
+    finally:
+        nervous_pm.config.approval.mode = "agent"

@@ -12,8 +12,12 @@ import pytest
 from install_helpers import digest
 
 from nervous.errors import BadInput, NervousError, Refused, RegistryError, UsageError
+from nervous.gate import Approval
 from nervous.installer import Installer
 from nervous.testing.clawhub_server import ClawHubStandin, skill_md
+
+#: the user's yes, relayed by an agent (a token, --yes)
+AGENT = Approval("agent", "token")
 
 
 @pytest.fixture
@@ -29,7 +33,7 @@ def _attempt(pm: Any, ref: str, **kw: Any) -> NervousError:
     installer = Installer(pm)
     with pytest.raises(NervousError) as info:
         plan = installer.plan(ref)
-        installer.install(plan, **kw)
+        installer.install(plan, approval=kw.pop("approval", AGENT), **kw)
     return info.value
 
 
@@ -84,9 +88,8 @@ def test_suspicious_needs_explicit_confirmation_and_never_reflex(
     with pytest.raises(Refused) as info:
         Installer(pm, reflex=True).plan("sus")
     assert info.value.code == "suspicious_reflex"
-    _unchanged(pm, skills, before, workdir)
-    assert "/api/v1/download" not in standin.paths_requested()
-    record = Installer(pm).install(plan, confirmed=True)
+    _unchanged(pm, skills, before, workdir)  # fetched in memory for the integrity check, never written
+    record = Installer(pm).install(plan, approval=Approval("agent", "token", confirmed=True))
     assert record.version == "1.0.0" and (skills / "sus" / "SKILL.md").is_file()
 
 
@@ -97,7 +100,7 @@ def test_ambiguous_slug_lists_the_choices(pm: Any, standin: ClawHubStandin, skil
     assert "@alice/twin" in err.message and "@bob/twin" in err.message
     assert err.details["matches"] == ["@alice/twin", "@bob/twin"]
     _unchanged(pm, skills, before, workdir)
-    record = Installer(pm).install(Installer(pm).plan("@bob/twin"))
+    record = Installer(pm).install(Installer(pm).plan("@bob/twin"), approval=AGENT)
     assert Path(record.path) == skills / "@bob" / "twin"
     assert any(r["query"].get("ownerHandle") == "bob" for r in standin.requests if r["path"] == "/api/v1/download")
 
@@ -118,7 +121,7 @@ def test_rate_limit_recovers_within_the_retry_budget(
     pm: Any, standin: ClawHubStandin, skills: Path, sleeps: list[float]
 ) -> None:
     standin.rate_limit(after=1, count=2, retry_after=3)
-    record = Installer(pm).install(Installer(pm).plan("demo"))
+    record = Installer(pm).install(Installer(pm).plan("demo"), approval=AGENT)
     assert record.version == "1.1.0"
     assert [round(s) for s in sleeps] == [3, 3]
 
@@ -141,7 +144,7 @@ def test_5xx_burst_gives_up_after_three_attempts(
     assert len(sleeps) == 2
     _unchanged(pm, skills, before, workdir)
     standin.fail_next(2, status=503)
-    assert Installer(pm).install(Installer(pm).plan("demo")).version == "1.1.0"
+    assert Installer(pm).install(Installer(pm).plan("demo"), approval=AGENT).version == "1.1.0"
 
 
 def _hostile(standin: ClawHubStandin, slug: str, zip_bytes: bytes) -> None:

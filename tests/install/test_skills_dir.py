@@ -12,13 +12,14 @@ from install_helpers import digest
 
 from nervous.errors import BadInput, Refused, StorageError
 from nervous.fingerprint import folder_fingerprint
+from nervous.gate import Approval
 from nervous.installer import Installer
 from nervous.testing.clawhub_server import ClawHubStandin, skill_md
 
 
 def _install(pm: Any, ref: str, **kw: Any) -> Any:
     installer = Installer(pm)
-    return installer.install(installer.plan(ref, kw.pop("version", None)), **kw)
+    return installer.install(installer.plan(ref, kw.pop("version", None)), approval=Approval("agent", "token"), **kw)
 
 
 def test_install_writes_clawhub_formats(pm: Any, standin: ClawHubStandin, workdir: Path) -> None:
@@ -155,6 +156,7 @@ from pathlib import Path
 from nervous_plugins.file_store import FileStore
 from nervous_plugins.skills_dir import SkillsDirTarget
 from nervous.records import SkillBundle, SkillFile, SkillRef
+from nervous.gate import Verdict, admission
 
 skills, store, version, kill_in = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3], sys.argv[4]
 target = SkillsDirTarget(skills, store=FileStore(store))
@@ -175,7 +177,8 @@ elif kill_in != "none":
     setattr(SkillsDirTarget, kill_in, die)
 bundle = SkillBundle(ref=SkillRef("notes", registry="clawhub"), version=version, registry="clawhub",
                      files=(SkillFile("SKILL.md", f"---\\nname: notes\\ndescription: Notes {version}.\\n---\\n".encode()),))
-target.install(bundle, force=True, source={"registry": "https://registry.test"})
+with admission(Verdict("notes", "clawhub", "allow")):  # the target alone, as the gate drives it
+    target.install(bundle, force=True, source={"registry": "https://registry.test"})
 """
 
 

@@ -16,10 +16,15 @@ from typing import Any
 class McpProcess:
     """``nervous [global args] mcp`` as a subprocess, driven by the SDK's ``ClientSession``."""
 
-    def __init__(self, env: dict[str, str], cwd: str, global_args: list[str] | None = None) -> None:
+    def __init__(self, env: dict[str, str], cwd: str, global_args: list[str] | None = None,
+                 answers: list[tuple[str, dict[str, Any] | None]] | None = None) -> None:
+        """``answers``: when given, the client supports elicitation and answers each form in turn
+        (``(action, content)``, e.g. ``("accept", {"install": True})``); ``asked`` records the forms."""
         self.env = env
         self.cwd = cwd
         self.global_args = list(global_args or [])
+        self.answers = answers
+        self.asked: list[Any] = []
         self._stack: list[AbstractContextManager[Any]] = []
 
     def __enter__(self) -> McpProcess:
@@ -34,11 +39,22 @@ class McpProcess:
         transport = self.portal.wrap_async_context_manager(stdio_client(params))
         read, write = transport.__enter__()
         self._stack.append(transport)
-        session_cm = self.portal.wrap_async_context_manager(ClientSession(read, write))
+        kwargs: dict[str, Any] = {}
+        if self.answers is not None:
+            kwargs["elicitation_callback"] = self._answer
+        session_cm = self.portal.wrap_async_context_manager(ClientSession(read, write, **kwargs))
         self.session = session_cm.__enter__()
         self._stack.append(session_cm)
         self.initialize = self.portal.call(self.session.initialize)
         return self
+
+    async def _answer(self, context: Any, params: Any) -> Any:
+        """The user's side of an elicitation: the next scripted answer."""
+        import mcp_types as types
+
+        self.asked.append(params)
+        action, content = self.answers.pop(0) if self.answers else ("cancel", None)
+        return types.ElicitResult(action=action, content=content)
 
     def __exit__(self, *exc: object) -> None:
         while self._stack:

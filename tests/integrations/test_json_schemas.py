@@ -78,6 +78,7 @@ def test_registry_commands(cli: Cli) -> None:
     check("inspect", cli("inspect", "word-count"))
     check("install", cli("install", "word-count", "--yes"))
     check("list", cli("list"))
+    check("verify", cli("verify"))
     check("uninstall", cli("uninstall", "word-count"))
     check("scan", cli("scan", "word-count"))
     check("scan", cli("scan", str(REPO / "examples" / "registry" / "word-count")))

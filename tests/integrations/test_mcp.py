@@ -20,7 +20,7 @@ from nervous.goals.actions import MUTATIONS
 from nervous.mcp.schema import EVOLVE_OPERATIONS, GOAL_ACTIONS, tool_specs
 from nervous.testing.clawhub_server import ClawHubStandin
 
-TOOLS = {"perceive", "search", "acquire", "install", "approve", "cancel", "done", "scan", "goal", "evolve"}
+TOOLS = {"perceive", "search", "acquire", "request_install", "approve", "cancel", "done", "scan", "goal", "evolve"}
 WEATHER_TASK = "what is the weather forecast in Paris tomorrow"
 
 
@@ -67,7 +67,7 @@ def test_every_tool_is_listed_with_valid_schemas_and_honest_annotations(server: 
     assert hints["scan"] == (True, False, True)
     assert hints["acquire"] == (False, False, True)
     assert hints["approve"] == (False, False, True)
-    assert hints["install"] == (False, False, True)
+    assert hints["request_install"] == (False, False, True)
     assert hints["cancel"][:2] == (False, True)
     assert hints["done"][:2] == (False, True)
     assert tools["search"].annotations.idempotent_hint is True
@@ -193,7 +193,7 @@ def test_full_acquisition_needs_an_explicit_approval_and_learns(server: McpProce
 
 def test_install_returns_a_token_and_installs_nothing_until_approved(server: McpProcess, workspace: Path) -> None:
     target = workspace / "skills" / "weather-now"
-    state = server.ok("install", {"ref": "@alice/weather-now", "task": "weather for my trip"})
+    state = server.ok("request_install", {"ref": "@alice/weather-now", "task": "weather for my trip"})
     assert state["state"] == "awaiting_approval"
     assert [c["name"] for c in state["candidates"]] == ["weather-now"]
     token = _token(state, "weather-now")
@@ -203,13 +203,13 @@ def test_install_returns_a_token_and_installs_nothing_until_approved(server: Mcp
     err = server.error("approve", {"token": token})
     assert err["error"]["code"] == "invalid_token"
 
-    refused = server.ok("install", {"ref": "@mallory/crypto-miner"})
+    refused = server.ok("request_install", {"ref": "@mallory/crypto-miner"})
     assert refused["state"] == "refused" and refused["next"] == []
     assert "token" not in refused["candidates"][0]
 
 
 def test_a_suspicious_skill_needs_the_users_confirmation(server: McpProcess, workspace: Path) -> None:
-    state = server.ok("install", {"ref": "@dave/currency-rates"})
+    state = server.ok("request_install", {"ref": "@dave/currency-rates"})
     cand = state["candidates"][0]
     assert cand["needs_confirmation"] is True and cand["decision"] == "review"
     assert any("suspicious" in w for w in cand.get("notes", []) + state["warnings"])
@@ -323,3 +323,94 @@ def test_evolver_publish_and_rollback(server: McpProcess, workspace: Path) -> No
     assert "2. Count the errors by type." in text and "Group the errors" not in text
     mode = server.ok("evolve", {"operation": "get_mode"})
     assert mode["autonomy_mode"] == "manual"
+
+
+# ------------------------------------------------------------------------------------ approvals a person gives
+
+
+def _asking_server(clawhub: ClawHubStandin, tmp_path: Path, answers: list[Any], mode: str = "agent") -> McpProcess:
+    home, ws = tmp_path / "home", tmp_path / "ws"
+    ws.mkdir()
+    args = ["-c", f"approval.mode={mode}"]
+    return McpProcess(server_env(home, clawhub.url), str(ws), args, answers=answers)
+
+
+@pytest.mark.parametrize(("answer", "code"), [
+    (("accept", {"install": True}), None),
+    (("accept", {"install": False}), "user_declined"),
+    (("decline", None), "user_declined"),
+    (("cancel", None), "user_cancelled"),
+])
+def test_a_review_level_approval_goes_through_elicitation(
+    clawhub: ClawHubStandin, tmp_path: Path, answer: Any, code: str | None
+) -> None:
+    """The agent sets confirm_suspicious itself; only the user's accept in the client's form installs."""
+    with _asking_server(clawhub, tmp_path, [answer]) as proc:
+        cand = proc.ok("request_install", {"ref": "@dave/currency-rates"})["candidates"][0]
+        args = {"token": cand["token"], "confirm_suspicious": True}
+        installed = tmp_path / "ws" / "skills" / "currency-rates"
+        if code is None:
+            state = proc.ok("approve", args)
+            assert state["state"] == "installed" and installed.is_dir()
+        else:
+            err = proc.error("approve", args)
+            assert err["error"]["code"] == code and not installed.exists()
+        assert len(proc.asked) == 1
+        form = proc.asked[0]
+        assert "currency-rates" in form.message and "suspicious" in form.message
+        assert form.requested_schema["required"] == ["install"]
+
+
+def test_a_clean_skill_is_not_asked_about(clawhub: ClawHubStandin, tmp_path: Path) -> None:
+    with _asking_server(clawhub, tmp_path, []) as proc:
+        cand = proc.ok("request_install", {"ref": "@alice/weather-now"})["candidates"][0]
+        assert cand["decision"] == "allow" and cand["verified"] is True
+        assert proc.ok("approve", {"token": cand["token"]})["state"] == "installed"
+        assert proc.asked == []
+
+
+def test_person_mode_without_elicitation_answers_needs_person(clawhub: ClawHubStandin, tmp_path: Path) -> None:
+    home, ws = tmp_path / "home", tmp_path / "ws"
+    ws.mkdir()
+    with McpProcess(server_env(home, clawhub.url), str(ws), ["-c", "approval.mode=person"]) as proc:
+        cand = proc.ok("request_install", {"ref": "@dave/currency-rates"})["candidates"][0]
+        state = proc.ok("approve", {"token": cand["token"], "confirm_suspicious": True})
+        assert state["state"] == "needs_person"
+        assert state["person_must_run"] == f"nervous approve {cand['token']}"
+        assert not (ws / "skills" / "currency-rates").exists()
+        # the token was not spent: the person can still approve it themselves
+        assert any(c.get("token") == cand["token"] for c in state["candidates"])
+        # a clean, verified skill still installs on the agent's relayed yes
+        clean = proc.ok("request_install", {"ref": "@alice/weather-now"})["candidates"][0]
+        assert proc.ok("approve", {"token": clean["token"]})["state"] == "installed"
+
+
+def test_person_mode_with_elicitation_installs_on_the_users_accept(clawhub: ClawHubStandin, tmp_path: Path) -> None:
+    with _asking_server(clawhub, tmp_path, [("accept", {"install": True})], mode="person") as proc:
+        cand = proc.ok("request_install", {"ref": "@dave/currency-rates"})["candidates"][0]
+        assert proc.ok("approve", {"token": cand["token"]})["state"] == "installed"
+        assert len(proc.asked) == 1
+
+
+@pytest.mark.parametrize(("answer", "published"), [(("accept", {"confirm": True}), True),
+                                                   (("decline", None), False), (("cancel", None), False)])
+def test_evolver_confirmations_go_through_elicitation(clawhub: ClawHubStandin, tmp_path: Path, answer: Any,
+                                                      published: bool) -> None:
+    draft = ("---\nname: learned-notes-digest\ndescription: Summarise notes.\n---\n# learned-notes-digest\n\n"
+             "Summarises notes.\n\n## Use This Skill When\n- the user asks for a digest\n\n## Trigger Signals\n"
+             "- 'digest my notes'\n\n## Standard Steps\n1. Read the notes.\n2. Summarise them.\n\n"
+             "## Risk Boundaries\n- Read only.\n\n## Do Not Use This Skill When\n- the notes are private\n\n"
+             "## Required Tools\n- file reading\n\n## Notes\n- learned twice\n")
+    with _asking_server(clawhub, tmp_path, [answer]) as proc:
+        made = proc.ok("evolve", {"operation": "create_candidate", "source_summary": "Did it twice.",
+                                  "signal_type": "repeated_request", "signal_count": 2,
+                                  "proposed_skill_content": draft, "target_skill": "notes digest",
+                                  "change_type": "create_skill", "risk_level": "low"})
+        args = {"operation": "publish_candidate", "candidate_id": made["candidate_id"], "user_confirmed": True}
+        target = tmp_path / "ws" / "skills" / "learned-notes-digest" / "SKILL.md"
+        if published:
+            assert proc.ok("evolve", args)["status_after"] == "published" and target.is_file()
+        else:
+            err = proc.error("evolve", args)
+            assert err["error_code"] == "EXPLICIT_CONFIRMATION_REQUIRED" and not target.exists()
+        assert len(proc.asked) == 1 and made["candidate_id"] in proc.asked[0].message
