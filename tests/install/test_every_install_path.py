@@ -19,6 +19,7 @@ from gate_helpers import EXAMPLE_CONFIG, env_for
 import nervous
 from nervous import gate
 from nervous.cli import COMMANDS
+from nervous.integrations import bundled_skills
 from nervous.mcp.handlers import HANDLERS
 from nervous.mcp.schema import EVOLVE_OPERATIONS
 
@@ -31,9 +32,10 @@ WRITES = {
     "evolve:publish_candidate": "cli_evolve", "evolve:review_candidate": "cli_evolve",
     "evolve:create_candidate": "evolver_autonomous", "evolve:set_mode": "evolver_autonomous",
 }
-#: paths that never write a skill (rollback and promote restore or rename what the gate admitted)
+#: paths that never write a skill (rollback and promote restore or rename what the gate admitted; publish and
+#: the registry server store versions in a registry, moderated at publish time, never in a skills folder)
 NO_SKILL_WRITES = {
-    "cli:plugins", "cli:config", "cli:storage", "cli:search", "cli:inspect", "cli:uninstall", "cli:list",
+    "cli:publish", "cli:registry", "cli:plugins", "cli:config", "cli:storage", "cli:search", "cli:inspect", "cli:uninstall", "cli:list",
     "cli:verify", "cli:scan", "cli:perceive", "cli:report", "cli:cortex", "cli:goal", "cli:cancel", "cli:done",
     "cli:mcp", "cli:audit",
     "mcp:perceive", "mcp:search", "mcp:cancel", "mcp:done", "mcp:scan", "mcp:goal", "mcp:acquire",
@@ -154,7 +156,7 @@ def evolver_autonomous(project: Path, admitted: list[tuple[str, str]]) -> None:
 
 def cli_integrations(project: Path, admitted: list[tuple[str, str]]) -> None:
     _cli("integrations", "install", "openclaw", "--workspace", str(project))
-    assert admitted == [("integration:openclaw", "agent")] * 2
+    assert admitted == [("integration:openclaw", "agent")] * len(bundled_skills("openclaw"))
 
 
 def api_approve(project: Path, admitted: list[tuple[str, str]]) -> None:
