@@ -52,6 +52,18 @@ class App:
             self._manager = PluginManager(self.config, blocked=self.blocked, autoload=self.autoload)
         return self._manager
 
+    def collect_store_warnings(self) -> list[str]:
+        """Move what an opened storage backend noticed (an empty database...) into :attr:`warnings`."""
+        instances = getattr(self._manager, "_instances", None) or {}
+        for (kind, _name), store in list(instances.items()):
+            if kind == "storage backend" and hasattr(store, "pop_warnings"):
+                try:
+                    found = store.pop_warnings()
+                except Exception:  # noqa: BLE001  (a warning must never turn success into failure)
+                    continue
+                self.warnings.extend(w for w in found if w not in self.warnings)
+        return self.warnings
+
 
 def get_app() -> App:
     ctx = click.get_current_context()
@@ -72,7 +84,7 @@ def emit(as_json: bool, data: dict[str, Any], human: Callable[[], None] | str | 
     """
     app_warnings = list(warnings)
     try:
-        app_warnings = get_app().warnings + app_warnings
+        app_warnings = get_app().collect_store_warnings() + app_warnings
     except (RuntimeError, AssertionError):
         pass
     if as_json:
@@ -154,7 +166,7 @@ def run_main(main: click.Group, argv: list[str]) -> int:
 def _pending_warnings(main: click.Group) -> list[str]:
     """Warnings gathered before a failure (a quarantined file...), so they are not lost."""
     app = getattr(main, "last_app", None)
-    return list(app.warnings) if isinstance(app, App) else []
+    return list(app.collect_store_warnings()) if isinstance(app, App) else []
 
 
 def _report_error(err: dict[str, Any], argv: list[str], warnings: list[str] | None = None) -> None:

@@ -179,11 +179,12 @@ def import_cmd(path: Path | None, as_json: bool) -> None:
 @click.argument("path", required=False, type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--format", "fmt", type=click.Choice(["native", "skill-cortex-v1"]), default="native",
               show_default=True, help="skill-cortex-v1 writes exactly the original schema.")
+@click.option("--force", is_flag=True, help="Replace PATH if it is an existing regular file.")
 @json_option
-def export(path: Path | None, fmt: str, as_json: bool) -> None:
-    """Export the memory to PATH (or print it)."""
+def export(path: Path | None, fmt: str, force: bool, as_json: bool) -> None:
+    """Export the memory to PATH (or print it). An existing PATH is replaced only with --force."""
     from ..cortex.transfer import dumps
-    from ..errors import BadInput
+    from ..durable import write_user_file
 
     data = _cortex().export(fmt)
     text = dumps(data["document"])
@@ -193,8 +194,5 @@ def export(path: Path | None, fmt: str, as_json: bool) -> None:
         else:
             click.echo(text, nl=False)
         return
-    try:
-        path.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise BadInput(f"{path}: cannot write ({exc.strerror or exc})") from None
+    write_user_file(path, text.encode("utf-8"), force=force)
     emit(as_json, {"path": str(path), "format": fmt, "warnings": data["warnings"]}, f"exported to {path}")
