@@ -292,8 +292,6 @@ class SkillsDirTarget:
 
     def uninstall(self, slug: str) -> InstallRecord:
         """Remove an install of ours and its lockfile entry; anything else is refused untouched."""
-        import shutil
-
         from nervous.serialize import from_json
 
         self.warnings.extend(self.recover())
@@ -318,7 +316,7 @@ class SkillsDirTarget:
         if folder.exists():
             trash = folder.parent / _temp_name(TRASH_PREFIX, folder.name)
             os.replace(folder, trash)
-            shutil.rmtree(trash, ignore_errors=True)
+            _remove_tree(trash)
         if lock is not None and key in lock["skills"]:
             del lock["skills"][key]
             self.write_lock(lock)
@@ -335,6 +333,9 @@ class SkillsDirTarget:
 
     def installed(self) -> list[InstallRecord]:
         from nervous.serialize import from_json
+
+        # finish an interrupted install first, so its record (not the previous one) is compared
+        self.warnings.extend(w for w in self.recover() if w not in self.warnings)
 
         out = []
         for key, doc in sorted(self._records().items()):
@@ -402,8 +403,11 @@ class SkillsDirTarget:
                         os.replace(entry, target)
                         done.append(f"restored {target} from an interrupted install")
                     else:
-                        shutil.rmtree(entry, ignore_errors=True)
-                        done.append(f"removed {entry.name} left by an interrupted operation")
+                        _remove_tree(entry)
+                        if entry.exists() or entry.is_symlink():
+                            done.append(f"could not remove {entry.name} left by an interrupted operation")
+                        else:
+                            done.append(f"removed {entry.name} left by an interrupted operation")
                     break
         return done
 
@@ -464,6 +468,16 @@ def _temp_name(prefix: str, name: str) -> str:
     import uuid
 
     return f"{prefix}{name}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+
+
+def _remove_tree(path: Path) -> None:
+    """Remove a folder we moved aside; a symbolic link or file there is unlinked, never followed."""
+    import shutil
+
+    if path.is_symlink() or not path.is_dir():
+        path.unlink(missing_ok=True)
+    else:
+        shutil.rmtree(path, ignore_errors=True)
 
 
 def _is_skill(folder: Path) -> bool:

@@ -245,3 +245,56 @@ def test_read_only_commands_write_nothing_in_a_fresh_home(home: Path, tmp_path: 
 def test_nervous_now_that_is_not_a_timestamp_is_a_config_error(home: Path) -> None:
     res = run(home, "perceive", "x", "--json", NERVOUS_NOW="yesterday")
     assert res.code == 2 and res.envelope()["error"]["code"] == "config_error"
+
+
+# ------------------------------------------------------------------ the skills directory
+
+_SKILL = "---\nname: demo\ndescription: Demo skill that formats text.\nversion: {v}\n---\n# demo\n{body}\n"
+
+_KILLED_INSTALL = """
+import os, sys
+from nervous_plugins import skills_dir
+skills_dir.SkillsDirTarget._save_record = lambda *a, **k: os._exit(9)  # killed after the swap
+from nervous.cli import cli
+sys.exit(cli(sys.argv[1:]))
+"""
+
+
+def _project(tmp_path: Path) -> Path:
+    work = tmp_path / "work"
+    (work / "catalog" / "demo").mkdir(parents=True)
+    (work / "catalog" / "demo" / "SKILL.md").write_text(_SKILL.format(v="1.0.0", body="Formats text."))
+    (work / ".nervous.toml").write_text('[plugins.local]\npaths = ["catalog"]\n')
+    return work
+
+
+def test_first_list_after_an_interrupted_install_is_right(home: Path, tmp_path: Path) -> None:
+    work = _project(tmp_path)
+    assert run(home, "install", "demo", "--yes", "--json", cwd=work).code == 0
+    (work / "catalog" / "demo" / "SKILL.md").write_text(_SKILL.format(v="1.1.0", body="Formats text better."))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NERVOUS_")}
+    env.update(NERVOUS_HOME=str(home), NERVOUS_DISABLE_PLUGIN_AUTOLOAD="1", NERVOUS_REGISTRIES="local")
+    killed = subprocess.run([sys.executable, "-c", _KILLED_INSTALL, "install", "demo", "--yes", "--force"],
+                            cwd=work, env=env, capture_output=True, text=True, timeout=60)
+    assert killed.returncode == 9, killed.stderr
+    listing = run(home, "list", "--json", cwd=work).envelope()
+    (skill,) = listing["skills"]
+    assert (skill["version"], skill["modified"]) == ("1.1.0", False), listing
+
+
+def test_a_trash_symlink_left_behind_is_removed_once(home: Path, tmp_path: Path) -> None:
+    work = _project(tmp_path)
+    assert run(home, "install", "demo", "--yes", "--json", cwd=work).code == 0
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "keep.txt").write_text("not ours")
+    dead = 2 ** 22 + 7  # above the default pid_max of most systems: never a live process
+    trash = work / "skills" / f".nervous-trash-demo-{dead}-abcdef12"
+    trash.symlink_to(outside)
+    first = run(home, "list", "--json", cwd=work).envelope()
+    assert any("removed .nervous-trash-demo" in w for w in first["warnings"]), first
+    assert not trash.is_symlink() and (outside / "keep.txt").read_text() == "not ours"
+    second = run(home, "list", "--json", cwd=work).envelope()
+    assert not any("trash" in w for w in second["warnings"]), second
+    assert run(home, "uninstall", "demo", "--json", cwd=work).code == 0
+    assert sorted(p.name for p in (work / "skills").iterdir()) == []
