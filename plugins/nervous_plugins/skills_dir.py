@@ -378,8 +378,6 @@ class SkillsDirTarget:
         swap never happened (its folder is missing), else removed — the old or the new skill,
         never a mix and never nothing.
         """
-        import shutil
-
         from nervous.durable import pid_alive
 
         done: list[str] = []
