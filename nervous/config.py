@@ -201,6 +201,8 @@ def _build(tp: Any, value: Any, path: str) -> Any:
         accept, name = _SCALARS[tp]
         if isinstance(value, bool) and tp is not bool or not isinstance(value, accept):
             raise _Invalid(path, f"expected {name}, got {type(value).__name__} {value!r}")
+        if tp is float and value != value or tp is float and value in (float("inf"), float("-inf")):
+            raise _Invalid(path, f"expected a finite number, got {value!r}")
         return tp(value)
     if tp is Any:
         return value

@@ -152,6 +152,15 @@ def run_main(main: click.Group, argv: list[str]) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except (OSError, RecursionError, UnicodeError, MemoryError) as exc:
+        # the environment or the input, not a bug: a path too long or not a folder, nesting too deep
+        if os.environ.get("NERVOUS_TRACEBACK"):
+            raise
+        from ..errors import input_error
+
+        err = input_error(exc)
+        _report_error(err.to_json(), argv, _pending_warnings(main))
+        return err.exit_code
     except Exception as exc:  # a bug: say so, with the one line that matters
         if os.environ.get("NERVOUS_TRACEBACK"):
             raise
@@ -170,7 +179,10 @@ def _pending_warnings(main: click.Group) -> list[str]:
 
 
 def _report_error(err: dict[str, Any], argv: list[str], warnings: list[str] | None = None) -> None:
-    warnings = warnings or []
+    from ..errors import printable
+
+    warnings = [printable(w) for w in warnings or []]
+    err = {**err, "message": printable(str(err.get("message", "")))}
     if _wants_json(argv):
         click.echo(json.dumps({"ok": False, "error": err, "warnings": warnings}, ensure_ascii=False))
     else:
