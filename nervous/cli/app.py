@@ -130,6 +130,7 @@ def _wants_json(argv: list[str]) -> bool:
 def run_main(main: click.Group, argv: list[str]) -> int:
     """Run the CLI with nervous's error contract: no tracebacks for expected failures."""
     try:
+        _check_argument_sizes(argv)
         rc = main.main(args=argv, prog_name="nervous", standalone_mode=False)
         return rc if isinstance(rc, int) else 0
     except click.exceptions.Exit as exc:
@@ -170,6 +171,17 @@ def run_main(main: click.Group, argv: list[str]) -> int:
         msg = f"internal error: {type(exc).__name__}: {exc} (set NERVOUS_TRACEBACK=1 for details)"
         _report_error({"code": "internal", "message": msg if plugin is None else str(exc)}, argv)
         return EXIT_INTERNAL
+
+
+#: the longest single command-line argument accepted (a task, a JSON parameter object...)
+MAX_ARGUMENT_CHARS = 100_000
+
+
+def _check_argument_sizes(argv: list[str]) -> None:
+    for i, arg in enumerate(argv, 1):
+        if len(arg) > MAX_ARGUMENT_CHARS:
+            raise click.UsageError(f"argument {i} is {len(arg):,} characters long; at most "
+                                   f"{MAX_ARGUMENT_CHARS:,} are accepted")
 
 
 def _pending_warnings(main: click.Group) -> list[str]:

@@ -19,7 +19,14 @@ from typing import Any, TypeVar
 from .. import clock
 from ..errors import BadInput, NotFound, StorageBusy, StorageError, UsageError
 from . import formulas, lessons, memory, pruning, transfer
-from .entities import TaskText, extract_signals, filter_words, propose_region_name, sanitise_detail
+from .entities import (
+    TaskText,
+    check_task_text,
+    extract_signals,
+    filter_words,
+    propose_region_name,
+    sanitise_detail,
+)
 from .matching import MatcherMemory
 from .policy import FAILURE_OUTCOMES, SUCCESS, CandidateView
 from .results import OutcomeResult, Perception
@@ -319,6 +326,7 @@ class Cortex:
         """Phase 1: route a task to a learned region (hit) or to a miss (search)."""
         if not isinstance(task, str) or not task.strip():
             raise UsageError("perceive needs a non-empty task description")
+        check_task_text(task)
         moment = self._now(now)
         doc, warnings, degraded = self._read()
         keywords: tuple[str, ...] = ()
@@ -399,6 +407,10 @@ class Cortex:
         # everything derived from the raw task text happens here, outside the stored document
         signals: tuple[str, ...] = ()
         observed: tuple[str, ...] = ()
+        if isinstance(task, str):
+            check_task_text(task)
+        if isinstance(detail, str):
+            check_task_text(detail, "detail")
         if task and outcome == SUCCESS:
             text = TaskText(task)
             proposed = [t.text for t in text.plain]
