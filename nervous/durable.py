@@ -532,11 +532,11 @@ def parse_object(raw: bytes, validate: Validator | None = None) -> tuple[dict[st
         return None, f"top level is a JSON {type(value).__name__}, not an object"
     if validate is not None:
         try:
-            reason = validate(value)
+            problem = validate(value)
         except RecursionError:
-            reason = "nesting too deep"
-        if reason is not None:
-            return None, f"wrong shape: {reason}"
+            problem = "nesting too deep"
+        if problem is not None:
+            return None, f"wrong shape: {problem}"
     return value, None
 
 

@@ -157,7 +157,7 @@ class BoundedLines:
 
     def next_line(self) -> str | None:
         while True:
-            data = self.raw.readline(self.limit + 1)
+            data: bytes = self.raw.readline(self.limit + 1)
             if not data:
                 return None
             if len(data) <= self.limit or data.endswith(b"\n") and len(data) <= self.limit + 1:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from nervous import Nervous
-from nervous.cortex.entities import MAX_TASK_CHARS, TaskText, extract_signals
+from nervous.cortex.entities import TaskText
 from nervous.errors import BadInput
 
 from .clirun import run
