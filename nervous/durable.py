@@ -305,6 +305,17 @@ class FileLock:
         self.release()
 
 
+def remove_stale_lock(path: Path | str) -> LockHolder | None:
+    """Remove the lock file at ``path`` if its holder is gone; returns that holder (else ``None``).
+
+    The same safe takeover writers use: a lock a live process re-created meanwhile is put back.
+    """
+    holder = read_lock_holder(Path(path))
+    if holder is None or not lock_is_stale(holder):
+        return None
+    return holder if FileLock(path, timeout=0)._take_over(holder) else None
+
+
 # ---------------------------------------------------------------------------------------------
 # Atomic writes
 # ---------------------------------------------------------------------------------------------
@@ -650,5 +661,6 @@ __all__ = [
     "quarantine_copies",
     "process_start_time",
     "read_lock_holder",
+    "remove_stale_lock",
     "write_user_file",
 ]

@@ -31,6 +31,8 @@ if TYPE_CHECKING:
 NAME = "skills-dir"
 COLLECTION = "installs"
 STAGING_PREFIX = ".nervous-staging-"
+#: the lock file that serialises installs and uninstalls in one skills folder
+INSTALL_LOCK = ".nervous-install.lock"
 ASIDE_PREFIX = ".nervous-previous-"
 TRASH_PREFIX = ".nervous-trash-"
 #: What an install still has to write once its folder is swapped in (lockfile entry, our record), so a
@@ -164,8 +166,25 @@ class SkillsDirTarget:
         if lock is not None and (lock["skills"].get(key) or {}).get("pinned"):
             raise Refused(f"{key} is pinned in {self.lock_path}; unpin it with the clawhub CLI first", code="pinned")
 
+    def _dir_lock(self) -> Any:
+        """One install or uninstall at a time in this skills folder, across threads and processes."""
+        from nervous.durable import FileLock
+
+        self.skills_dir.mkdir(parents=True, exist_ok=True)
+        return FileLock(self.skills_dir / INSTALL_LOCK, timeout=max(30.0, self._lock_timeout()))
+
+    def _lock_timeout(self) -> float:
+        store = self._store
+        return float(getattr(store, "lock_timeout", 5.0) or 5.0)
+
     def install(self, bundle: SkillBundle, *, force: bool = False, source: dict[str, Any] | None = None,
                 layout_ref: SkillRef | None = None) -> InstallRecord:
+        """Stage, verify and swap ``bundle`` into place; record it as ours (one install at a time)."""
+        with self._dir_lock():
+            return self._install(bundle, force=force, source=source, layout_ref=layout_ref)
+
+    def _install(self, bundle: SkillBundle, *, force: bool = False, source: dict[str, Any] | None = None,
+                 layout_ref: SkillRef | None = None) -> InstallRecord:
         """Stage, verify and swap ``bundle`` into place; record it as ours.
 
         ``source`` carries what the origin file needs (``registry`` URL, resolved ``ownerHandle``);
@@ -292,6 +311,10 @@ class SkillsDirTarget:
 
     def uninstall(self, slug: str) -> InstallRecord:
         """Remove an install of ours and its lockfile entry; anything else is refused untouched."""
+        with self._dir_lock():
+            return self._uninstall(slug)
+
+    def _uninstall(self, slug: str) -> InstallRecord:
         from nervous.serialize import from_json
 
         self.warnings.extend(self.recover())
@@ -378,11 +401,14 @@ class SkillsDirTarget:
         swap never happened (its folder is missing), else removed — the old or the new skill,
         never a mix and never nothing.
         """
-        from nervous.durable import pid_alive
+        from nervous.durable import pid_alive, remove_stale_lock
 
         done: list[str] = []
         if not self.skills_dir.is_dir():
             return done
+        gone = remove_stale_lock(self.skills_dir / INSTALL_LOCK)
+        if gone is not None:
+            done.append(f"removed the install lock left by {gone.describe()}")
         parents = [self.skills_dir] + [d for d in self.skills_dir.iterdir() if d.name.startswith("@") and d.is_dir()]
         for parent in parents:
             for entry in sorted(parent.glob(JOURNAL_PREFIX + "*.json")):
