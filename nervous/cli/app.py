@@ -93,7 +93,7 @@ def emit(as_json: bool, data: dict[str, Any], human: Callable[[], None] | str | 
         click.echo(json.dumps(out, indent=2, ensure_ascii=False, default=str))
     else:
         for w in dict.fromkeys(app_warnings + list(data.get("warnings", []))):
-            click.echo(click.style(f"warning: {w}", fg="yellow"), err=True)
+            click.echo(click.style(f"warning: {terminal_safe(w)}", fg="yellow"), err=True)
         if callable(human):
             human()
         elif human is not None:
@@ -102,8 +102,22 @@ def emit(as_json: bool, data: dict[str, Any], human: Callable[[], None] | str | 
         raise click.exceptions.Exit(exit_code)
 
 
+def terminal_safe(text: Any) -> str:
+    """Stored or remote text made harmless for a terminal: control and format characters (escape
+    sequences, bidirectional overrides) and undecodable bytes are shown as ``\\x1b``-style escapes."""
+    text = str(text)
+    if text.isprintable():
+        return text
+    import unicodedata
+
+    return "".join(c if c == " " or unicodedata.category(c)[0] not in "CZ" or c == "\u3000"
+                   else c.encode("unicode_escape").decode("ascii") for c in text)
+
+
 def table(rows: list[list[str]], headers: list[str], width: int | None = None) -> str:
-    """A plain text table that fits the terminal (long cells are shortened with '…')."""
+    """A plain text table that fits the terminal (long cells are shortened with '…', controls escaped)."""
+    headers = [terminal_safe(h) for h in headers]
+    rows = [[terminal_safe(v) for v in r] for r in rows]
     width = width or min(os.get_terminal_size(sys.stdout.fileno()).columns if sys.stdout.isatty() else 80, 120)
     cols = len(headers)
     widths = [max(len(str(r[i])) for r in [headers, *rows]) for i in range(cols)]
@@ -113,7 +127,7 @@ def table(rows: list[list[str]], headers: list[str], width: int | None = None) -
         widths[i] -= 1
 
     def cell(v: Any, w: int) -> str:
-        s = str(v).replace("\n", " ")
+        s = str(v)
         return s if len(s) <= w else s[: max(w - 1, 0)] + "…"
 
     lines = ["  ".join(cell(h, w).ljust(w) for h, w in zip(headers, widths, strict=True)).rstrip()]

@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from .app import emit, get_app, json_option, table
+from .app import emit, get_app, json_option, table, terminal_safe
 
 _OUTCOMES = ("success", "task_mismatch", "runtime_error", "auth_error", "dependency_missing", "api_error")
 
@@ -32,14 +32,14 @@ def perceive(task: str, as_json: bool) -> None:
             click.echo(f"miss{where}: search the registries"
                        + (f" for: {' '.join(result.keywords)}" if result.keywords else ""))
             return
-        click.echo(f"hit: {result.region} (score {result.score:.3f})")
+        click.echo(terminal_safe(f"hit: {result.region} (score {result.score:.3f})"))
         rows = [[c.slug, c.source, c.version or "", f"{c.effective_weight:.3f}", f"{c.weight:.3f}",
                  f"{c.successes}/{c.failures}", "yes" if c.reflex else ""] for c in result.candidates]
         click.echo(table(rows, ["candidate", "source", "version", "effective", "weight", "ok/fail", "reflex"]))
         click.echo(f"reflex fast path: {'yes' if result.reflex else 'no'} — " + "; ".join(result.reflex_reasons))
         for lesson in result.lessons:
-            click.echo(f"lesson: {lesson.get('type')} {lesson.get('key') or lesson.get('slug')} "
-                       f"(confidence {lesson.get('confidence')})")
+            click.echo(terminal_safe(f"lesson: {lesson.get('type')} {lesson.get('key') or lesson.get('slug')} "
+                                     f"(confidence {lesson.get('confidence')})"))
 
     emit(as_json, data, human)
 
@@ -88,15 +88,17 @@ def show(as_json: bool) -> None:
         if not data["regions"]:
             click.echo("the cortex is empty")
         for name, region in sorted(data["regions"].items()):
-            click.echo(f"{name}  (last used {region['last_used']}; signals: {', '.join(region['signals']) or '-'})")
+            signals = ", ".join(str(x) for x in region["signals"]) or "-"
+            click.echo(terminal_safe(f"{name}  (last used {region['last_used']}; signals: {signals})"))
             rows = [[c["slug"], c["source"], c["version"] or "", f"{c['effective_weight']:.3f}",
                      f"{c['weight']:.3f}", f"{c['successes']}/{c['failures']}", "yes" if c["reflex"] else "",
                      "yes" if c["blacklisted"] else ""] for c in region["candidates"]]
             click.echo(table(rows, ["candidate", "source", "version", "effective", "weight", "ok/fail", "reflex",
                                     "blacklisted"]))
         for lesson in data["lessons"]:
-            click.echo(f"lesson: {lesson.get('type')} {lesson.get('region') or ''} "
-                       f"{lesson.get('key') or lesson.get('slug') or ''} confidence {lesson.get('confidence')}")
+            click.echo(terminal_safe(f"lesson: {lesson.get('type')} {lesson.get('region') or ''} "
+                                     f"{lesson.get('key') or lesson.get('slug') or ''} "
+                                     f"confidence {lesson.get('confidence')}"))
 
     emit(as_json, data, human)
 
