@@ -107,3 +107,19 @@ def test_import_of_a_wrong_shaped_document_is_refused(home: Path, tmp_path: Path
     path.write_text(json.dumps({"version": 1, "cortex": {"motor": []}}))
     res = run(home, "cortex", "import", str(path), "--json")
     assert res.code == 2 and "wrong shape" in res.envelope()["error"]["message"]
+
+
+def test_a_vanished_remembered_skill_makes_acquire_search(home: Path, tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    (work / "catalog" / "demo").mkdir(parents=True)
+    (work / "catalog" / "demo" / "SKILL.md").write_text(
+        "---\nname: demo\ndescription: Demo skill that formats text.\nversion: 1.0.0\n---\n# demo\n")
+    (work / ".nervous.toml").write_text('[plugins.local]\npaths = ["catalog"]\n')
+    for _ in range(3):  # learned, then gone from disk and registry
+        assert run(home, "report", "ghost", "--region", "text", "--source", "local", "--outcome", "success",
+                   "--task", "format text", cwd=work).code == 0
+    res = run(home, "acquire", "format text please", "--json", cwd=work)
+    data = res.envelope()
+    assert data["state"] == "awaiting_approval", data
+    assert [c["name"] for c in data["candidates"]] == ["demo"]
+    assert any("no longer found" in w and "ghost" in w for w in data["warnings"])
