@@ -305,8 +305,10 @@ def _deep_merge(base: dict[str, Any], over: Mapping[str, Any]) -> dict[str, Any]
 
 
 def read_toml(path: Path) -> dict[str, Any]:
+    from .durable import read_user_file
+
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_user_file(path, limit=1 << 20).decode("utf-8")
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read ({exc.strerror or exc})") from None
     except UnicodeDecodeError:

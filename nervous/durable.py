@@ -433,6 +433,32 @@ def atomic_write_bytes(path: Path | str, data: bytes, *, backup: bool = True, mo
     fsync_dir(path.parent)
 
 
+#: the largest file a user names for reading (an import, a configuration file, a draft)
+MAX_USER_FILE_BYTES = 64 << 20
+
+
+def read_user_file(path: Path | str, *, limit: int = MAX_USER_FILE_BYTES) -> bytes:
+    """Read a file the user named: a regular file of at most ``limit`` bytes.
+
+    A pipe, a device or a folder would block or never end; they raise :class:`OSError` (``EINVAL``)
+    like any unreadable file, so callers' existing ``except OSError`` reports them; so does a file
+    larger than ``limit`` (``EFBIG``).
+    """
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file (a pipe, a device or a folder)", str(path))
+        chunks, size = [], 0
+        while chunk := os.read(fd, 1 << 20):
+            size += len(chunk)
+            if size > limit:
+                raise OSError(errno.EFBIG, f"larger than {limit:,} bytes", str(path))
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
 def write_user_file(path: Path | str, data: bytes, *, force: bool = False) -> Path:
     """Write a file the user named (an export, a report) without ever destroying something by accident.
 
@@ -661,6 +687,7 @@ __all__ = [
     "quarantine_copies",
     "process_start_time",
     "read_lock_holder",
+    "read_user_file",
     "remove_stale_lock",
     "write_user_file",
 ]

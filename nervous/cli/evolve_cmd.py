@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import click
@@ -36,7 +35,9 @@ def _read_draft(path: str | None) -> str | None:
     if path is None:
         return None
     try:
-        data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
+        from ..durable import read_user_file
+
+        data = sys.stdin.buffer.read() if path == "-" else read_user_file(path)
     except OSError as exc:
         raise click.UsageError(f"cannot read draft {path}: {exc.strerror}") from None
     try:

@@ -17,9 +17,11 @@ DEFAULT_ORIGINAL_PATH = "~/.openclaw/skill-cortex/cortex.json"
 
 
 def load_file(path: str | Path) -> dict[str, Any]:
+    from ..durable import read_user_file
+
     p = Path(path).expanduser()
     try:
-        raw = p.read_bytes()
+        raw = read_user_file(p)
     except FileNotFoundError:
         raise BadInput(f"{p}: no such file") from None
     except OSError as exc:

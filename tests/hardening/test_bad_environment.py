@@ -113,3 +113,12 @@ def test_api_scan_of_a_non_utf8_name_is_a_refusal(tmp_path: Path) -> None:
     nv = Nervous(home=tmp_path / "home", autoload=False)
     report = nv.scan(tmp_path / "bad")
     assert report.decision == "refuse"
+
+
+def test_reading_a_pipe_or_device_never_blocks(home: Path, tmp_path: Path) -> None:
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    for target in (str(fifo), "/dev/zero"):
+        for args in (["cortex", "import", target], ["goal", "import", target], ["config", "validate", target],
+                     ["--config", target, "list"]):
+            _check(run(home, *args, "--json"), 2, "not a regular file")
