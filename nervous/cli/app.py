@@ -90,14 +90,16 @@ def emit(as_json: bool, data: dict[str, Any], human: Callable[[], None] | str | 
     if as_json:
         out = {"ok": exit_code == 0, **data,
                "warnings": list(dict.fromkeys(app_warnings + list(data.get("warnings", []))))}
-        click.echo(json.dumps(out, indent=2, ensure_ascii=False, default=str))
+        click.echo(_json_text(out, indent=2))
     else:
         for w in dict.fromkeys(app_warnings + list(data.get("warnings", []))):
             click.echo(click.style(f"warning: {terminal_safe(w)}", fg="yellow"), err=True)
         if callable(human):
             human()
         elif human is not None:
-            click.echo(human)
+            from ..errors import printable
+
+            click.echo(printable(human))
     if exit_code:
         raise click.exceptions.Exit(exit_code)
 
@@ -112,6 +114,16 @@ def terminal_safe(text: Any) -> str:
 
     return "".join(c if c == " " or unicodedata.category(c)[0] not in "CZ" or c == "\u3000"
                    else c.encode("unicode_escape").decode("ascii") for c in text)
+
+
+def _json_text(value: Any, indent: int | None = None) -> str:
+    """JSON for standard output; text that is not valid Unicode (undecodable file names) as escapes."""
+    text = json.dumps(value, indent=indent, ensure_ascii=False, default=str)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = json.dumps(value, indent=indent, ensure_ascii=True, default=str)
+    return text
 
 
 def table(rows: list[list[str]], headers: list[str], width: int | None = None) -> str:
@@ -210,7 +222,7 @@ def _report_error(err: dict[str, Any], argv: list[str], warnings: list[str] | No
     warnings = [printable(w) for w in warnings or []]
     err = {**err, "message": printable(str(err.get("message", "")))}
     if _wants_json(argv):
-        click.echo(json.dumps({"ok": False, "error": err, "warnings": warnings}, ensure_ascii=False))
+        click.echo(_json_text({"ok": False, "error": err, "warnings": warnings}))
     else:
         for w in warnings:
             click.echo(click.style(f"warning: {w}", fg="yellow"), err=True)

@@ -15,7 +15,7 @@ from typing import Any
 
 import click
 
-from .app import emit, get_app, json_option, table
+from .app import _json_text, emit, get_app, json_option, table
 
 _workspace_option = click.option("--workspace", "-w", type=click.Path(file_okay=False), default=None,
                                  help="Workspace root holding ./.skill-evolver/ and ./skills/ "
@@ -288,7 +288,7 @@ def tool_cmd(raw: str) -> None:
                                "warnings": []}))
         raise click.exceptions.Exit(2) from None
     result = handle(get_app().manager, params)
-    click.echo(json.dumps(result, indent=2, ensure_ascii=False, default=str))
+    click.echo(_json_text(result, indent=2))
     if not result.get("ok"):
         from ..evolver.errors import EXIT_CODES
 

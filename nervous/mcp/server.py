@@ -51,9 +51,10 @@ def invalid_arguments(name: str, args: dict[str, Any], problems: list[str]) -> d
     prefix = f"{selector}: " if isinstance(selector, str) else ""
     message = f"invalid arguments for {name}: {prefix}" + "; ".join(problems)
     if name == "goal":
-        return _goal_error({"ok": False, "action": selector, "code": "invalid_arg", "message": message})
+        return _goal_error({"ok": False, "action": selector if isinstance(selector, str) else None,
+                            "code": "invalid_arg", "message": message})
     if name == "evolve":
-        return _evolve_error(str(selector), _evolver_code(problems), message)
+        return _evolve_error(selector if isinstance(selector, str) else "", _evolver_code(problems), message)
     return {"ok": False, "error": {"code": "invalid_arg", "message": message}, "warnings": []}
 
 
@@ -74,16 +75,36 @@ def _evolver_code(problems: list[str]) -> str:
 
 def run_tool(nv: Any, checker: ArgumentChecker, name: str, args: dict[str, Any]) -> tuple[dict[str, Any], bool]:
     """Validate, then run a tool; stray output goes to stderr. Bugs become ``internal`` tool errors."""
-    problems = checker.problems(name, args)
+    try:
+        problems = checker.problems(name, args)
+    except RecursionError:
+        problems = ["$: arguments nested too deeply"]
     if problems:
         return invalid_arguments(name, args, problems), True
     with contextlib.redirect_stdout(sys.stderr):
         try:
             return call(nv, name, args)
+        except (OSError, RecursionError, UnicodeError, MemoryError) as exc:  # the input or the environment
+            from ..errors import input_error
+
+            err = input_error(exc)
+            return {"ok": False, "error": err.to_json(), "warnings": []}, True
         except Exception as exc:  # a bug: report it as a tool error and keep serving
             traceback.print_exc(file=sys.stderr)
             message = f"internal error in {name}: {type(exc).__name__}: {exc}"
             return {"ok": False, "error": {"code": "internal", "message": message}, "warnings": []}, True
+
+
+def encode_result(result: dict[str, Any], is_error: bool) -> tuple[str, dict[str, Any], bool]:
+    """The text and structured forms of a tool result; one too deeply nested to send becomes an error."""
+    try:
+        text = json.dumps(result, ensure_ascii=False, indent=1, default=str)
+        structured = json.loads(json.dumps(result, default=str))
+    except RecursionError:
+        result = {"ok": False, "error": {"code": "too_deep", "message": "the result is nested too deeply to "
+                                         "send (an argument with thousands of levels?)"}, "warnings": []}
+        return json.dumps(result, indent=1), result, True
+    return text, structured, is_error
 
 
 def build_server(nv: Any) -> Any:
@@ -113,10 +134,9 @@ def build_server(nv: Any) -> Any:
         else:
             async with lock:
                 result, is_error = await anyio.to_thread.run_sync(run_tool, nv, checker, params.name, args)
-        text = json.dumps(result, ensure_ascii=False, indent=1, default=str)
+        text, structured, is_error = encode_result(result, is_error)
         return types.CallToolResult(content=[types.TextContent(type="text", text=text)],
-                                    structured_content=json.loads(json.dumps(result, default=str)),
-                                    is_error=is_error)
+                                    structured_content=structured, is_error=is_error)
 
     return Server("nervous", version=__version__, title="nervous",
                   description="Acquire the skills an agent lacks, safely, and learn from every use.",

@@ -152,6 +152,14 @@ class SkillsDirTarget:
     # ------------------------------------------------------------------ install
 
     def preflight(self, ref: SkillRef, *, registry: str | None = None, force: bool = False) -> None:
+        """Check before downloading; waits for an install in progress in this folder, so it sees its result."""
+        if not self.skills_dir.is_dir():  # no folder, no install in progress: create nothing yet
+            self._preflight(ref, registry=registry, force=force)
+            return
+        with self._dir_lock():
+            self._preflight(ref, registry=registry, force=force)
+
+    def _preflight(self, ref: SkillRef, *, registry: str | None = None, force: bool = False) -> None:
         """Refuse early (before any download) what :meth:`install` would refuse."""
         target = self.folder_for(ref)
         key = self.lock_key(ref)
@@ -201,7 +209,7 @@ class SkillsDirTarget:
         target = self.folder_for(ref)
         key = self.lock_key(ref)
         clawhub = bundle.registry == "clawhub"
-        self.preflight(ref, registry=bundle.registry, force=force)
+        self._preflight(ref, registry=bundle.registry, force=force)
         lock = self.read_lock() if clawhub else None
         exists = target.exists() or target.is_symlink()
 

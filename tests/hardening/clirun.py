@@ -53,7 +53,10 @@ def run(home: Path, *args: str, cwd: Path | None = None, stdin: str | None = Non
     os.chdir(cwd or home.parent)
     try:
         with runner.isolation(input=stdin, env=environment(home, **env)) as (out, err, _):
-            code = run_main(main, list(args))
+            try:
+                code = run_main(main, list(args))
+            except SystemExit as exc:  # a command that ends the process itself (goal call)
+                code = exc.code if isinstance(exc.code, int) else 1
             stdout, stderr = out.getvalue(), err.getvalue()
     finally:
         os.chdir(previous)
@@ -68,6 +71,19 @@ def run_process(home: Path, *args: str, cwd: Path | None = None, timeout: float 
     proc = subprocess.run([sys.executable, "-m", "nervous", *args], capture_output=True, text=True,
                           env=full, cwd=cwd or home.parent, timeout=timeout)
     return Result(proc.returncode, proc.stdout, proc.stderr)
+
+
+def unchanged(before: dict[str, bytes], after: dict[str, bytes]) -> list[str]:
+    """Files of ``before`` that were removed or rewritten in ``after`` (new files are allowed; the
+    audit log may only grow, keeping every earlier line)."""
+    changed = []
+    for name, data in before.items():
+        now = after.get(name)
+        if name.endswith("audit.jsonl") and now is not None and now.startswith(data):
+            continue
+        if now != data:
+            changed.append(name)
+    return changed
 
 
 def tree(root: Path) -> dict[str, bytes]:

@@ -20,7 +20,7 @@ import pytest
 
 from nervous.cli import main
 
-from .clirun import DOCUMENTED, run, tree
+from .clirun import DOCUMENTED, run, tree, unchanged
 from .corpus import json_values, make_decoys, path_values, text_values
 
 #: commands not driven here: the stdio server reads this process's real standard input (the
@@ -109,8 +109,14 @@ def _check_call(arena: dict[str, Path], argv: list[str], wants_json: bool) -> No
         assert isinstance(data, dict) and isinstance(data.get("ok"), bool), (shown, res.stdout[:300])
         assert data["ok"] is (res.code == 0) or res.code == 0 and data["ok"] is True, (shown, res.code, data)
     if res.code != 0:
-        assert tree(home / "data") == before, ("stored state changed by a failing call", shown)
-    assert (tree(arena["decoys"]), tree(arena["root"] / "outside")) == decoys, ("a decoy changed", shown)
+        after = tree(home / "data")
+        assert not unchanged(before, after), ("stored state changed by a failing call", shown,
+                                              unchanged(before, after))
+        new = sorted(set(after) - set(before) - {"logs/audit.jsonl"})
+        assert not new, ("a failing call stored something", shown, new)
+    # a folder the user names may receive files; nothing that existed is ever replaced or removed
+    for old_tree, root in zip(decoys, (arena["decoys"], arena["root"] / "outside"), strict=True):
+        assert not unchanged(old_tree, tree(root)), ("a decoy changed", shown, unchanged(old_tree, tree(root)))
     assert elapsed < PER_CALL_SECONDS, (shown, elapsed)
 
 
@@ -145,7 +151,7 @@ def _tool_cases(spec: Any) -> Iterator[dict[str, Any]]:
 def test_every_mcp_tool_with_hostile_arguments(arena: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
     from nervous import Nervous
     from nervous.mcp.schema import tool_specs
-    from nervous.mcp.server import ArgumentChecker, run_tool
+    from nervous.mcp.server import ArgumentChecker, encode_result, run_tool
 
     monkeypatch.chdir(arena["work"])
     home = arena["root"] / "mcp-home"
@@ -159,12 +165,14 @@ def test_every_mcp_tool_with_hostile_arguments(arena: dict[str, Path], monkeypat
                 started = time.monotonic()
                 result, is_error = run_tool(nv, checker, spec.name, args)
                 assert time.monotonic() - started < PER_CALL_SECONDS, (spec.name, list(args))
-                assert isinstance(result, dict) and isinstance(result.get("ok"), bool), (spec.name, result)
-                json.dumps(result, default=str)  # it can be sent
+                assert isinstance(result, dict), (spec.name, result)
+                _text, result, is_error = encode_result(result, is_error)  # what the server sends
                 if is_error:
+                    assert result.get("ok") is False, (spec.name, result)
                     code = result["error"]["code"]
                     assert code != "internal", (spec.name, {k: repr(v)[:60] for k, v in args.items()}, result)
-                    assert tree(home / "data") == before, ("stored state changed by a failing tool call", spec.name)
+                    after = tree(home / "data")
+                    assert not unchanged(before, after), ("stored state changed by a failing tool call", spec.name)
 
 
 def test_memory_stayed_bounded() -> None:
