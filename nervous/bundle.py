@@ -145,6 +145,12 @@ def load_directory(
             rel = f"{prefix}{entry.name}"
             if entry.name.startswith(".") or entry.name in SKIPPED_DIRS:
                 continue
+            try:
+                entry.name.encode("utf-8")
+            except UnicodeEncodeError:
+                shown = ascii(os.fsencode(entry.path)[len(os.fsencode(str(root))) + 1:])
+                raise _refuse(f"{where}: the name {shown} is not valid UTF-8; skills may contain UTF-8 names "
+                              "only", entry=shown, code="unsafe_bundle") from None
             mode = entry.stat(follow_symlinks=False).st_mode
             is_dir = stat.S_ISDIR(mode)
             if rules and rules.ignored(rel, is_dir=is_dir):
@@ -160,7 +166,12 @@ def load_directory(
                 raise _refuse(f"{where}: {rel!r} is {kind}; skills may contain regular files only",
                               entry=rel, code="unsafe_bundle")
 
-    walk(root, "")
+    try:
+        walk(root, "")
+    except OSError as exc:  # a special file system (/proc), a vanished or unreadable file
+        name = str(exc.filename or root).encode("utf-8", "backslashreplace").decode("utf-8")
+        raise BadInput(f"{where}: cannot read {name}: {exc.strerror or exc}", code="bad_input",
+                       details={"entry": name}) from None
     return _finish(files, where, ref or SkillRef(root.name), version, registry, expected, require_skill_md)
 
 

@@ -21,7 +21,13 @@ def now() -> float:
         return _clock()
     fixed = os.environ.get("NERVOUS_NOW")
     if fixed:
-        return parse_timestamp(fixed)
+        try:
+            return parse_timestamp(fixed)
+        except (ValueError, OverflowError, OSError):
+            from .errors import ConfigError
+
+            raise ConfigError(f"NERVOUS_NOW={fixed[:80]!r} is not an ISO 8601 timestamp "
+                              "(e.g. 2026-03-04T18:40:11Z)", details={"variable": "NERVOUS_NOW"}) from None
     return time.time()
 
 

@@ -231,6 +231,8 @@ def _build(tp: Any, value: Any, path: str) -> Any:
         accept, name = _SCALARS[tp]
         if isinstance(value, bool) and tp is not bool or not isinstance(value, accept):
             raise _Invalid(path, f"expected {name}, got {type(value).__name__} {value!r}")
+        if tp is float and value != value or tp is float and value in (float("inf"), float("-inf")):
+            raise _Invalid(path, f"expected a finite number, got {value!r}")
         return tp(value)
     if tp is Any:
         return value
@@ -350,8 +352,10 @@ def _deep_merge(base: dict[str, Any], over: Mapping[str, Any]) -> dict[str, Any]
 
 
 def read_toml(path: Path) -> dict[str, Any]:
+    from .durable import read_user_file
+
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_user_file(path, limit=1 << 20).decode("utf-8")
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read ({exc.strerror or exc})") from None
     except UnicodeDecodeError:

@@ -15,17 +15,20 @@ keeps its own files (the evolver's ``./.skill-evolver/``):
 
 from __future__ import annotations
 
+import errno
 import json
 import os
+import stat
 import threading
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from attrs import define, field
 
-from .errors import StorageBusy, StorageError
+from .errors import BadInput, StorageBusy, StorageError
 
 #: seconds between attempts to create a lock file (on average; each wait is jittered ±50 %)
 RETRY_INTERVAL = 0.025
@@ -76,6 +79,35 @@ def pid_alive(pid: int) -> bool:
         return True
 
 
+_BOOT_TIME: list[float] = []
+
+
+def process_start_time(pid: int) -> float | None:
+    """When ``pid`` started (epoch seconds, from ``/proc``); ``None`` where that cannot be read.
+
+    A pid is reused once its process is gone: a lock naming a live pid is only that process's lock
+    if the process started before the lock was written (or at the start time the lock records).
+    """
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            stat_line = fh.read()
+        ticks = int(stat_line[stat_line.rfind(b")") + 2:].split()[19])
+        if not _BOOT_TIME:
+            with open("/proc/stat", "rb") as fh:
+                for line in fh:
+                    if line.startswith(b"btime "):
+                        _BOOT_TIME.append(float(line.split()[1]))
+                        break
+        return _BOOT_TIME[0] + ticks / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+#: slack when comparing a lock's recorded start time or timestamp with the holder's start time
+#: (``btime`` is whole seconds and clock ticks are coarse)
+START_TIME_SLACK = 2.0
+
+
 @define
 class LockHolder:
     """What a lock file says about its holder (``None`` fields when it cannot be read)."""
@@ -85,6 +117,8 @@ class LockHolder:
     host: str | None = None
     ts: float | None = None
     mtime: float = 0.0
+    #: the holder's process start time as recorded in the lock (``None`` in older lock files)
+    start: float | None = None
 
     @property
     def readable(self) -> bool:
@@ -113,6 +147,8 @@ def read_lock_holder(path: Path) -> LockHolder | None:
             holder.host = str(data.get("host") or "")
             ts = data.get("ts")
             holder.ts = float(ts) if isinstance(ts, (int, float)) else mtime
+            start = data.get("start")
+            holder.start = float(start) if isinstance(start, (int, float)) and not isinstance(start, bool) else None
     except ValueError:
         pass
     return holder
@@ -121,15 +157,36 @@ def read_lock_holder(path: Path) -> LockHolder | None:
 def lock_is_stale(holder: LockHolder, now: float | None = None) -> bool:
     """Stale: dead pid on this host, another host's lock older than 30 s, or unreadable and ≥ 1 s old.
 
-    The lock of a live process on this host is never stale, however old.
+    A live pid on this host holds the lock only if it is the process that wrote it: its start time
+    matches the one recorded in the lock (or, for locks without one, it started before the lock was
+    written). A pid reused by an unrelated process therefore does not block writers forever.
     """
     now = time.time() if now is None else now
     if not holder.readable:
         return now - holder.mtime >= UNREADABLE_LOCK_MAX_AGE
     assert holder.pid is not None
     if holder.host == _HOST:
-        return not pid_alive(holder.pid)
+        if not pid_alive(holder.pid):
+            return True
+        started = process_start_time(holder.pid)
+        if started is None:
+            return False
+        if holder.start is not None:
+            return abs(started - holder.start) > START_TIME_SLACK
+        written = holder.ts if holder.ts is not None else holder.mtime
+        return started > written + START_TIME_SLACK
     return now - (holder.ts if holder.ts is not None else holder.mtime) > FOREIGN_LOCK_MAX_AGE
+
+
+_OWN_START: dict[int, float | None] = {}
+
+
+def _own_start_time() -> float | None:
+    pid = os.getpid()  # per pid: a forked child has its own start time
+    if pid not in _OWN_START:
+        started = process_start_time(pid)
+        _OWN_START[pid] = None if started is None else round(started, 2)
+    return _OWN_START[pid]
 
 
 class FileLock:
@@ -172,7 +229,8 @@ class FileLock:
         _ensure_dir(self.path.parent)
         attempt = 0
         while True:
-            token = json.dumps({"pid": os.getpid(), "host": _HOST, "ts": round(time.time(), 3)}).encode()
+            token = json.dumps({"pid": os.getpid(), "host": _HOST, "ts": round(time.time(), 3),
+                                "start": _own_start_time()}).encode()
             try:
                 fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
             except FileExistsError:
@@ -245,6 +303,17 @@ class FileLock:
 
     def __exit__(self, *exc: object) -> None:
         self.release()
+
+
+def remove_stale_lock(path: Path | str) -> LockHolder | None:
+    """Remove the lock file at ``path`` if its holder is gone; returns that holder (else ``None``).
+
+    The same safe takeover writers use: a lock a live process re-created meanwhile is put back.
+    """
+    holder = read_lock_holder(Path(path))
+    if holder is None or not lock_is_stale(holder):
+        return None
+    return holder if FileLock(path, timeout=0)._take_over(holder) else None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -340,6 +409,9 @@ def _keep_backup(path: Path, bak: Path) -> None:
             return
         _write_new(staging, data, 0o600)
     os.replace(staging, bak)
+    # rename() between two names of one inode (a crash left ``bak`` hard-linked to ``path``) does
+    # nothing and leaves ``staging`` behind: remove it so no stray temporary file remains
+    _unlink_quietly(staging)
 
 
 def atomic_write_bytes(path: Path | str, data: bytes, *, backup: bool = True, mode: int = 0o600) -> None:
@@ -359,6 +431,97 @@ def atomic_write_bytes(path: Path | str, data: bytes, *, backup: bool = True, mo
         _unlink_quietly(tmp)
         raise
     fsync_dir(path.parent)
+
+
+#: the largest file a user names for reading (an import, a configuration file, a draft)
+MAX_USER_FILE_BYTES = 64 << 20
+
+
+def read_user_file(path: Path | str, *, limit: int = MAX_USER_FILE_BYTES) -> bytes:
+    """Read a file the user named: a regular file of at most ``limit`` bytes.
+
+    A pipe, a device or a folder would block or never end; they raise :class:`OSError` (``EINVAL``)
+    like any unreadable file, so callers' existing ``except OSError`` reports them; so does a file
+    larger than ``limit`` (``EFBIG``).
+    """
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file (a pipe, a device or a folder)", str(path))
+        chunks, size = [], 0
+        while chunk := os.read(fd, 1 << 20):
+            size += len(chunk)
+            if size > limit:
+                raise OSError(errno.EFBIG, f"larger than {limit:,} bytes", str(path))
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def write_user_file(path: Path | str, data: bytes, *, force: bool = False) -> Path:
+    """Write a file the user named (an export, a report) without ever destroying something by accident.
+
+    An existing file is replaced only with ``force``; something that is not a regular file (a device,
+    a FIFO, a directory, a symbolic link) is never replaced. The bytes are written to a temporary
+    file next to the target first, so the target is either absent, the old file, or the whole new
+    file. Raises :class:`nervous.errors.BadInput` naming the path.
+    """
+    path = Path(path)
+
+    def refuse(message: str, code: str) -> BadInput:
+        return BadInput(f"{path}: {message}", code=code, details={"path": str(path)})
+
+    def existing() -> os.stat_result | None:
+        try:
+            return os.lstat(path)
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            raise refuse(f"cannot write ({exc.strerror or exc})", "unwritable_path") from None
+
+    st = existing()
+    if st is not None:
+        if not stat.S_ISREG(st.st_mode):
+            kind = "a symbolic link" if stat.S_ISLNK(st.st_mode) else (
+                "a directory" if stat.S_ISDIR(st.st_mode) else "not a regular file")
+            raise refuse(f"exists and is {kind}; nervous never replaces it", "unsafe_path")
+        if not force:
+            raise refuse("already exists; pass --force to replace it", "file_exists")
+    mode = stat.S_IMODE(st.st_mode) if st is not None else 0o644
+    tmp = path.with_name(f".{path.name}.tmp.{os.getpid()}.{threading.get_ident()}")
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), mode)
+    except OSError as exc:
+        raise refuse(f"cannot write ({exc.strerror or exc})", "unwritable_path") from None
+    try:
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        if st is None:
+            try:
+                os.link(tmp, path)  # fails if the name appeared meanwhile: never replaces it
+            except FileExistsError:
+                raise refuse("already exists; pass --force to replace it", "file_exists") from None
+            except OSError as exc:
+                if exc.errno not in (errno.EPERM, errno.EOPNOTSUPP, errno.EXDEV, errno.EMLINK):
+                    raise
+                os.rename(tmp, path)  # a file system without hard links
+        else:
+            again = existing()
+            if again is not None and not stat.S_ISREG(again.st_mode):
+                raise refuse("was replaced by something that is not a regular file; left alone", "unsafe_path")
+            os.replace(tmp, path)
+    except OSError as exc:
+        raise refuse(f"cannot write ({exc.strerror or exc})", "unwritable_path") from None
+    finally:
+        _unlink_quietly(tmp)
+    fsync_dir(path.parent)
+    return path
 
 
 def dumps_json(value: Any) -> bytes:
@@ -386,8 +549,15 @@ class LoadResult:
     restored_from_backup: bool = False
 
 
-def parse_object(raw: bytes) -> tuple[dict[str, Any] | None, str | None]:
-    """``(object, None)`` or ``(None, reason)`` for bytes that should hold a JSON object."""
+Validator = Callable[[dict[str, Any]], "str | None"]
+
+
+def parse_object(raw: bytes, validate: Validator | None = None) -> tuple[dict[str, Any] | None, str | None]:
+    """``(object, None)`` or ``(None, reason)`` for bytes that should hold a JSON object.
+
+    ``validate`` checks the object's shape (a reason, or ``None`` when it is fine): a wrong shape is
+    corruption exactly like a syntax error.
+    """
     try:
         value = json.loads(raw)
     except RecursionError:
@@ -397,6 +567,13 @@ def parse_object(raw: bytes) -> tuple[dict[str, Any] | None, str | None]:
         return None, reason
     if not isinstance(value, dict):
         return None, f"top level is a JSON {type(value).__name__}, not an object"
+    if validate is not None:
+        try:
+            problem = validate(value)
+        except RecursionError:
+            problem = "nesting too deep"
+        if problem is not None:
+            return None, f"wrong shape: {problem}"
     return value, None
 
 
@@ -455,7 +632,7 @@ def describe_mtime(path: Path) -> str:
     return datetime.fromtimestamp(t, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def load_json(path: Path | str) -> LoadResult:
+def load_json(path: Path | str, validate: Validator | None = None) -> LoadResult:
     """Load a JSON object; quarantine a corrupt file and fall back to its ``.bak``.
 
     Missing file: ``value=None`` and no warning. Corrupt file: one quarantine copy, a warning naming
@@ -468,7 +645,7 @@ def load_json(path: Path | str) -> LoadResult:
         return LoadResult()
     except IsADirectoryError:
         raise StorageError(f"{path} is a directory, expected a JSON file") from None
-    value, reason = parse_object(raw)
+    value, reason = parse_object(raw, validate)
     if reason is None:
         return LoadResult(value)
     result = LoadResult(corrupt=True)
@@ -485,7 +662,7 @@ def load_json(path: Path | str) -> LoadResult:
     except OSError:
         bak_raw = None
     if bak_raw is not None:
-        restored, _ = parse_object(bak_raw)
+        restored, _ = parse_object(bak_raw, validate)
         if restored is not None:
             result.value = restored
             result.restored_from_backup = True
@@ -508,5 +685,9 @@ __all__ = [
     "pid_alive",
     "quarantine",
     "quarantine_copies",
+    "process_start_time",
     "read_lock_holder",
+    "read_user_file",
+    "remove_stale_lock",
+    "write_user_file",
 ]

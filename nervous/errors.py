@@ -31,6 +31,11 @@ class NervousError(Exception):
         #: what was noticed before the failure (a recovered document, an ignored field): still reported
         self.warnings: list[str] = []
 
+    def with_exit(self, code: int) -> NervousError:
+        """This error, ending the command with ``code`` (for errors built from another exception)."""
+        self.exit_code = code
+        return self
+
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"code": self.code, "message": self.message}
         if self.details:
@@ -105,3 +110,45 @@ class BadInput(NervousError):
 
     code = "bad_input"
     exit_code = EXIT_USAGE
+
+
+def printable(text: str) -> str:
+    """``text`` safe to print and encode: undecodable bytes of file names shown as escapes."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+#: errno values that mean the input (a path, a name) is unusable rather than a service being down
+_INPUT_ERRNOS = {"ENAMETOOLONG", "ENOTDIR", "EISDIR", "ENOENT", "EACCES", "EPERM", "ELOOP", "EINVAL",
+                 "EROFS", "EEXIST", "ENXIO", "ENODEV", "ENOTEMPTY", "EXDEV", "EFBIG", "ENOEXEC", "EBADF"}
+
+
+def input_error(exc: BaseException) -> NervousError:
+    """A typed error for an exception the operating system or the parser raised on bad input.
+
+    An unusable path (too long, not a folder, not readable) and input nested too deeply or not
+    valid UTF-8 are bad input (exit 2); an I/O failure such as a full disk is an unavailable
+    service (exit 3). The message names the file when there is one.
+    """
+    import errno as _errno
+
+    if isinstance(exc, RecursionError):
+        return BadInput("input is nested too deeply to process (a JSON or TOML value with thousands of levels)",
+                        code="too_deep")
+    if isinstance(exc, MemoryError):
+        return BadInput("input is too large to process in memory", code="too_large")
+    if isinstance(exc, UnicodeError):
+        return BadInput(printable(f"a name or text is not valid UTF-8: {exc}"), code="bad_encoding")
+    assert isinstance(exc, OSError)
+    name = _errno.errorcode.get(exc.errno or 0, "")
+    where = exc.filename if exc.filename is not None else None
+    shown = printable(str(where)) if where is not None else ""
+    if len(shown) > 200:
+        shown = shown[:120] + f"…({len(shown)} characters)"
+    what = exc.strerror or str(exc) or type(exc).__name__
+    message = f"cannot use {shown}: {what}" if shown else f"operating system error: {what}"
+    details: dict[str, Any] = {"errno": name or exc.errno}
+    if where is not None:
+        details["path"] = shown
+    if name in _INPUT_ERRNOS or not name:
+        return BadInput(message, code="bad_path" if where is not None else "os_error", details=details)
+    return NervousError(message, code="io_error", details=details).with_exit(EXIT_UNAVAILABLE)

@@ -43,6 +43,11 @@ def _load_path(path: Path, limits: Any) -> SkillBundle:
         return load_directory(path, limits=limits)
     if path.name.upper() == "SKILL.MD":
         return load_directory(path.parent, limits=limits)
+    import stat
+
+    mode = path.stat().st_mode
+    if not stat.S_ISREG(mode):  # a device or a pipe could be read forever
+        raise BadInput(f"{path}: not a regular file, a folder or a .zip archive", code="bad_input")
     data = path.read_bytes()
     if path.suffix.lower() in (".zip", ".skill") or data[:4] == b"PK\x03\x04":
         return load_zip(data, limits=limits, ref=SkillRef(_slug(path.stem)), name=str(path))

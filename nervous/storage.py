@@ -47,6 +47,23 @@ def check_key(key: Any) -> str:
     return key
 
 
+#: per-collection shape checks, ``"module:function"`` taking a parsed document and returning why its
+#: shape is wrong (or ``None``); a wrong-shaped document is quarantined like one that does not parse
+SHAPE_CHECKS: dict[str, str] = {"skill-cortex": "nervous.cortex.memory:shape_problem"}
+
+
+def shape_validator(collection: str) -> Callable[[dict[str, Any]], str | None] | None:
+    """The shape check for ``collection`` (``None`` when its documents may hold any object)."""
+    target = SHAPE_CHECKS.get(collection)
+    if target is None:
+        return None
+    import importlib
+
+    module, _, name = target.partition(":")
+    fn: Callable[[dict[str, Any]], str | None] = getattr(importlib.import_module(module), name)
+    return fn
+
+
 def check_document(doc: Any, where: str) -> dict[str, Any]:
     """Documents are JSON objects; reject anything that would not round-trip."""
     if not isinstance(doc, dict):

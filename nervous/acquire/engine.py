@@ -93,8 +93,16 @@ class Acquirer:
                                 "searched or installed", warnings, extra={"retained": kept})
         if perception.hit:
             self._bump(warnings, cache_hits=1)
-            doc["candidates"] = [self._vet_known(view, warnings) for view in
-                                 perception.candidates[: self.cfg.max_search_candidates]]
+            known = [self._vet_known(view, warnings) for view in
+                     perception.candidates[: self.cfg.max_search_candidates]]
+            vanished = [c for c in known if any(r.endswith(":not_found") for r in c["rule_ids"])]
+            doc["candidates"] = [c for c in known if c not in vanished]
+            if vanished and not any(c["decision"] != "refuse" for c in doc["candidates"]):
+                # a remembered skill that no longer exists anywhere must not end the acquisition
+                warnings.append("remembered skill(s) no longer found in their registry: "
+                                + ", ".join(c["ref"] for c in vanished) + "; searching instead")
+                seen = {c["ref"] for c in doc["candidates"]}
+                doc["candidates"] += [c for c in self._search(keywords, doc, warnings) if c["ref"] not in seen]
         else:
             doc["candidates"] = self._search(keywords, doc, warnings)
         for i, cand in enumerate(doc["candidates"]):

@@ -52,6 +52,18 @@ class App:
             self._manager = PluginManager(self.config, blocked=self.blocked, autoload=self.autoload)
         return self._manager
 
+    def collect_store_warnings(self) -> list[str]:
+        """Move what an opened storage backend noticed (an empty database...) into :attr:`warnings`."""
+        instances = getattr(self._manager, "_instances", None) or {}
+        for (kind, _name), store in list(instances.items()):
+            if kind == "storage backend" and hasattr(store, "pop_warnings"):
+                try:
+                    found = store.pop_warnings()
+                except Exception:  # noqa: BLE001  (a warning must never turn success into failure)
+                    continue
+                self.warnings.extend(w for w in found if w not in self.warnings)
+        return self.warnings
+
 
 def get_app() -> App:
     ctx = click.get_current_context()
@@ -72,26 +84,52 @@ def emit(as_json: bool, data: dict[str, Any], human: Callable[[], None] | str | 
     """
     app_warnings = list(warnings)
     try:
-        app_warnings = get_app().warnings + app_warnings
+        app_warnings = get_app().collect_store_warnings() + app_warnings
     except (RuntimeError, AssertionError):
         pass
     if as_json:
         out = {"ok": exit_code == 0, **data,
                "warnings": list(dict.fromkeys(app_warnings + list(data.get("warnings", []))))}
-        click.echo(json.dumps(out, indent=2, ensure_ascii=False, default=str))
+        click.echo(_json_text(out, indent=2))
     else:
         for w in dict.fromkeys(app_warnings + list(data.get("warnings", []))):
-            click.echo(click.style(f"warning: {w}", fg="yellow"), err=True)
+            click.echo(click.style(f"warning: {terminal_safe(w)}", fg="yellow"), err=True)
         if callable(human):
             human()
         elif human is not None:
-            click.echo(human)
+            from ..errors import printable
+
+            click.echo(printable(human))
     if exit_code:
         raise click.exceptions.Exit(exit_code)
 
 
+def terminal_safe(text: Any) -> str:
+    """Stored or remote text made harmless for a terminal: control and format characters (escape
+    sequences, bidirectional overrides) and undecodable bytes are shown as ``\\x1b``-style escapes."""
+    text = str(text)
+    if text.isprintable():
+        return text
+    import unicodedata
+
+    return "".join(c if c == " " or unicodedata.category(c)[0] not in "CZ" or c == "\u3000"
+                   else c.encode("unicode_escape").decode("ascii") for c in text)
+
+
+def _json_text(value: Any, indent: int | None = None) -> str:
+    """JSON for standard output; text that is not valid Unicode (undecodable file names) as escapes."""
+    text = json.dumps(value, indent=indent, ensure_ascii=False, default=str)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = json.dumps(value, indent=indent, ensure_ascii=True, default=str)
+    return text
+
+
 def table(rows: list[list[str]], headers: list[str], width: int | None = None) -> str:
-    """A plain text table that fits the terminal (long cells are shortened with '…')."""
+    """A plain text table that fits the terminal (long cells are shortened with '…', controls escaped)."""
+    headers = [terminal_safe(h) for h in headers]
+    rows = [[terminal_safe(v) for v in r] for r in rows]
     width = width or min(os.get_terminal_size(sys.stdout.fileno()).columns if sys.stdout.isatty() else 80, 120)
     cols = len(headers)
     widths = [max(len(str(r[i])) for r in [headers, *rows]) for i in range(cols)]
@@ -101,7 +139,7 @@ def table(rows: list[list[str]], headers: list[str], width: int | None = None) -
         widths[i] -= 1
 
     def cell(v: Any, w: int) -> str:
-        s = str(v).replace("\n", " ")
+        s = str(v)
         return s if len(s) <= w else s[: max(w - 1, 0)] + "…"
 
     lines = ["  ".join(cell(h, w).ljust(w) for h, w in zip(headers, widths, strict=True)).rstrip()]
@@ -118,6 +156,7 @@ def _wants_json(argv: list[str]) -> bool:
 def run_main(main: click.Group, argv: list[str]) -> int:
     """Run the CLI with nervous's error contract: no tracebacks for expected failures."""
     try:
+        _check_argument_sizes(argv)
         rc = main.main(args=argv, prog_name="nervous", standalone_mode=False)
         return rc if isinstance(rc, int) else 0
     except click.exceptions.Exit as exc:
@@ -140,6 +179,15 @@ def run_main(main: click.Group, argv: list[str]) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except (OSError, RecursionError, UnicodeError, MemoryError) as exc:
+        # the environment or the input, not a bug: a path too long or not a folder, nesting too deep
+        if os.environ.get("NERVOUS_TRACEBACK"):
+            raise
+        from ..errors import input_error
+
+        err = input_error(exc)
+        _report_error(err.to_json(), argv, _pending_warnings(main))
+        return err.exit_code
     except Exception as exc:  # a bug: say so, with the one line that matters
         if os.environ.get("NERVOUS_TRACEBACK"):
             raise
@@ -151,16 +199,30 @@ def run_main(main: click.Group, argv: list[str]) -> int:
         return EXIT_INTERNAL
 
 
+#: the longest single command-line argument accepted (a task, a JSON parameter object...)
+MAX_ARGUMENT_CHARS = 100_000
+
+
+def _check_argument_sizes(argv: list[str]) -> None:
+    for i, arg in enumerate(argv, 1):
+        if len(arg) > MAX_ARGUMENT_CHARS:
+            raise click.UsageError(f"argument {i} is {len(arg):,} characters long; at most "
+                                   f"{MAX_ARGUMENT_CHARS:,} are accepted")
+
+
 def _pending_warnings(main: click.Group) -> list[str]:
     """Warnings gathered before a failure (a quarantined file...), so they are not lost."""
     app = getattr(main, "last_app", None)
-    return list(app.warnings) if isinstance(app, App) else []
+    return list(app.collect_store_warnings()) if isinstance(app, App) else []
 
 
 def _report_error(err: dict[str, Any], argv: list[str], warnings: list[str] | None = None) -> None:
-    warnings = warnings or []
+    from ..errors import printable
+
+    warnings = [printable(w) for w in warnings or []]
+    err = {**err, "message": printable(str(err.get("message", "")))}
     if _wants_json(argv):
-        click.echo(json.dumps({"ok": False, "error": err, "warnings": warnings}, ensure_ascii=False))
+        click.echo(_json_text({"ok": False, "error": err, "warnings": warnings}))
     else:
         for w in warnings:
             click.echo(click.style(f"warning: {w}", fg="yellow"), err=True)

@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from .app import emit, get_app, json_option, table
+from .app import emit, get_app, json_option, table, terminal_safe
 
 _OUTCOMES = ("success", "task_mismatch", "runtime_error", "auth_error", "dependency_missing", "api_error")
 
@@ -33,14 +33,14 @@ def perceive(task: str, as_json: bool) -> None:
             click.echo(f"miss{where}: search the registries"
                        + (f" for: {' '.join(result.keywords)}" if result.keywords else ""))
             return
-        click.echo(f"hit: {result.region} (score {result.score:.3f})")
+        click.echo(terminal_safe(f"hit: {result.region} (score {result.score:.3f})"))
         rows = [[c.slug, c.source, c.version or "", f"{c.effective_weight:.3f}", f"{c.weight:.3f}",
                  f"{c.successes}/{c.failures}", "yes" if c.reflex else ""] for c in result.candidates]
         click.echo(table(rows, ["candidate", "source", "version", "effective", "weight", "ok/fail", "reflex"]))
         click.echo(f"reflex fast path: {'yes' if result.reflex else 'no'} — " + "; ".join(result.reflex_reasons))
         for lesson in result.lessons:
-            click.echo(f"lesson: {lesson.get('type')} {lesson.get('key') or lesson.get('slug')} "
-                       f"(confidence {lesson.get('confidence')})")
+            click.echo(terminal_safe(f"lesson: {lesson.get('type')} {lesson.get('key') or lesson.get('slug')} "
+                                     f"(confidence {lesson.get('confidence')})"))
 
     emit(as_json, data, human)
 
@@ -120,15 +120,17 @@ def show(as_json: bool) -> None:
         if not data["regions"]:
             click.echo("the cortex is empty")
         for name, region in sorted(data["regions"].items()):
-            click.echo(f"{name}  (last used {region['last_used']}; signals: {', '.join(region['signals']) or '-'})")
+            signals = ", ".join(str(x) for x in region["signals"]) or "-"
+            click.echo(terminal_safe(f"{name}  (last used {region['last_used']}; signals: {signals})"))
             rows = [[c["slug"], c["source"], c["version"] or "", f"{c['effective_weight']:.3f}",
                      f"{c['weight']:.3f}", f"{c['successes']}/{c['failures']}", "yes" if c["reflex"] else "",
                      "yes" if c["blacklisted"] else ""] for c in region["candidates"]]
             click.echo(table(rows, ["candidate", "source", "version", "effective", "weight", "ok/fail", "reflex",
                                     "blacklisted"]))
         for lesson in data["lessons"]:
-            click.echo(f"lesson: {lesson.get('type')} {lesson.get('region') or ''} "
-                       f"{lesson.get('key') or lesson.get('slug') or ''} confidence {lesson.get('confidence')}")
+            click.echo(terminal_safe(f"lesson: {lesson.get('type')} {lesson.get('region') or ''} "
+                                     f"{lesson.get('key') or lesson.get('slug') or ''} "
+                                     f"confidence {lesson.get('confidence')}"))
 
     emit(as_json, data, human)
 
@@ -241,11 +243,12 @@ def import_cmd(path: Path | None, as_json: bool) -> None:
 @click.argument("path", required=False, type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--format", "fmt", type=click.Choice(["native", "skill-cortex-v1"]), default="native",
               show_default=True, help="skill-cortex-v1 writes exactly the original schema.")
+@click.option("--force", is_flag=True, help="Replace PATH if it is an existing regular file.")
 @json_option
-def export(path: Path | None, fmt: str, as_json: bool) -> None:
-    """Export the memory to PATH (or print it)."""
+def export(path: Path | None, fmt: str, force: bool, as_json: bool) -> None:
+    """Export the memory to PATH (or print it). An existing PATH is replaced only with --force."""
     from ..cortex.transfer import dumps
-    from ..errors import BadInput
+    from ..durable import write_user_file
 
     data = _cortex().export(fmt)
     text = dumps(data["document"])
@@ -255,8 +258,5 @@ def export(path: Path | None, fmt: str, as_json: bool) -> None:
         else:
             click.echo(text, nl=False)
         return
-    try:
-        path.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise BadInput(f"{path}: cannot write ({exc.strerror or exc})") from None
+    write_user_file(path, text.encode("utf-8"), force=force)
     emit(as_json, {"path": str(path), "format": fmt, "warnings": data["warnings"]}, f"exported to {path}")

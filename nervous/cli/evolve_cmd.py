@@ -11,12 +11,11 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import click
 
-from .app import emit, get_app, json_option, table
+from .app import _json_text, emit, get_app, json_option, table
 
 _workspace_option = click.option("--workspace", "-w", type=click.Path(file_okay=False), default=None,
                                  help="Workspace root holding ./.skill-evolver/ and ./skills/ "
@@ -53,7 +52,9 @@ def _read_draft(path: str | None) -> str | None:
     if path is None:
         return None
     try:
-        data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
+        from ..durable import read_user_file
+
+        data = sys.stdin.buffer.read() if path == "-" else read_user_file(path)
     except OSError as exc:
         raise click.UsageError(f"cannot read draft {path}: {exc.strerror}") from None
     try:
@@ -337,7 +338,7 @@ def tool_cmd(raw: str) -> None:
                                "warnings": []}))
         raise click.exceptions.Exit(2) from None
     result = handle(get_app().manager, params)
-    click.echo(json.dumps(result, indent=2, ensure_ascii=False, default=str))
+    click.echo(_json_text(result, indent=2))
     if not result.get("ok"):
         from ..evolver.errors import EXIT_CODES
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import click
 
-from .app import emit, get_app, json_option
+from .app import _json_text, emit, get_app, json_option
 
 _RISK_LEVELS = ("low", "medium", "high")
 
@@ -386,7 +386,7 @@ def call(params: str) -> None:
     """The single-tool interface: a JSON object with 'action' and flat parameters; prints the envelope."""
     data = _extra_args(params)
     out = _goals().dispatch(data)
-    click.echo(json.dumps(out, indent=2, ensure_ascii=False))
+    click.echo(_json_text(out, indent=2))
     if not out.get("ok"):
         from ..goals.errors import EXIT_CODES
 

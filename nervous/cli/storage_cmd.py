@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
+import stat
+from pathlib import Path
 from typing import Any
 
 import click
 
-from ..errors import UsageError
+from ..errors import BadInput, UsageError
 from .app import emit, get_app, json_option
 
 
@@ -24,6 +27,25 @@ def _info_dict(store: Any) -> dict[str, Any]:
     info = store.info()
     return {"backend": info.backend, "location": info.location, "schema_version": info.schema_version,
             "collections": dict(info.collections), "size_bytes": info.size_bytes, "logs": dict(info.logs)}
+
+
+def _check_migrate_path(path: Path, force: bool) -> None:
+    """A migration target is a new location, or (with ``--force``) an existing file or folder."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise BadInput(f"{path}: cannot use as a migration target ({exc.strerror or exc})",
+                       code="unwritable_path", details={"path": str(path)}) from None
+    if not (stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode)):
+        raise BadInput(f"{path}: exists and is not a regular file or a directory; nervous never replaces it",
+                       code="unsafe_path", details={"path": str(path)})
+    if stat.S_ISDIR(st.st_mode) and not any(os.scandir(path)):
+        return
+    if not force:
+        raise BadInput(f"{path}: already exists; pass --force to write into it", code="file_exists",
+                       details={"path": str(path)})
 
 
 def _store() -> Any:
@@ -111,11 +133,14 @@ def get_cmd(collection: str, key: str, as_json: bool) -> None:
 @click.option("--to", "target_name", required=True, metavar="NAME", help="Target backend (file, sqlite, ...).")
 @click.option("--path", "target_path", default=None, metavar="P",
               help="Target location (default: the target backend's default location).")
+@click.option("--force", is_flag=True, help="Write into a target that already exists and holds data.")
 @json_option
-def migrate_cmd(target_name: str, target_path: str | None, as_json: bool) -> None:
+def migrate_cmd(target_name: str, target_path: str | None, force: bool, as_json: bool) -> None:
     """Copy every document and log into another backend, then verify the copy by reading it back.
 
     The source is left untouched; switch with ``[storage] backend = NAME`` (and ``path``) afterwards.
+    A target that already exists and holds something is written into only with ``--force``; a
+    target path that is neither a regular file nor a directory is never used.
     """
     import attrs
 
@@ -130,9 +155,17 @@ def migrate_cmd(target_name: str, target_path: str | None, as_json: bool) -> Non
     target_cfg = attrs.evolve(cfg, storage=attrs.evolve(cfg.storage, backend=target_name, path=target_path))
     target_cfg.paths = cfg.paths
     settings = {**cfg.plugin_settings(provider.plugin or ""), **cfg.plugin_settings(target_name)}
+    if target_path is not None and target_name != "postgres":
+        _check_migrate_path(Path(target_path).expanduser(), force)
     target = provider.factory(ProviderContext(config=target_cfg, paths=pm.paths, manager=pm, settings=settings))
     try:
         source_info, target_info = _info_dict(source), _info_dict(target)
+        held = sum(target_info["collections"].values()) + sum(target_info["logs"].values())
+        if held and not force and (source_info["backend"], source_info["location"]) != (
+                target_info["backend"], target_info["location"]):
+            raise BadInput(f"target {target_name} store at {target_info['location']} already holds {held} "
+                           "document(s) and log entries; pass --force to write into it", code="file_exists",
+                           details={"path": target_info["location"]})
         if (source_info["backend"], source_info["location"]) == (target_info["backend"], target_info["location"]):
             raise UsageError(f"source and target are the same {target_name} store at {target_info['location']};"
                              " give another --path")

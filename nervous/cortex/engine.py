@@ -19,7 +19,14 @@ from typing import Any, TypeVar
 from .. import clock
 from ..errors import BadInput, NotFound, StorageBusy, StorageError, UsageError
 from . import formulas, lessons, memory, pruning, transfer
-from .entities import TaskText, extract_signals, filter_words, propose_region_name, sanitise_detail
+from .entities import (
+    TaskText,
+    check_task_text,
+    extract_signals,
+    filter_words,
+    propose_region_name,
+    sanitise_detail,
+)
 from .matching import MatcherMemory
 from .policy import FAILURE_OUTCOMES, SUCCESS, CandidateView
 from .results import OutcomeResult, Perception
@@ -53,6 +60,10 @@ def blacklist_matches(entry: str, source: str, slug: str, owner: str | None) -> 
     if entry == bare:
         return True
     return owner is not None and entry == f"@{owner}/{bare}"
+
+
+#: the document (beside the memory) listing digests of imported files
+IMPORTS_KEY = "imports"
 
 
 class _Tx:
@@ -111,7 +122,7 @@ class Cortex:
 
     def _transaction(self, fn: Callable[[dict[str, Any], _Tx], R], *, now: float | None = None,
                      prune: bool = True, protected: Callable[[], tuple[str, str] | None] | None = None,
-                     stamp: bool = True) -> tuple[R, list[str]]:
+                     stamp: bool = True, pruned: list[str] | None = None) -> tuple[R, list[str]]:
         """Run ``fn`` on the latest document inside one storage transaction, then prune and stamp."""
         moment = self._now(now)
         scratch: list[_Tx] = []
@@ -123,7 +134,9 @@ class Cortex:
             self._quarantine_malformed(doc, tx)
             result = fn(doc, tx)
             if prune:
-                self._prune(doc, tx, protected() if protected else None)
+                removed = self._prune(doc, tx, protected() if protected else None)
+                if pruned is not None:
+                    pruned[:] = removed  # what this (last) attempt removed, for the caller
             if stamp:
                 memory.ensure_v1(doc)
                 doc.setdefault("ext_version", 1)
@@ -319,6 +332,7 @@ class Cortex:
         """Phase 1: route a task to a learned region (hit) or to a miss (search)."""
         if not isinstance(task, str) or not task.strip():
             raise UsageError("perceive needs a non-empty task description")
+        check_task_text(task)
         moment = self._now(now)
         doc, warnings, degraded = self._read()
         keywords: tuple[str, ...] = ()
@@ -399,6 +413,10 @@ class Cortex:
         # everything derived from the raw task text happens here, outside the stored document
         signals: tuple[str, ...] = ()
         observed: tuple[str, ...] = ()
+        if isinstance(task, str):
+            check_task_text(task)
+        if isinstance(detail, str):
+            check_task_text(detail, "detail")
         if task and outcome == SUCCESS:
             text = TaskText(task)
             proposed = [t.text for t in text.plain]
@@ -489,8 +507,9 @@ class Cortex:
                 outcome == SUCCESS and formulas.retention_suggested(cand, self.cfg), tuple(blockers),
                 tuple(added), tuple(events))
 
-        result, warnings = self._transaction(apply, now=now, protected=lambda: (region, identity))
-        return OutcomeResult(**{**_fields(result), "warnings": tuple(warnings)})
+        removed: list[str] = []
+        result, warnings = self._transaction(apply, now=now, protected=lambda: (region, identity), pruned=removed)
+        return OutcomeResult(**{**_fields(result), "pruned": tuple(removed), "warnings": tuple(warnings)})
 
     def record_dependency_check(self, region: str, key: str, present: bool, *,
                                 now: float | None = None) -> dict[str, Any]:
@@ -757,18 +776,39 @@ class Cortex:
         memory.check_version(incoming)
         if not incoming:
             raise BadInput("the imported document is empty")
+        shape = memory.shape_problem(incoming)
+        if shape is not None:
+            raise BadInput(f"the imported document has the wrong shape: {shape}; nothing was imported",
+                           code="bad_input")
+        digest = transfer.document_digest(incoming)
+        # which documents were imported is kept beside the memory, so a copied import stays lossless
+        seen = self.store.read(memory.COLLECTION, IMPORTS_KEY).value or {}
+        again = digest in (seen.get("sha256") if isinstance(seen.get("sha256"), list) else [])
 
         def apply(doc: dict[str, Any], tx: _Tx) -> dict[str, Any]:
+            for message in transfer.import_warnings(incoming, tx.today):
+                tx.warn(message)
             if not doc:
                 doc.update(copy.deepcopy(incoming))
                 return {"mode": "copied"}
-            counts = transfer.merge_into(doc, incoming, self.cfg, tx.today)
+            merged = copy.deepcopy(incoming)
+            if again:  # its counters were added the first time: never count them twice
+                merged.pop("stats", None)
+                tx.warn("this document was imported before; its stats were not added again")
+            counts = transfer.merge_into(doc, merged, self.cfg, tx.today)
+            self._quarantine_malformed(doc, tx)
             self._prune(doc, tx, None)
             doc.setdefault("ext_version", 1)
             doc["revision"] = uuid.uuid4().hex
             return {"mode": "merged", **counts}
 
         result, warnings = self._transaction(apply, now=now, prune=False, stamp=False)
+        if not again:
+            def remember(d: dict[str, Any]) -> None:
+                digests = d.get("sha256") if isinstance(d.get("sha256"), list) else []
+                d["sha256"] = [*digests, digest][-100:]
+
+            self.store.update(memory.COLLECTION, IMPORTS_KEY, remember)
         return {**result, "warnings": warnings}
 
     def export(self, format: str | None = None) -> dict[str, Any]:

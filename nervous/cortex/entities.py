@@ -7,6 +7,7 @@ only the task text itself and the shipped word lists. It is core code, not a plu
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
@@ -19,6 +20,8 @@ from .wordlists import words
 SURROUNDING = ".,;:!?\"'()[]{}<>“”‘’«»„‚‹›"
 _POSSESSIVES = ("'s", "’s")
 _SENTENCE_END = (".", "!", "?", ":")
+#: what may follow a sentence's final punctuation in the same token (a closing quote or bracket)
+_CLOSERS = SURROUNDING.replace(".", "").replace("!", "").replace("?", "").replace(":", "")
 _BULLET = re.compile(r"^(?:[-*•+·–—]|\d{1,3}[.)]|[a-z][.)])$")
 _STEM_SUFFIXES = ("ing", "ed", "es", "s")
 #: abbreviations whose final dot does not end a sentence (so "Dr. Smith" keeps its evidence)
@@ -26,6 +29,22 @@ _ABBREVIATIONS = frozenset({"dr.", "mr.", "mrs.", "ms.", "prof.", "st.", "sr.", 
                             "i.e.", "etc.", "vs.", "inc.", "co.", "ltd.", "no.", "capt.", "gen.", "rev."})
 
 
+#: the longest task text (or failure detail) perception accepts; longer input is refused, not cut
+MAX_TASK_CHARS = 20_000
+
+
+def check_task_text(text: str, what: str = "task") -> str:
+    """Refuse a task text longer than :data:`MAX_TASK_CHARS` (work stays bounded for any input)."""
+    if len(text) > MAX_TASK_CHARS:
+        from ..errors import BadInput
+
+        raise BadInput(f"{what} is {len(text):,} characters long; at most {MAX_TASK_CHARS:,} are accepted "
+                       "(describe the task, not its data)", code="too_large",
+                       details={"length": len(text), "limit": MAX_TASK_CHARS})
+    return text
+
+
+@functools.lru_cache(maxsize=8192)
 def stem(word: str) -> str:
     """Crude stemming: strip one of ``ing, ed, es, s`` when at least 3 letters remain."""
     for suffix in _STEM_SUFFIXES:
@@ -43,6 +62,9 @@ def has_shape(word: str) -> bool:
     if not 2 <= len(word) <= 30:
         return False
     return all(part and part.isalpha() for part in word.split("-"))
+
+
+_shape = functools.lru_cache(maxsize=8192)(has_shape)
 
 
 def normalise(word: str) -> str:
@@ -81,27 +103,74 @@ def tokenize(text: str) -> list[Token]:
                 continue
             stripped, possessive = _strip_token(raw)
             if stripped:
-                tokens.append(Token(raw, stripped, stripped.casefold(), has_shape(stripped), possessive, start))
-            start = (raw.rstrip(SURROUNDING.replace(".", "").replace("!", "").replace("?", "")
-                                .replace(":", "")).endswith(_SENTENCE_END)
-                     and raw.casefold() not in _ABBREVIATIONS)
+                tokens.append(Token(raw, stripped, stripped.casefold(), _shape(stripped), possessive, start))
+            start = raw.rstrip(_CLOSERS).endswith(_SENTENCE_END) and raw.casefold() not in _ABBREVIATIONS
     return tokens
 
 
+def _bounded_words(text: str) -> set[str]:
+    """Every substring of ``text`` that a word of rule F2's shape could equal with non-letters around it.
+
+    That is a maximal run of letters, or consecutive runs joined by single hyphens (at most 30
+    characters, the longest shape F2 allows): a set built in time linear in ``text``.
+    """
+    spans: list[tuple[int, int]] = []
+    start = -1
+    for i, c in enumerate(text):
+        if c.isalpha():
+            if start < 0:
+                start = i
+        elif start >= 0:
+            spans.append((start, i))
+            start = -1
+    if start >= 0:
+        spans.append((start, len(text)))
+    found: set[str] = set()
+    for i, (first, end) in enumerate(spans):
+        found.add(text[first:end])
+        for nxt_start, nxt_end in spans[i + 1:]:
+            if nxt_start != end + 1 or text[end] != "-" or nxt_end - first > 30:
+                break
+            end = nxt_end
+            found.add(text[first:end])
+    return found
+
+
 class TaskText:
-    """A task text prepared once for checking many proposed words against it."""
+    """A task text prepared once for checking many proposed words against it.
+
+    Every check is a dictionary lookup (tokens are indexed by stem, compounds by the words they
+    contain) and each word's evidence is computed once, so filtering all the words of a text is
+    linear in its length rather than quadratic.
+    """
 
     def __init__(self, text: str) -> None:
         self.tokens = tokenize(text)
         self.plain = [t for t in self.tokens if t.plain]
         self.compounds = [t.lower for t in self.tokens if not t.plain]
-        self.no_lowercase = not any(c.islower() for c in text)
+        self.no_lowercase = not any(map(str.islower, text))
         self._stems = {stem(t.lower) for t in self.plain} | {t.lower for t in self.plain}
+        #: plain tokens by stem, in text order (``stem_equal(a, b)`` iff their stems are equal)
+        self._by_stem: dict[str, list[Token]] = {}
+        for tok in self.plain:
+            self._by_stem.setdefault(stem(tok.lower), []).append(tok)
+        #: maximal alphabetic runs of the compounds: a plain word occurs in one with boundaries iff
+        #: it is one of these runs
+        self._bounded: set[str] = set()
+        for compound in set(self.compounds):
+            self._bounded |= _bounded_words(compound)
+        self._evidence: dict[str, str | None] = {}
 
     def occurs_standalone(self, word: str) -> bool:
         return word in self._stems or stem(word) in self._stems
 
     def occurs_in_compound(self, word: str) -> bool:
+        """Whether ``word`` appears inside a compound token with no letter right before or after it."""
+        if _shape(word):
+            return word in self._bounded
+        return self._scan_compounds(word)  # not a word F2 lets through: only direct callers ask
+
+    def _scan_compounds(self, word: str) -> bool:
         for compound in self.compounds:
             start = compound.find(word)
             while start != -1:
@@ -115,18 +184,26 @@ class TaskText:
 
     def proper_noun_evidence(self, word: str) -> str | None:
         """The F5 sub-rule that marks ``word`` as a proper noun in this text, or ``None``."""
+        if word not in self._evidence:
+            self._evidence[word] = self._find_evidence(word)
+        return self._evidence[word]
+
+    def _find_evidence(self, word: str) -> str | None:
         vocabulary = words("vocabulary")
-        for tok in self.plain:
-            if not stem_equal(tok.lower, word):
-                continue
+        seen: set[tuple[str, bool, bool]] = set()
+        for tok in self._by_stem.get(stem(word), ()):
+            shape = (tok.text, tok.possessive, tok.sentence_start)
+            if shape in seen:
+                continue  # a repeated token gives the same answer
+            seen.add(shape)
             if tok.possessive:
                 return "F5d"
             if self.no_lowercase:
                 continue
-            letters = [c for c in tok.text if c.isalpha()]
-            if len(letters) >= 2 and all(c.isupper() for c in letters):
+            letters = "".join(filter(str.isalpha, tok.text))
+            if len(letters) >= 2 and all(map(str.isupper, letters)):
                 return "F5b"
-            if any(c.isupper() for c in tok.text[1:]):
+            if any(map(str.isupper, tok.text[1:])):
                 return "F5c"
             if tok.text[:1].isupper() and not tok.sentence_start:
                 return "F5a"
@@ -156,7 +233,7 @@ def check_word(proposed: str, task: TaskText) -> tuple[str | None, str | None]:
     if stripped.casefold().endswith(_POSSESSIVES) and len(stripped) > 2:
         return None, "F1"
     word = stripped.casefold()
-    if not has_shape(word):
+    if not _shape(word):
         return None, "F2"
     if word in words("stopwords") or word in words("temporal"):
         return None, "F3"
@@ -173,20 +250,29 @@ def check_word(proposed: str, task: TaskText) -> tuple[str | None, str | None]:
     return word, None
 
 
-def filter_words(proposed: Iterable[str], task_text: str | TaskText, *, cap: int | None = 4) -> FilterResult:
-    """Filter proposed words against the task text; keep order, collapse stem-equal words, cap."""
+def filter_words(proposed: Iterable[str], task_text: str | TaskText, *, cap: int | None = 4,
+                 stop_at_cap: bool = False) -> FilterResult:
+    """Filter proposed words against the task text; keep order, collapse stem-equal words, cap.
+
+    ``stop_at_cap`` ends at the first word beyond the cap (for callers that only want the kept words).
+    """
     task = task_text if isinstance(task_text, TaskText) else TaskText(task_text)
     kept: list[str] = []
     kept_stems: set[str] = set()
     rejected: list[Rejection] = []
+    checked: dict[str, tuple[str | None, str | None]] = {}
     for word in proposed:
-        survivor, rule = check_word(word, task)
+        if word not in checked:
+            checked[word] = check_word(word, task)
+        survivor, rule = checked[word]
         if survivor is None:
             rejected.append(Rejection(word, rule or "?"))
             continue
         if survivor in kept_stems or stem(survivor) in kept_stems:
             continue
         if cap is not None and len(kept) >= cap:
+            if stop_at_cap:
+                break
             rejected.append(Rejection(word, "cap"))
             continue
         kept.append(survivor)
@@ -197,7 +283,7 @@ def filter_words(proposed: Iterable[str], task_text: str | TaskText, *, cap: int
 def extract_signals(task_text: str, limit: int | None = 4) -> tuple[str, ...]:
     """The default extractor (§5.6): the task's plain tokens in order, filtered, first ``limit``."""
     task = TaskText(task_text)
-    return filter_words([t.text for t in task.plain], task, cap=limit).kept
+    return filter_words([t.text for t in task.plain], task, cap=limit, stop_at_cap=True).kept
 
 
 def propose_region_name(signals: Sequence[str]) -> str | None:

@@ -113,6 +113,42 @@ def check_version(doc: dict[str, Any]) -> None:
             "(the document was left untouched)")
 
 
+# ------------------------------------------------------------------------------- shape
+
+#: containers whose type the engine relies on; a value of another type would be silently replaced
+_SHAPE = (
+    (("cortex",), dict), (("blacklist",), list), (("stats",), dict),
+    (("cortex", "sensory"), dict), (("cortex", "motor"), dict), (("cortex", "prefrontal"), dict),
+    (("cortex", "sensory", "patterns"), list), (("cortex", "prefrontal", "lessons"), list),
+    (("blacklist_info",), dict), (("counters",), dict), (("matcher_state",), dict), (("quarantine",), list),
+)
+
+
+def shape_problem(doc: dict[str, Any]) -> str | None:
+    """Why ``doc`` is not a cortex document the engine can update without losing data, or ``None``.
+
+    Only containers are checked (absent ones are fine): a wrong value inside a container is coerced
+    with a warning (§3.8), but a wrong container would drop everything under it at the next write,
+    so the storage layer quarantines such a document exactly like one that does not parse.
+    """
+    for path, kind in _SHAPE:
+        node: Any = doc
+        for part in path:
+            if not isinstance(node, dict) or part not in node:
+                node = None
+                break
+            node = node[part]
+        if node is not None and not isinstance(node, kind):
+            return (f"{'.'.join(path)} is a JSON {_json_type(node)}, expected "
+                    f"{'an object' if kind is dict else 'an array'}")
+    return None
+
+
+def _json_type(value: Any) -> str:
+    return {dict: "object", list: "array", str: "string", bool: "boolean", int: "number",
+            float: "number"}.get(type(value), type(value).__name__)
+
+
 # ------------------------------------------------------------------------------- sections
 
 

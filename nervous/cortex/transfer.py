@@ -17,9 +17,11 @@ DEFAULT_ORIGINAL_PATH = "~/.openclaw/skill-cortex/cortex.json"
 
 
 def load_file(path: str | Path) -> dict[str, Any]:
+    from ..durable import read_user_file
+
     p = Path(path).expanduser()
     try:
-        raw = p.read_bytes()
+        raw = read_user_file(p)
     except FileNotFoundError:
         raise BadInput(f"{p}: no such file") from None
     except OSError as exc:
@@ -168,6 +170,69 @@ def merge_into(target: dict[str, Any], incoming: dict[str, Any], cfg: Any, today
             current = target["stats"].get(key, 0)
             target["stats"][key] = (current if isinstance(current, int) else 0) + value
     return counts
+
+
+def document_digest(doc: dict[str, Any]) -> str:
+    """A stable digest of an imported document, to recognise the same file imported again."""
+    import hashlib
+
+    return hashlib.sha256(json.dumps(doc, sort_keys=True, ensure_ascii=False).encode("utf-8", "surrogatepass")
+                          ).hexdigest()
+
+
+def import_warnings(incoming: dict[str, Any], today: date) -> list[str]:
+    """What an import will coerce, quarantine or ignore, said at import time rather than at the next read.
+
+    Out-of-range numbers (clamped), candidates without a slug (quarantined), lessons of an unknown
+    type (ignored), an unknown ``last_fail.type`` (read as a generic failure) and dates that do not
+    parse (read as 180 days ago) each get one warning naming their JSON path.
+    """
+    from .policy import FAILURE_OUTCOMES
+
+    out: list[str] = []
+
+    def warn(message: str) -> None:
+        if message not in out:
+            out.append(message)
+
+    for name, region in memory.motor(incoming).items():
+        where = f"cortex.motor.{name}"
+        if not isinstance(region, dict):
+            warn(f"{where}: not an object; it will be quarantined")
+            continue
+        if "last_used" in region and memory.parse_date(region["last_used"]) is None:
+            warn(f"{where}.last_used: {region['last_used']!r} is not a date; read as 180 days ago")
+        cands = region.get("candidates")
+        if cands is not None and not isinstance(cands, list):
+            warn(f"{where}.candidates: not a list; it will be quarantined")
+            continue
+        for i, raw in enumerate(cands or []):
+            path = f"{where}.candidates[{i}]"
+            if not memory.is_valid_candidate(raw):
+                warn(f"{path}: no string slug; it will be quarantined")
+                continue
+            cand = memory.Candidate(raw, region, today, path, warn)
+            _ = (cand.weight, cand.successes, cand.failures, cand.consecutive, cand.last_used, cand.recent_times())
+            last_fail = raw.get("last_fail")
+            if isinstance(last_fail, dict):
+                kind = last_fail.get("type")
+                if kind not in FAILURE_OUTCOMES:
+                    warn(f"{path}.last_fail.type: {kind!r} is not a known failure type; read as a generic failure")
+                if "date" in last_fail and memory.parse_date(last_fail["date"]) is None:
+                    warn(f"{path}.last_fail.date: {last_fail['date']!r} is not a date")
+            elif last_fail is not None:
+                warn(f"{path}.last_fail: {last_fail!r} is not an object; ignored")
+    for i, lesson in enumerate(memory.lessons(incoming)):
+        path = f"cortex.prefrontal.lessons[{i}]"
+        if not isinstance(lesson, dict) or lesson.get("type") not in memory.V1_LESSON_KEYS:
+            kind = lesson.get("type") if isinstance(lesson, dict) else type(lesson).__name__
+            warn(f"{path}: lesson of unknown type {kind!r}; ignored")
+            continue
+        if "confidence" in lesson:
+            memory.as_unit(lesson["confidence"], 0.5, f"{path}.confidence", warn)
+        if "created" in lesson and memory.parse_date(lesson["created"]) is None:
+            warn(f"{path}.created: {lesson['created']!r} is not a date")
+    return out
 
 
 def _lesson_identity(lesson: dict[str, Any]) -> tuple[Any, ...]:

@@ -358,9 +358,11 @@ class Goals:
 
     def import_file(self, path: str | Path, *, replace: bool = False) -> GoalResult:
         """Import an original NERVous ``cortex.json`` (or a nervous goal file) into this scope."""
+        from ..durable import read_user_file
+
         p = Path(path)
         try:
-            raw = json.loads(p.read_text(encoding="utf-8"))
+            raw = json.loads(read_user_file(p).decode("utf-8"))
         except OSError as exc:
             raise BadInput(f"{p}: cannot read ({exc.strerror or exc})") from None
         except (ValueError, UnicodeDecodeError) as exc:

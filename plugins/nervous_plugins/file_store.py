@@ -50,6 +50,7 @@ from nervous.storage import (
     check_collection,
     check_document,
     check_key,
+    shape_validator,
 )
 
 MARKER = ".nervous-store.json"
@@ -109,10 +110,21 @@ class FileStore(Store):
         self.root = Path(root).expanduser().absolute()
         self.lock_timeout = lock_timeout
         self._pending_warnings: list[str] = []
+        self._opened = False
         if self.root.exists() and not self.root.is_dir():
             raise StorageError(f"storage path {self.root} exists and is not a directory")
+        if self.root.exists():
+            self._ensure_open()
+        # else: a store nobody has written yet reads as empty, and is created by the first write,
+        # so read-only commands leave a fresh home untouched
+
+    def _ensure_open(self) -> None:
+        """Create the store (directory and marker) if needed and check its version; once."""
+        if self._opened:
+            return
         ensure_dir(self.root)
         self._open_marker()
+        self._opened = True
 
     # ------------------------------------------------------------------ marker and versions
 
@@ -174,7 +186,7 @@ class FileStore(Store):
 
     def read(self, collection: str, key: str) -> Snapshot:
         path = self.document_path(collection, key)
-        loaded = load_json(path)
+        loaded = load_json(path, shape_validator(collection))
         return Snapshot(loaded.value, tuple(loaded.warnings))
 
     def keys(self, collection: str) -> list[str]:
@@ -196,10 +208,11 @@ class FileStore(Store):
     def update(self, collection: str, key: str, fn: Callable[[dict[str, Any]], R], *,
                create: bool = True) -> Updated[R]:
         path = self.document_path(collection, key)
+        self._ensure_open()
         with self._lock(path) as lock:
             if lock.took_over_from:
                 self._clear_leftovers(path)
-            loaded = load_json(path)
+            loaded = load_json(path, shape_validator(collection))
             warnings = list(loaded.warnings)
             if loaded.value is None and not loaded.corrupt and not create:
                 raise NotFound(f"no document {collection}/{key}")
@@ -236,6 +249,8 @@ class FileStore(Store):
 
     def delete(self, collection: str, key: str) -> bool:
         path = self.document_path(collection, key)
+        if not self.root.exists():
+            return False
         with self._lock(path) as lock:
             if lock.took_over_from:
                 self._clear_leftovers(path)
@@ -254,6 +269,7 @@ class FileStore(Store):
         import json
 
         line = (json.dumps(entry, ensure_ascii=False, allow_nan=False) + "\n").encode("utf-8")
+        self._ensure_open()
         ensure_dir(path.parent)
         with self._lock(path):
             fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o600)
@@ -337,6 +353,8 @@ class FileStore(Store):
 
     def check(self) -> list[Problem]:
         problems: list[Problem] = []
+        if not self.root.exists():
+            return problems  # nothing written yet: nothing can be damaged
         marker = self.root / MARKER
         value, reason = parse_object(marker.read_bytes()) if marker.exists() else (None, "missing")
         if reason is not None:
@@ -346,10 +364,12 @@ class FileStore(Store):
             for dirpath, _dirs, files in os.walk(d):
                 for name in sorted(files):
                     p = Path(dirpath) / name
-                    problems.extend(self._check_file(p, name, now, is_log_dir=d.name == LOGS_DIR))
+                    problems.extend(self._check_file(p, name, now, is_log_dir=d.name == LOGS_DIR,
+                                                     collection=d.name))
         return problems
 
-    def _check_file(self, p: Path, name: str, now: float, *, is_log_dir: bool) -> list[Problem]:
+    def _check_file(self, p: Path, name: str, now: float, *, is_log_dir: bool,
+                    collection: str | None = None) -> list[Problem]:
         tmp = _TMP_RE.search(name)
         if tmp:
             pid = int(tmp.group(1))
@@ -367,7 +387,7 @@ class FileStore(Store):
             _entries, warnings = _parse_log(p)
             return [Problem(str(p), w.split(": ", 1)[-1]) for w in warnings]
         if name.endswith(DOC_SUFFIX):
-            _value, reason = parse_object(p.read_bytes())
+            _value, reason = parse_object(p.read_bytes(), shape_validator(collection) if collection else None)
             if reason is not None:
                 return [Problem(str(p), f"document does not parse: {reason}")]
         return []

@@ -39,6 +39,7 @@ from nervous.storage import (
     check_collection,
     check_document,
     check_key,
+    shape_validator,
 )
 
 if TYPE_CHECKING:
@@ -429,7 +430,7 @@ class PostgresStore(Store):
                         lambda c: c.execute(sql, (collection, key)).fetchone(), idempotent=True)
         if row is None:
             return Snapshot(None)
-        value, reason = _decode(row[0])
+        value, reason = _decode(row[0], collection)
         if reason is None:
             return Snapshot(value)
         warning = self._run(f"quarantining {collection}/{key}",
@@ -464,7 +465,7 @@ class PostgresStore(Store):
                     # claim the key: a concurrent creator waits on the unique index until we finish
                     row = conn.execute(claim, (collection, key)).fetchone() \
                         or conn.execute(select, (collection, key)).fetchone()
-                doc, reason = _decode(row[0])
+                doc, reason = _decode(row[0], collection)
                 warnings: tuple[str, ...] = ()
                 if reason is not None:  # rebuild from empty, keeping the damaged text aside
                     warnings = (self._quarantine(conn, collection, key, row[0], reason) + "; rebuilt it empty",)
@@ -547,7 +548,7 @@ class PostgresStore(Store):
             with conn.cursor(name="nervous_check") as cur:  # server-side: bounded memory
                 cur.execute(f"SELECT collection, key, doc FROM {s}.documents")
                 for collection, key, doc in cur:
-                    problem = _decode(doc)[1]
+                    problem = _decode(doc, collection)[1]
                     if problem:
                         problems.append(Problem(f"{collection}/{key}", problem))
             with conn.cursor(name="nervous_check_logs") as cur:
@@ -629,14 +630,20 @@ def _check_encodable(key: str) -> None:
         raise BadInput(f"invalid document key {key!r}: not encodable as UTF-8 (lone surrogate)") from None
 
 
-def _decode(text: str) -> tuple[dict[str, Any], str | None]:
-    """The stored document, or ``{}`` and why the text is not one."""
+def _decode(text: str, collection: str | None = None) -> tuple[dict[str, Any], str | None]:
+    """The stored document, or ``{}`` and why the text is not one (including a wrong shape)."""
     try:
         value = json.loads(text)
+    except RecursionError:
+        return {}, "nesting too deep"
     except ValueError as exc:
         return {}, f"not valid JSON: {exc}"
     if not isinstance(value, dict):
         return {}, f"not a JSON object but {type(value).__name__}"
+    validate = shape_validator(collection) if collection else None
+    reason = validate(value) if validate is not None else None
+    if reason is not None:
+        return {}, f"wrong shape: {reason}"
     return value, None
 
 

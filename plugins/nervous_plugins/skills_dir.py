@@ -33,6 +33,8 @@ NAME = "skills-dir"
 NAME_CLAWHUB = "clawhub"
 COLLECTION = "installs"
 STAGING_PREFIX = ".nervous-staging-"
+#: the lock file that serialises installs and uninstalls in one skills folder
+INSTALL_LOCK = ".nervous-install.lock"
 ASIDE_PREFIX = ".nervous-previous-"
 TRASH_PREFIX = ".nervous-trash-"
 #: What an install still has to write once its folder is swapped in (lockfile entry, our record), so a
@@ -152,6 +154,14 @@ class SkillsDirTarget:
     # ------------------------------------------------------------------ install
 
     def preflight(self, ref: SkillRef, *, registry: str | None = None, force: bool = False) -> None:
+        """Check before downloading; waits for an install in progress in this folder, so it sees its result."""
+        if not self.skills_dir.is_dir():  # no folder, no install in progress: create nothing yet
+            self._preflight(ref, registry=registry, force=force)
+            return
+        with self._dir_lock():
+            self._preflight(ref, registry=registry, force=force)
+
+    def _preflight(self, ref: SkillRef, *, registry: str | None = None, force: bool = False) -> None:
         """Refuse early (before any download) what :meth:`install` would refuse."""
         target = self.folder_for(ref)
         key = self.lock_key(ref)
@@ -166,8 +176,25 @@ class SkillsDirTarget:
         if lock is not None and (lock["skills"].get(key) or {}).get("pinned"):
             raise Refused(f"{key} is pinned in {self.lock_path}; unpin it with the clawhub CLI first", code="pinned")
 
+    def _dir_lock(self) -> Any:
+        """One install or uninstall at a time in this skills folder, across threads and processes."""
+        from nervous.durable import FileLock
+
+        self.skills_dir.mkdir(parents=True, exist_ok=True)
+        return FileLock(self.skills_dir / INSTALL_LOCK, timeout=max(30.0, self._lock_timeout()))
+
+    def _lock_timeout(self) -> float:
+        store = self._store
+        return float(getattr(store, "lock_timeout", 5.0) or 5.0)
+
     def install(self, bundle: SkillBundle, *, force: bool = False, source: dict[str, Any] | None = None,
                 layout_ref: SkillRef | None = None) -> InstallRecord:
+        """Stage, verify and swap ``bundle`` into place; record it as ours (one install at a time)."""
+        with self._dir_lock():
+            return self._install(bundle, force=force, source=source, layout_ref=layout_ref)
+
+    def _install(self, bundle: SkillBundle, *, force: bool = False, source: dict[str, Any] | None = None,
+                 layout_ref: SkillRef | None = None) -> InstallRecord:
         """Stage, verify and swap ``bundle`` into place; record it as ours.
 
         ``source`` carries what the origin file needs (``registry`` URL, resolved ``ownerHandle``);
@@ -186,7 +213,7 @@ class SkillsDirTarget:
         target = self.folder_for(ref)
         key = self.lock_key(ref)
         clawhub = bundle.registry == "clawhub"
-        self.preflight(ref, registry=bundle.registry, force=force)
+        self._preflight(ref, registry=bundle.registry, force=force)
         lock = self.read_lock() if clawhub else None
         exists = target.exists() or target.is_symlink()
 
@@ -301,8 +328,10 @@ class SkillsDirTarget:
 
     def uninstall(self, slug: str) -> InstallRecord:
         """Remove an install of ours and its lockfile entry; anything else is refused untouched."""
-        import shutil
+        with self._dir_lock():
+            return self._uninstall(slug)
 
+    def _uninstall(self, slug: str) -> InstallRecord:
         from nervous.serialize import from_json
 
         self.warnings.extend(self.recover())
@@ -328,7 +357,7 @@ class SkillsDirTarget:
         if folder.exists():
             trash = folder.parent / _temp_name(TRASH_PREFIX, folder.name)
             os.replace(folder, trash)
-            shutil.rmtree(trash, ignore_errors=True)
+            _remove_tree(trash)
         if lock is not None and key in lock["skills"]:
             del lock["skills"][key]
             self.write_lock(lock)
@@ -345,6 +374,9 @@ class SkillsDirTarget:
 
     def installed(self) -> list[InstallRecord]:
         from nervous.serialize import from_json
+
+        # finish an interrupted install first, so its record (not the previous one) is compared
+        self.warnings.extend(w for w in self.recover() if w not in self.warnings)
 
         out = []
         for key, doc in sorted(self._records().items()):
@@ -407,13 +439,14 @@ class SkillsDirTarget:
         swap never happened (its folder is missing), else removed — the old or the new skill,
         never a mix and never nothing.
         """
-        import shutil
-
-        from nervous.durable import pid_alive
+        from nervous.durable import pid_alive, remove_stale_lock
 
         done: list[str] = []
         if not self.skills_dir.is_dir():
             return done
+        gone = remove_stale_lock(self.skills_dir / INSTALL_LOCK)
+        if gone is not None:
+            done.append(f"removed the install lock left by {gone.describe()}")
         parents = [self.skills_dir] + [d for d in self.skills_dir.iterdir() if d.name.startswith("@") and d.is_dir()]
         for parent in parents:
             for entry in sorted(parent.glob(JOURNAL_PREFIX + "*.json")):
@@ -432,8 +465,11 @@ class SkillsDirTarget:
                         os.replace(entry, target)
                         done.append(f"restored {target} from an interrupted install")
                     else:
-                        shutil.rmtree(entry, ignore_errors=True)
-                        done.append(f"removed {entry.name} left by an interrupted operation")
+                        _remove_tree(entry)
+                        if entry.exists() or entry.is_symlink():
+                            done.append(f"could not remove {entry.name} left by an interrupted operation")
+                        else:
+                            done.append(f"removed {entry.name} left by an interrupted operation")
                     break
         return done
 
@@ -584,6 +620,16 @@ def _temp_name(prefix: str, name: str) -> str:
     import uuid
 
     return f"{prefix}{name}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+
+
+def _remove_tree(path: Path) -> None:
+    """Remove a folder we moved aside; a symbolic link or file there is unlinked, never followed."""
+    import shutil
+
+    if path.is_symlink() or not path.is_dir():
+        path.unlink(missing_ok=True)
+    else:
+        shutil.rmtree(path, ignore_errors=True)
 
 
 def _is_skill(folder: Path) -> bool:

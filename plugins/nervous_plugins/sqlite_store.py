@@ -32,6 +32,7 @@ from nervous.storage import (
     check_collection,
     check_document,
     check_key,
+    shape_validator,
 )
 
 DEFAULT_FILE = "nervous.sqlite3"
@@ -53,6 +54,9 @@ def _v1(conn: sqlite3.Connection) -> None:
         " quarantined_at REAL NOT NULL, UNIQUE (collection, key, sha256))"
     )
 
+
+#: the tables every schema version has
+_TABLES = ("meta", "documents", "log_entries", "quarantine")
 
 #: MIGRATIONS[i] brings a database from schema version i to i + 1 (0 = empty file)
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_v1]
@@ -81,7 +85,39 @@ class SqliteStore(Store):
         ensure_dir(self.path.parent)
         if not self.path.exists():
             os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT, 0o600))
+        elif self._empty_file():
+            self._pending_warnings.append(
+                f"{self.path} was an empty (0-byte) file; a new empty store was created in it. If it held "
+                "data, it was truncated outside nervous: restore it from a backup")
         self._migrate()
+        self._check_tables()
+
+    def _empty_file(self) -> bool:
+        """A zero-length database with no write-ahead log: SQLite would silently treat it as new."""
+        try:
+            if os.stat(self.path).st_size:
+                return False
+            return os.stat(f"{self.path}-wal").st_size == 0
+        except FileNotFoundError:
+            return True
+        except OSError:
+            return False
+
+    def _missing_tables(self) -> list[str]:
+        names = {r[0] for r in self._conn().execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        return [t for t in _TABLES if t not in names]
+
+    def _check_tables(self) -> None:
+        """A database whose tables were dropped is damaged: say so instead of failing on every query."""
+        try:
+            missing = self._missing_tables()
+        except sqlite3.DatabaseError as exc:
+            raise StorageError(f"cannot read sqlite store {self.path}: {exc}") from None
+        if missing:
+            raise StorageError(
+                f"sqlite store {self.path} is damaged: table(s) {', '.join(missing)} missing; restore it from a "
+                "backup, or point [storage] path at a new file", code="storage_damaged",
+                details={"path": str(self.path), "missing_tables": missing})
 
     # ------------------------------------------------------------------ connections
 
@@ -185,7 +221,8 @@ class SqliteStore(Store):
                            (collection, key, digest)).fetchone()[0]
         where = self._where(collection, key)
         warnings = [f"{where} is corrupt ({reason}); quarantined as {self.path}#quarantine/{qid}"]
-        restored = parse_object(previous.encode("utf-8", "surrogatepass"))[0] if previous else None
+        restored = (parse_object(previous.encode("utf-8", "surrogatepass"), shape_validator(collection))[0]
+                    if previous else None)
         if restored is not None:
             warnings.append(f"{where}: restored from backup of {_when(previous_at)}; later changes lost")
         return restored, warnings
@@ -202,7 +239,8 @@ class SqliteStore(Store):
         row = self._select(conn, collection, key)
         if row is None:
             return Snapshot(None)
-        value, reason = parse_object(row[0].encode("utf-8", "surrogatepass"))
+        validate = shape_validator(collection)
+        value, reason = parse_object(row[0].encode("utf-8", "surrogatepass"), validate)
         if reason is None:
             return Snapshot(value)
         self._begin(conn)
@@ -211,7 +249,7 @@ class SqliteStore(Store):
             if row is None:
                 conn.execute("COMMIT")
                 return Snapshot(None)
-            value, reason = parse_object(row[0].encode("utf-8", "surrogatepass"))
+            value, reason = parse_object(row[0].encode("utf-8", "surrogatepass"), validate)
             warnings: list[str] = []
             if reason is not None:
                 value, warnings = self._recover(conn, collection, key, row, reason)
@@ -241,7 +279,7 @@ class SqliteStore(Store):
                 if not create:
                     raise NotFound(f"no document {collection}/{key}")
             else:
-                doc, reason = parse_object(row[0].encode("utf-8", "surrogatepass"))
+                doc, reason = parse_object(row[0].encode("utf-8", "surrogatepass"), shape_validator(collection))
                 if reason is not None:
                     corrupt = True
                     doc, warnings = self._recover(conn, collection, key, row, reason)
@@ -343,7 +381,7 @@ class SqliteStore(Store):
         if results != ["ok"]:
             problems.extend(Problem(str(self.path), f"integrity_check: {r}") for r in results)
         for coll, key, body in conn.execute("SELECT collection, key, body FROM documents ORDER BY collection, key"):
-            _value, reason = parse_object(body.encode("utf-8", "surrogatepass"))
+            _value, reason = parse_object(body.encode("utf-8", "surrogatepass"), shape_validator(coll))
             if reason is not None:
                 problems.append(Problem(self._where(coll, key), f"document does not parse: {reason}"))
         for rid, log, text in conn.execute("SELECT id, log, entry FROM log_entries ORDER BY id"):
