@@ -47,7 +47,7 @@ def compile(pattern: str, flags: int = 0) -> Any:  # noqa: A001 - the same name 
     inline = "".join(letter for flag, letter in _FLAGS if flags & flag)
     text = (f"(?{inline})" if inline else "") + _to_re2_syntax(pattern)
     try:
-        compiled: Any = re2.compile(text, _RE2_OPTIONS)
+        compiled: Any = _Re2Rule(re2.compile(text, _RE2_OPTIONS), pattern, flags)
         engine = "re2"
     except re2.error:
         risks = backtracking_risks(pattern, flags)
@@ -58,6 +58,84 @@ def compile(pattern: str, flags: int = 0) -> Any:  # noqa: A001 - the same name 
     _CACHE[key] = compiled
     ENGINES[key] = engine
     return compiled
+
+
+_UNANCHORED = re2._Anchor.UNANCHORED
+_ANCHOR_START = re2._Anchor.ANCHOR_START
+_ANCHOR_BOTH = re2._Anchor.ANCHOR_BOTH
+_NULL_SPAN = (-1, -1)
+
+
+class _Re2Rule:
+    """An RE2 expression with the ``re.Pattern`` surface the detectors use.
+
+    ASCII text (nearly every line of a skill) goes straight to RE2: byte offsets are character
+    offsets, so no per-call offset translation is needed; other text takes the binding's general path.
+    """
+
+    __slots__ = ("_rx", "_raw", "pattern", "flags", "groups", "groupindex")
+
+    def __init__(self, compiled: Any, pattern: str, flags: int) -> None:
+        self._rx = compiled
+        self._raw = compiled._regexp
+        self.pattern = pattern
+        self.flags = flags
+        self.groups = compiled.groups
+        self.groupindex = compiled.groupindex
+
+    def _ascii(self, anchor: Any, text: str, pos: int | None, endpos: int | None) -> Any:
+        data = text.encode("ascii")
+        end = len(data) if endpos is None else max(0, min(endpos, len(data)))
+        start = 0 if pos is None else max(0, min(pos, end))
+        spans = self._raw.Match(anchor, data, start, end)
+        if spans[0] == _NULL_SPAN:
+            return None
+        return re2._Match(self._rx, text, start, end, spans)
+
+    def search(self, text: str, pos: int | None = None, endpos: int | None = None) -> Any:
+        if isinstance(text, str) and text.isascii():
+            return self._ascii(_UNANCHORED, text, pos, endpos)
+        return self._rx.search(text, pos, endpos)
+
+    def match(self, text: str, pos: int | None = None, endpos: int | None = None) -> Any:
+        if isinstance(text, str) and text.isascii():
+            return self._ascii(_ANCHOR_START, text, pos, endpos)
+        return self._rx.match(text, pos, endpos)
+
+    def fullmatch(self, text: str, pos: int | None = None, endpos: int | None = None) -> Any:
+        if isinstance(text, str) and text.isascii():
+            return self._ascii(_ANCHOR_BOTH, text, pos, endpos)
+        return self._rx.fullmatch(text, pos, endpos)
+
+    def finditer(self, text: str, pos: int | None = None, endpos: int | None = None) -> Iterator[Any]:
+        if not (isinstance(text, str) and text.isascii()):
+            yield from self._rx.finditer(text, pos, endpos)
+            return
+        data = text.encode("ascii")
+        end = len(data) if endpos is None else max(0, min(endpos, len(data)))
+        start = 0 if pos is None else max(0, min(pos, end))
+        while start <= end:
+            spans = self._raw.Match(_UNANCHORED, data, start, end)
+            if spans[0] == _NULL_SPAN:
+                return
+            yield re2._Match(self._rx, text, start, end, spans)
+            start = spans[0][1] + 1 if spans[0][1] == spans[0][0] else spans[0][1]
+
+    def findall(self, text: str, pos: int | None = None, endpos: int | None = None) -> list[Any]:
+        out = []
+        for m in self.finditer(text, pos, endpos):
+            out.append(m.group() if not self.groups else m.groups(default="")[0] if self.groups == 1
+                       else m.groups(default=""))
+        return out
+
+    def split(self, text: str, maxsplit: int = 0) -> list[str]:
+        return self._rx.split(text, maxsplit)  # type: ignore[no-any-return]
+
+    def sub(self, repl: Any, text: str, count: int = 0) -> str:
+        return self._rx.sub(repl, text, count)  # type: ignore[no-any-return]
+
+    def subn(self, repl: Any, text: str, count: int = 0) -> tuple[str, int]:
+        return self._rx.subn(repl, text, count)  # type: ignore[no-any-return]
 
 
 def _to_re2_syntax(pattern: str) -> str:
