@@ -179,9 +179,31 @@ def run(corpus: Path, labels_path: Path, *, verbose: bool = False,
         "intent_command": list(intent_command or []),
         "intent_verdicts": dict(sorted(verdicts.items())),
     }
+    result["leave_one_source_out"] = leave_one_source_out(per_item, labels)
     if verbose:
         result["per_item"] = per_item
     return result
+
+
+def leave_one_source_out(per_item: dict[str, dict[str, Any]], labels: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """Per malicious source: recall in sample, and recall counting only rules that also catch another
+    source's items (what is left if the source is held out and every rule only it supports is dropped)."""
+    sources = sorted({labels[i].get("source") for i in per_item if labels[i]["label"] == "malicious"} - {None})
+    out: dict[str, Any] = {}
+    for src in sources:
+        mine = [i for i in per_item if labels[i]["label"] == "malicious" and labels[i].get("source") == src]
+        others = [i for i in per_item if labels[i]["label"] == "malicious" and labels[i].get("source") != src]
+        row: dict[str, Any] = {"items": len(mine)}
+        for level, key, caught in (("refuse", "refuse_rules", lambda r: r["decision"] == "refuse"),
+                                   ("review_or_refuse", "rules", lambda r: r["decision"] != "allow")):
+            elsewhere = {rule for i in others if caught(per_item[i]) for rule in per_item[i][key]}
+            inside = sum(caught(per_item[i]) for i in mine)
+            held = sum(caught(per_item[i]) and bool(set(per_item[i][key]) & elsewhere) for i in mine)
+            row[level] = {"in_sample": inside / len(mine), "held_out": held / len(mine),
+                          "kept": held / inside if inside else 1.0,
+                          "only_this_source": sorted({r for i in mine for r in per_item[i][key]} - elsewhere)}
+        out[src] = row
+    return out
 
 
 def run_unlabelled(corpus: Path, *, limit: int | None = None, max_seconds: float | None = None) -> dict[str, Any]:
@@ -280,6 +302,13 @@ def print_report(r: dict[str, Any]) -> None:
     print(f"{'class':<24}{'precision':>10}{'recall':>9}{'support':>9}")
     for label, m in r["side_effect_classes"].items():
         print(f"{label:<24}{_pct(m['precision']):>10}{_pct(m['recall']):>9}{m['support']:>9}")
+    print("\nleave one source out (malicious recall; held out = only rules that also catch another source)")
+    print(f"{'source':<10}{'items':>6}{'refuse in/held/kept':>26}{'review+ in/held/kept':>27}  rules only this source")
+    for src, row in r["leave_one_source_out"].items():
+        a, b = row["refuse"], row["review_or_refuse"]
+        print(f"{src:<10}{row['items']:>6}    {_pct(a['in_sample'])} {_pct(a['held_out'])} {_pct(a['kept'])}"
+              f"    {_pct(b['in_sample'])} {_pct(b['held_out'])} {_pct(b['kept'])}  "
+              f"{','.join(sorted(set(a['only_this_source']) | set(b['only_this_source']))) or '-'}")
     if r["intent_command"]:
         counts = ", ".join(f"{k} {v}" for k, v in r["intent_verdicts"].items()) or "none"
         print(f"\nintent judge: {' '.join(r['intent_command'])} (verdicts: {counts}; abstained "
