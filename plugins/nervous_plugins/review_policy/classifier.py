@@ -156,6 +156,12 @@ def _visible_exception(text: str, i: int) -> bool:
     return False
 
 
+#: commands an install line itself runs: they name no vendor
+INSTALL_PLUMBING = frozenset({"curl", "wget", "bash", "sh", "zsh", "dash", "sudo", "env", "chmod", "tar", "unzip",
+                              "python", "python3", "node", "perl", "ruby", "iex", "irm", "iwr", "powershell", "pwsh",
+                              "install", "mkdir", "mv", "cp", "rm", "echo", "cat", "source", "export", "cd", "ls"})
+
+
 class Classifier:
     """Static side-effect classifier; one instance is reusable and holds no per-bundle state."""
 
@@ -631,6 +637,10 @@ class Classifier:
         ids = c.rule_ids()
         risky_hosts = "NV-SUPPLY-004" in ids or "NV-SUPPLY-005" in ids
         paste = c.has("terminal_paste")
+        # what the skill declares it is and uses: its required binaries, its name and description, and
+        # the tools its own steps run; an installer from a host named after one of them is the vendor's
+        declared = c.bins | c.subject | ({t.split(":", 1)[1] for t in c.tags if t.startswith("shell:")}
+                                         - INSTALL_PLUMBING - GENERIC_WORDS)
         for h in c.hits:
             if h.rule_id in ("NV-EXEC-001", "NV-EXEC-003") and h.action is None:
                 hosts = [x for x in h.evidence.get("hosts", []) if x]
@@ -640,7 +650,7 @@ class Classifier:
                 pairs = list(zip(hosts, urls, strict=False))
                 if all(host_matches(x, u, self.vendor_hosts) for x, u in pairs):
                     h.evidence["vendor_installer"] = True
-                elif all(self._coherent_host(u, c.bins) for u in urls):
+                elif all(self._coherent_host(u, declared) for u in urls):
                     h.evidence["coherent_installer"] = True
                 else:
                     continue
