@@ -637,10 +637,11 @@ class Classifier:
         ids = c.rule_ids()
         risky_hosts = "NV-SUPPLY-004" in ids or "NV-SUPPLY-005" in ids
         paste = c.has("terminal_paste")
-        # what the skill declares it is and uses: its required binaries, its name and description, and
-        # the tools its own steps run; an installer from a host named after one of them is the vendor's
-        declared = c.bins | c.subject | ({t.split(":", 1)[1] for t in c.tags if t.startswith("shell:")}
-                                         - INSTALL_PLUMBING - GENERIC_WORDS)
+        # the tools the skill declares it needs or runs in its own steps: an installer from a host named
+        # after one of them is that vendor's. Its name and description are not enough (a lure names its
+        # payload host after its own pitch: "free-gpu-credits" from "gpu-credits.example")
+        declared = c.bins | ({t.split(":", 1)[1] for t in c.tags if t.startswith("shell:")}
+                             - INSTALL_PLUMBING - GENERIC_WORDS)
         for h in c.hits:
             if h.rule_id in ("NV-EXEC-001", "NV-EXEC-003") and h.action is None:
                 hosts = [x for x in h.evidence.get("hosts", []) if x]
