@@ -147,8 +147,10 @@ def scan_bundle(pm: Any, bundle: SkillBundle, context: ScanContext | None = None
     if over:
         side_effects = SideEffects(tags=ASSUME_WORST, flags=("incomplete",), findings=tuple(over), complete=False)
     else:
-        side_effects = _classify_bounded(pm, bundle, context, limits.max_seconds - (time.perf_counter() - started))
-        if side_effects is None:  # cut short at the deadline: nothing is known, assume the worst
+        classified = _classify_bounded(pm, bundle, context, limits.max_seconds - (time.perf_counter() - started))
+        if classified is not None:
+            side_effects = classified
+        else:  # cut short at the deadline: nothing is known, assume the worst
             timeout = Finding(LIMIT_RULE, "Scan limit exceeded", "limits", "high", "refuse",
                               snippet=f"analysis stopped at the time limit of {limits.max_seconds:g} s",
                               evidence={"limit": "max_seconds"})
@@ -190,7 +192,7 @@ def _classify_bounded(pm: Any, bundle: SkillBundle, context: ScanContext, second
         return None
     if not can_fork():
         try:
-            return call_with_deadline(lambda: pm.classify(bundle, context), seconds)
+            return call_with_deadline(lambda: pm.classify(bundle, context), seconds)  # type: ignore[no-any-return]
         except DeadlineExceeded:
             return None
     snapshot = tuple((i.name, i.status) for i in pm.plugins())

@@ -7,7 +7,6 @@ catastrophically and no analyser may hold a scan past its time limit (specs/secu
 from __future__ import annotations
 
 import ast
-import io
 import json
 import re
 import tarfile
@@ -17,13 +16,13 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from nervous_plugins.review_policy import classifier, rx, shell
+from nervous_plugins.review_policy.collector import Collector
 
 import nervous
 from nervous.bounded import DeadlineExceeded, call_with_deadline
 from nervous.records import ScanContext
 from nervous.scan import ScanLimits, scan_bundle
-from nervous_plugins.review_policy import classifier, rx, shell
-from nervous_plugins.review_policy.collector import Collector
 
 from .helpers import bundle, skill_md
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import re
-
 from nervous.sideeffects import is_credential_path, normalize_host
 
 from . import rx, shell

@@ -26,9 +26,9 @@ _FLAGS = ((re.IGNORECASE, "i"), (re.MULTILINE, "m"), (re.DOTALL, "s"))
 
 escape = re.escape
 Match = re.Match
-IGNORECASE = I = re.IGNORECASE
-MULTILINE = M = re.MULTILINE
-DOTALL = S = re.DOTALL
+IGNORECASE = re.IGNORECASE
+MULTILINE = re.MULTILINE
+DOTALL = re.DOTALL
 error = re.error
 
 
