@@ -3,9 +3,13 @@
     python benchmarks/security.py --corpus ../shared/data/security/corpus.tar.gz \
         --labels ../shared/data/security/labels.jsonl
 
+    python benchmarks/security.py --unlabelled --corpus ../shared/data/security/wild/wild.tar.gz
+
 The corpus is hostile text: it is read from the archive in memory (never extracted, never
 executed) and only aggregate figures and item ids are printed. Any archive of ``items/<id>/…``
-with a ``labels.jsonl`` in the same format works.
+with a ``labels.jsonl`` in the same format works; ``--unlabelled`` takes any such archive alone
+and reports refuse and review rates, the rules behind them and, with ``--per-item``, each item's
+decision with rule ids and line numbers (never content).
 
 Printed: malicious recall, benign false-positive rate, precision and F1 at the ``refuse`` decision
 and at ``review``-or-``refuse``, on all items and without the items whose notes start with
@@ -175,9 +179,100 @@ def run(corpus: Path, labels_path: Path, *, verbose: bool = False,
         "intent_command": list(intent_command or []),
         "intent_verdicts": dict(sorted(verdicts.items())),
     }
+    result["leave_one_source_out"] = leave_one_source_out(per_item, labels)
     if verbose:
         result["per_item"] = per_item
     return result
+
+
+def leave_one_source_out(per_item: dict[str, dict[str, Any]], labels: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """Per malicious source: recall in sample, and recall counting only rules that also catch another
+    source's items (what is left if the source is held out and every rule only it supports is dropped)."""
+    sources = sorted({labels[i].get("source") for i in per_item if labels[i]["label"] == "malicious"} - {None})
+    out: dict[str, Any] = {}
+    for src in sources:
+        mine = [i for i in per_item if labels[i]["label"] == "malicious" and labels[i].get("source") == src]
+        others = [i for i in per_item if labels[i]["label"] == "malicious" and labels[i].get("source") != src]
+        row: dict[str, Any] = {"items": len(mine)}
+        for level, key, caught in (("refuse", "refuse_rules", lambda r: r["decision"] == "refuse"),
+                                   ("review_or_refuse", "rules", lambda r: r["decision"] != "allow")):
+            elsewhere = {rule for i in others if caught(per_item[i]) for rule in per_item[i][key]}
+            inside = sum(caught(per_item[i]) for i in mine)
+            held = sum(caught(per_item[i]) and bool(set(per_item[i][key]) & elsewhere) for i in mine)
+            row[level] = {"in_sample": inside / len(mine), "held_out": held / len(mine),
+                          "kept": held / inside if inside else 1.0,
+                          "only_this_source": sorted({r for i in mine for r in per_item[i][key]} - elsewhere)}
+        out[src] = row
+    return out
+
+
+def run_unlabelled(corpus: Path, *, limit: int | None = None, max_seconds: float | None = None) -> dict[str, Any]:
+    """Refuse and review rates on unlabelled skills, with the rules that fired and per-item evidence."""
+    from collections import Counter
+
+    from nervous.config import Config
+    from nervous.manager import PluginManager
+    from nervous.records import ScanContext, SkillBundle, SkillFile, SkillRef
+    from nervous.scan import DEFAULT_LIMITS, ScanLimits, scan_bundle
+
+    items = load_items(corpus.read_bytes())
+    ids = sorted(items)[:limit] if limit else sorted(items)
+    pm = PluginManager(Config(), autoload=False)
+    limits = ScanLimits(max_seconds=max_seconds) if max_seconds else DEFAULT_LIMITS
+    context = ScanContext(purpose="install")
+    decisions: Counter[str] = Counter()
+    refuse_rules: Counter[str] = Counter()
+    review_rules: Counter[str] = Counter()
+    times: list[float] = []
+    per_item: dict[str, dict[str, Any]] = {}
+    started = time.perf_counter()
+    for item_id in ids:
+        bundle = SkillBundle(ref=SkillRef(item_id), files=tuple(SkillFile(p, d) for p, d in sorted(items[item_id])))
+        t0 = time.perf_counter()
+        report = scan_bundle(pm, bundle, context, limits=limits)
+        times.append((time.perf_counter() - t0) * 1000)
+        decisions[report.decision] += 1
+        fired = [f for f in report.findings if f.action in ("refuse", "review")]
+        refusing = sorted({f.rule_id for f in fired if f.action == "refuse"})
+        reviewing = sorted({f.rule_id for f in fired if f.action == "review"} - set(refusing))
+        if report.decision == "refuse":
+            refuse_rules.update(refusing)
+        elif report.decision == "review":
+            review_rules.update(reviewing)
+        per_item[item_id] = {
+            "decision": report.decision, "ms": round(times[-1], 1),
+            "timed_out": "max_seconds" in (report.report["limits"]["exceeded"] or []),
+            "findings": [f"{f.rule_id}:{f.action}:L{f.line or 0}" for f in fired],
+        }
+    wall = time.perf_counter() - started
+    n = len(ids)
+    ordered = sorted(times)
+    return {
+        "items": n, "decisions": dict(decisions),
+        "refuse_rate": decisions["refuse"] / n if n else 0.0,
+        "review_or_refuse_rate": (decisions["refuse"] + decisions["review"]) / n if n else 0.0,
+        "refuse_rules": dict(refuse_rules.most_common()), "review_rules": dict(review_rules.most_common()),
+        "timed_out": sorted(i for i, r in per_item.items() if r["timed_out"]),
+        "wall_seconds": wall, "median_ms": statistics.median(times) if times else 0.0,
+        "p95_ms": ordered[int(0.95 * (n - 1))] if n else 0.0, "max_ms": ordered[-1] if n else 0.0,
+        "slowest": sorted(per_item, key=lambda i: -per_item[i]["ms"])[:5],
+        "per_item": per_item,
+    }
+
+
+def print_unlabelled(r: dict[str, Any], *, per_item: bool = False) -> None:
+    print(f"items: {r['items']}  refuse {_pct(r['refuse_rate'])}  review-or-refuse {_pct(r['review_or_refuse_rate'])}"
+          f"  ({', '.join(f'{k} {v}' for k, v in sorted(r['decisions'].items()))})")
+    print("rules in refused items: " + (", ".join(f"{k} {v}" for k, v in r["refuse_rules"].items()) or "none"))
+    print("rules in reviewed items: " + (", ".join(f"{k} {v}" for k, v in r["review_rules"].items()) or "none"))
+    print(f"stopped at the time limit: {len(r['timed_out'])} {' '.join(r['timed_out'])}")
+    print(f"wall {r['wall_seconds']:.1f} s; median {r['median_ms']:.1f} ms, p95 {r['p95_ms']:.1f} ms, "
+          f"max {r['max_ms']:.1f} ms per skill (slowest: {' '.join(r['slowest'])})")
+    if per_item:
+        print("\nper item: id decision rule:action:line …")
+        for i, rec in r["per_item"].items():
+            if rec["decision"] != "allow":
+                print(f"{i} {rec['decision']:<7} {' '.join(rec['findings'])}")
 
 
 def _pct(x: float) -> str:
@@ -207,6 +302,13 @@ def print_report(r: dict[str, Any]) -> None:
     print(f"{'class':<24}{'precision':>10}{'recall':>9}{'support':>9}")
     for label, m in r["side_effect_classes"].items():
         print(f"{label:<24}{_pct(m['precision']):>10}{_pct(m['recall']):>9}{m['support']:>9}")
+    print("\nleave one source out (malicious recall; held out = only rules that also catch another source)")
+    print(f"{'source':<10}{'items':>6}{'refuse in/held/kept':>26}{'review+ in/held/kept':>27}  rules only this source")
+    for src, row in r["leave_one_source_out"].items():
+        a, b = row["refuse"], row["review_or_refuse"]
+        print(f"{src:<10}{row['items']:>6}    {_pct(a['in_sample'])} {_pct(a['held_out'])} {_pct(a['kept'])}"
+              f"    {_pct(b['in_sample'])} {_pct(b['held_out'])} {_pct(b['kept'])}  "
+              f"{','.join(sorted(set(a['only_this_source']) | set(b['only_this_source']))) or '-'}")
     if r["intent_command"]:
         counts = ", ".join(f"{k} {v}" for k, v in r["intent_verdicts"].items()) or "none"
         print(f"\nintent judge: {' '.join(r['intent_command'])} (verdicts: {counts}; abstained "
@@ -218,7 +320,11 @@ def print_report(r: dict[str, Any]) -> None:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--corpus", required=True, type=Path, help="tar(.gz) of items/<id>/… (read in memory)")
-    ap.add_argument("--labels", required=True, type=Path, help="labels.jsonl")
+    ap.add_argument("--labels", type=Path, help="labels.jsonl (required unless --unlabelled)")
+    ap.add_argument("--unlabelled", action="store_true",
+                    help="no labels: refuse and review rates, the rules behind them, timings")
+    ap.add_argument("--limit", type=int, help="only the first N items (by id), for a bounded run")
+    ap.add_argument("--max-seconds", type=float, help="scan time limit per skill (default: the spec's)")
     ap.add_argument("--json", action="store_true", help="print the figures as one JSON object")
     ap.add_argument("--per-item", action="store_true",
                     help="also print item ids with decision and rule ids (never content)")
@@ -228,6 +334,17 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     import shlex
 
+    if args.unlabelled:
+        result = run_unlabelled(args.corpus, limit=args.limit, max_seconds=args.max_seconds)
+        if args.json:
+            if not args.per_item:
+                result.pop("per_item")
+            print(json.dumps(result, indent=2))
+        else:
+            print_unlabelled(result, per_item=args.per_item)
+        return 0
+    if args.labels is None:
+        ap.error("--labels is required (or --unlabelled)")
     command = shlex.split(args.intent_command) if args.intent_command else None
     result = run(args.corpus, args.labels, verbose=args.per_item, intent_command=command)
     if args.json:

@@ -10,7 +10,9 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import threading
 import time
+import weakref
 from collections.abc import Mapping
 from typing import Any
 
@@ -145,13 +147,14 @@ def scan_bundle(pm: Any, bundle: SkillBundle, context: ScanContext | None = None
     if over:
         side_effects = SideEffects(tags=ASSUME_WORST, flags=("incomplete",), findings=tuple(over), complete=False)
     else:
-        side_effects = pm.classify(bundle, context)
-        elapsed = time.perf_counter() - started
-        if elapsed > limits.max_seconds:
+        classified = _classify_bounded(pm, bundle, context, limits.max_seconds - (time.perf_counter() - started))
+        if classified is not None:
+            side_effects = classified
+        else:  # cut short at the deadline: nothing is known, assume the worst
             timeout = Finding(LIMIT_RULE, "Scan limit exceeded", "limits", "high", "refuse",
-                              snippet=f"scan took {elapsed:.1f} s, over the limit of {limits.max_seconds} s",
+                              snippet=f"analysis stopped at the time limit of {limits.max_seconds:g} s",
                               evidence={"limit": "max_seconds"})
-            side_effects = side_effects.merge(SideEffects(findings=(timeout,), complete=False))
+            side_effects = SideEffects(tags=ASSUME_WORST, flags=("incomplete",), findings=(timeout,), complete=False)
             over = [timeout]
     risk = pm.score_risk(bundle, side_effects, context)
     intent = pm.judge_intent(bundle, side_effects, context)
@@ -169,6 +172,61 @@ def scan_bundle(pm: Any, bundle: SkillBundle, context: ScanContext | None = None
                           exceeded=[f.evidence.get("limit") for f in over if f.rule_id == LIMIT_RULE],
                           source=source)
     return ScanReport(decision, side_effects, risk, review, intent, report, elapsed_ms)
+
+
+#: idle classification workers per plugin manager, for the plugins it had when they were forked
+_WORKERS: weakref.WeakKeyDictionary[Any, tuple[Any, list[Any]]] = weakref.WeakKeyDictionary()
+_WORKERS_LOCK = threading.Lock()
+_MAX_IDLE = 4
+
+
+def _classify_bounded(pm: Any, bundle: SkillBundle, context: ScanContext, seconds: float) -> SideEffects | None:
+    """``pm.classify`` in a worker process killed at the deadline (§8: a timeout is a refusal).
+
+    ``None`` when cut short. Workers are forked from this process (so they have its plugins without
+    pickling them) and kept warm for the next scan; a worker that hit the deadline is killed.
+    """
+    from .bounded import DeadlineExceeded, Worker, call_with_deadline, can_fork
+
+    if seconds <= 0:
+        return None
+    if not can_fork():
+        try:
+            return call_with_deadline(lambda: pm.classify(bundle, context), seconds)  # type: ignore[no-any-return]
+        except DeadlineExceeded:
+            return None
+    snapshot = tuple((i.name, i.status) for i in pm.plugins())
+    with _WORKERS_LOCK:
+        known, idle = _WORKERS.get(pm, (None, []))
+        if known != snapshot:  # plugins changed since those workers were forked
+            for w in idle:
+                w.close()
+            idle = []
+            _WORKERS[pm] = (snapshot, idle)
+            weakref.finalize(pm, _close_all, idle)
+        worker = idle.pop() if idle else None
+    if worker is None:
+        worker = Worker(pm.classify)
+    try:
+        result = worker.call((bundle, context), seconds)
+    except DeadlineExceeded:
+        return None
+    except BaseException:
+        worker.close(kill=True)
+        raise
+    with _WORKERS_LOCK:
+        if _WORKERS.get(pm, (None, None))[1] is idle and len(idle) < _MAX_IDLE:
+            idle.append(worker)
+            worker = None
+    if worker is not None:
+        worker.close()
+    return result  # type: ignore[no-any-return]
+
+
+def _close_all(workers: list[Any]) -> None:
+    for w in workers:
+        w.close()
+    workers.clear()
 
 
 def _rank(decision: str) -> int:

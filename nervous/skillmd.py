@@ -316,7 +316,10 @@ def _yaml_mapping(raw: str) -> dict[Any, Any]:
     loader_cls = _loader()
     import yaml
 
-    loader = loader_cls(raw)
+    try:
+        loader = loader_cls(raw)  # the reader rejects control characters here, before parsing
+    except yaml.YAMLError as exc:
+        raise _YamlFailure(str(exc).split("\n")[0]) from None
     try:
         data = loader.get_single_data()
     except (yaml.YAMLError, RecursionError, ValueError, TypeError) as exc:

@@ -282,3 +282,11 @@ def test_deep_nesting_is_data_not_a_crash() -> None:
     assert d.ok and any("not valid JSON" in w for w in d.warnings)
     d = doc("name: x\ndescription: d\nextra: " + "[" * 5000 + "]" * 5000)
     assert d.ok and d.frontmatter_status == "partial"
+
+
+def test_control_character_in_frontmatter_is_a_parse_failure_not_a_crash() -> None:
+    """PyYAML's reader rejects control characters before parsing: that is unparsable YAML like any other."""
+    from nervous.skillmd import parse_skill_md
+
+    doc = parse_skill_md(b"---\nname: a\ndescription: b\x01c\n---\nhi\n", max_bytes=1000)
+    assert doc.frontmatter_status == "partial" and doc.frontmatter["name"] == "a"

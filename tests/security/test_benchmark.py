@@ -38,7 +38,7 @@ def _corpus(tmp_path: Path) -> tuple[Path, Path]:
     corpus.write_bytes(buf.getvalue())
     labels = tmp_path / "labels.jsonl"
     rows = [
-        {"id": "t-1", "label": "malicious", "side_effects": None, "notes": ""},
+        {"id": "t-1", "label": "malicious", "side_effects": None, "notes": "", "source": "SRC-A"},
         {"id": "t-2", "label": "benign", "side_effects": ["read-only"], "notes": ""},
         {"id": "t-3", "label": "benign", "side_effects": ["shell", "destructive", "network", "write"], "notes": ""},
     ]
@@ -80,3 +80,28 @@ def test_benchmark_with_an_intent_judge(tmp_path, nervous_home, capsys) -> None:
     assert bench.main(["--corpus", str(corpus), "--labels", str(labels),
                        "--intent-command", f"{sys.executable} {judge}"]) == 0
     assert "intent judge:" in capsys.readouterr().out
+
+
+def test_leave_one_source_out_report(tmp_path, nervous_home, capsys) -> None:
+    """With one malicious source, no rule is supported by another source: nothing is kept when held out."""
+    bench = _load()
+    corpus, labels = _corpus(tmp_path)
+    r = bench.run(corpus, labels)
+    row = r["leave_one_source_out"]["SRC-A"]
+    assert row["items"] == 1 and row["refuse"]["in_sample"] == 1.0 and row["refuse"]["held_out"] == 0.0
+    assert "NV-EXEC-001" in row["refuse"]["only_this_source"]
+    bench.main(["--corpus", str(corpus), "--labels", str(labels)])
+    assert "leave one source out" in capsys.readouterr().out
+
+
+def test_unlabelled_mode_reports_rates_rules_and_lines(tmp_path, nervous_home, capsys) -> None:
+    bench = _load()
+    corpus, _ = _corpus(tmp_path)
+    r = bench.run_unlabelled(corpus)
+    assert r["items"] == 3 and r["decisions"] == {"refuse": 1, "allow": 1, "review": 1}
+    assert abs(r["refuse_rate"] - 1 / 3) < 1e-9 and abs(r["review_or_refuse_rate"] - 2 / 3) < 1e-9
+    assert r["refuse_rules"].get("NV-EXEC-001") == 1 and r["timed_out"] == []
+    assert any(f.startswith("NV-EXEC-001:refuse:L") for f in r["per_item"]["t-1"]["findings"])
+    assert bench.main(["--unlabelled", "--corpus", str(corpus), "--per-item", "--limit", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "items: 2" in out and "t-1 refuse" in out and "curl" not in out  # ids and rule ids, never content

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from nervous.records import Finding, ScanContext, SideEffects, SkillBundle, SkillFile
 from nervous.sideeffects import ASSUME_WORST, classes_of, normalize_host, normalize_tags
 
-from . import jscode, prose, pycode, shell
+from . import jscode, prose, pycode, rx, shell
 from .catalogue import BY_ID
 from .collector import Collector, Hit
 from .indicators import CAMPAIGN_INDICATORS, PASTE_HOSTS, VENDOR_INSTALLER_HOSTS, WEBHOOK_HOSTS
@@ -46,19 +46,19 @@ MAX_HITS_PER_RULE_PER_FILE = 10
 RULE_FLAGS = {"NV-PERSIST-": "persistence", "NV-OBF-": "obfuscation", "NV-REMOTE-001": "remote_instructions",
               "NV-AUTO-": "autonomy", "NV-FIN-001": "financial", "NV-PRIV-001": "privileged"}
 
-HIDDEN_UNICODE = re.compile("[\U000e0000-\U000e007f\u200b-\u200f\u2060-\u2064\ufeff\u202a-\u202e\u2066-\u2069]")
-B64_BLOB = re.compile(r"[A-Za-z0-9+/]{200,}={0,2}|[0-9a-fA-F]{200,}")
-HTML_COMMENT = re.compile(r"<!--(.*?)-->", re.S)
-COMMENT_INSTRUCTION = re.compile(
+HIDDEN_UNICODE = rx.compile("[\U000e0000-\U000e007f\u200b-\u200f\u2060-\u2064\ufeff\u202a-\u202e\u2066-\u2069]")
+B64_BLOB = rx.compile(r"[A-Za-z0-9+/]{200,}={0,2}|[0-9a-fA-F]{200,}")
+HTML_COMMENT = rx.compile(r"<!--(.*?)-->", re.S)
+COMMENT_INSTRUCTION = rx.compile(
     r"(?i)\b(?:you\s+(?:must|should|will|are)|ignore|always|never|do\s+not|don'?t|execute|run\s|send|upload|"
     r"read\s|fetch|curl|wget|assistant|agent|AI\b|instructions?|important|system|secretly|silently|"
     r"the\s+user|override|forget|password|token|api[_ ]?key)"
 )
-HIDDEN_DIRECTIVE = re.compile(
+HIDDEN_DIRECTIVE = rx.compile(
     r"(?i)\b(?:you|assistant|agent|ai|model|claude|llm)\b|^\s*(?:always|never|do\s+not|don'?t|first|before|after|"
     r"when|make\s+sure|ensure|remember|note|important|instruction|system)\b|\b(?:must|should|shall)\s+\w+",
     re.M)
-HIDDEN_RISKY = re.compile(
+HIDDEN_RISKY = rx.compile(
     r"(?i)https?://|hxxps?://|\b\d{1,3}(?:\.\d{1,3}){3}\b|\b(?:curl|wget|bash|sh\s+-c|eval|exec|sudo|chmod|rm\s+-|"
     r"powershell|base64|nc\s)\b|\b(?:send|upload|post|forward|transmit|exfiltrat\w*|email|copy)\b(?:[^.\n]|\.(?=\S)){0,80}\b(?:to|into)\b"
     r"|\b(?:read|cat|collect|include|copy)\b(?:[^.\n]|\.(?=\S)){0,40}\b(?:api[_ -]?keys?|passwords?|credentials?|private\s+keys?|"
@@ -68,7 +68,7 @@ HIDDEN_RISKY = re.compile(
     r"|\b(?:ignore|override|disregard)\s+(?:all\s+|any\s+|the\s+|previous\s+|prior\s+|your\s+)+\w+"
     r"|\b(?:do\s+not|don'?t|never)\s+(?:tell|mention|inform|show|reveal)\b(?:[^.\n]|\.(?=\S)){0,30}\buser"
 )
-SECRET_LITERAL = re.compile(
+SECRET_LITERAL = rx.compile(
     r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b|\bghp_[A-Za-z0-9]{36}\b|\bgithub_pat_[A-Za-z0-9_]{40,}|\bgh[ousr]_[A-Za-z0-9]{36}\b"
     r"|\bxox[abprs]-[A-Za-z0-9-]{10,}|\bsk-(?:proj-|ant-(?:api\d+-)?|live_)?[A-Za-z0-9_-]{32,}|\bsk_live_[A-Za-z0-9]{20,}"
     r"|-----BEGIN (?:RSA |EC |OPENSSH |DSA |PGP |ENCRYPTED )?PRIVATE KEY-----|\bclh_[A-Za-z0-9]{20,}"
@@ -76,14 +76,14 @@ SECRET_LITERAL = re.compile(
     r"|\b\d{8,10}:AA[A-Za-z0-9_-]{33}\b|\bhf_[A-Za-z0-9]{34}\b"
 )
 #: base64 (standard or URL-safe) and hex literals long enough to hide a URL or a command
-ENCODED_LITERAL = re.compile(r"(?<![A-Za-z0-9+/_=-])(?:[A-Za-z0-9+/]{16,}={0,2}|[A-Za-z0-9_-]{16,}={0,2}|"
+ENCODED_LITERAL = rx.compile(r"(?<![A-Za-z0-9+/_=-])(?:[A-Za-z0-9+/]{16,}={0,2}|[A-Za-z0-9_-]{16,}={0,2}|"
                              r"(?:[0-9a-fA-F]{2}){12,})(?![A-Za-z0-9+/_=-])")
-DECODED_URL = re.compile(r"(?i)\b(?:https?|ftp|wss?)://[\w.-]+")
-DECODED_COMMAND = re.compile(
+DECODED_URL = rx.compile(r"(?i)\b(?:https?|ftp|wss?)://[\w.-]+")
+DECODED_COMMAND = rx.compile(
     r"(?i)\b(?:curl|wget)\s+\S|\|\s*(?:ba|z)?sh\b|\b(?:ba|z)?sh\s+-[ci]\b|/dev/tcp/|\bnc\s+-[a-z]*e\b|"
     r"\b(?:powershell|pwsh)(?:\.exe)?\s+-|\bpython[23]?\s+-c\b|\bchmod\s+\+x\b|\brm\s+-rf\s|\beval\s*\(|"
     r"\bexec\s*\(|\bos\.system\s*\(|\bsubprocess\.|Invoke-(?:Expression|WebRequest)|\biex\b")
-PLACEHOLDER = re.compile(r"(?i)x{4,}|your|example|placeholder|dummy|fake|test|sample|redacted|\*{3,}|\.\.\.|<|0{8,}|1234")
+PLACEHOLDER = rx.compile(r"(?i)x{4,}|your|example|placeholder|dummy|fake|test|sample|redacted|\*{3,}|\.\.\.|<|0{8,}|1234")
 LOOKALIKE_TARGETS = ("clawhub", "openclaw", "clawdbot", "clawdhub", "moltbot", "claude", "anthropic", "github",
                      "openai", "metamask", "phantom", "coinbase", "binance")
 GENERIC_WORDS = {"get", "install", "installer", "cli", "download", "downloads", "raw", "githubusercontent", "github",
@@ -97,13 +97,13 @@ SECRET_NAME_WORDS = {"api", "key", "keys", "token", "tokens", "secret", "access"
                      "sid", "live", "test", "prod", "dev", "default", "personal", "pat"}
 #: a security tool says what it does (scan, audit, detect…) and what it looks for (malware, threats, secrets…);
 #: one word such as "secure" or "safety" in a description is not enough
-SECURITY_TOOL_ACTION = re.compile(r"(?i)\b(?:scan\w*|audit\w*|vet|vetting|detect\w*|analy[sz]\w*|inspect\w*|lint\w*|"
+SECURITY_TOOL_ACTION = rx.compile(r"(?i)\b(?:scan\w*|audit\w*|vet|vetting|detect\w*|analy[sz]\w*|inspect\w*|lint\w*|"
                                   r"review\w*|check\w*|monitor\w*|guard\w*|sentinel|firewall|protect\w*|hunt\w*)\b")
-SECURITY_TOOL_OBJECT = re.compile(r"(?i)\b(?:security|malware|malicious|threat\w*|vulnerab\w*|injection|exploit\w*|"
+SECURITY_TOOL_OBJECT = rx.compile(r"(?i)\b(?:security|malware|malicious|threat\w*|vulnerab\w*|injection|exploit\w*|"
                                   r"suspicious|backdoor\w*|secrets?|credential\w*|leak\w*|attack\w*|cve\w*|ioc\w*|"
                                   r"indicators?|risk\w*|unsafe|dangerous)\b")
-NEWLINE = re.compile("\n")
-SHEBANG = re.compile(r"^#!\s*(?:/usr/bin/env\s+(?:-S\s+)?)?(?:/\S*/)?(\w+)")
+NEWLINE = rx.compile("\n")
+SHEBANG = rx.compile(r"^#!\s*(?:/usr/bin/env\s+(?:-S\s+)?)?(?:/\S*/)?(\w+)")
 
 
 def _decodes_to_url_or_command(token: str) -> str | None:
@@ -112,13 +112,13 @@ def _decodes_to_url_or_command(token: str) -> str | None:
     import binascii
 
     raw: bytes | None = None
-    if re.fullmatch(r"(?:[0-9a-fA-F]{2})+", token) and not re.fullmatch(r"[0-9]+|[a-fA-F]+", token):
+    if rx.fullmatch(r"(?:[0-9a-fA-F]{2})+", token) and not rx.fullmatch(r"[0-9]+|[a-fA-F]+", token):
         try:
             raw = bytes.fromhex(token)
         except ValueError:
             raw = None
     if raw is None:
-        if not (re.search(r"[a-z]", token) and re.search(r"[A-Z0-9]", token)):
+        if not (rx.search(r"[a-z]", token) and rx.search(r"[A-Z0-9]", token)):
             return None  # identifiers and words, not encodings
         padded = token + "=" * (-len(token) % 4)
         try:
@@ -156,6 +156,12 @@ def _visible_exception(text: str, i: int) -> bool:
     return False
 
 
+#: commands an install line itself runs: they name no vendor
+INSTALL_PLUMBING = frozenset({"curl", "wget", "bash", "sh", "zsh", "dash", "sudo", "env", "chmod", "tar", "unzip",
+                              "python", "python3", "node", "perl", "ruby", "iex", "irm", "iwr", "powershell", "pwsh",
+                              "install", "mkdir", "mv", "cp", "rm", "echo", "cat", "source", "export", "cd", "ls"})
+
+
 class Classifier:
     """Static side-effect classifier; one instance is reusable and holds no per-bundle state."""
 
@@ -186,11 +192,11 @@ class Classifier:
         """Evolver drafts stay inside the workspace and never send data (NV-SCOPE-*)."""
         for tag, (f, ln) in sorted(c.tags.items(), key=lambda kv: kv[0]):
             kind, _, target = tag.partition(":")
-            if kind in ("write", "delete") and re.match(r"^(?:/|~|\$home|\.\./|\.\.$)|/\.\./", target):
+            if kind in ("write", "delete") and rx.match(r"^(?:/|~|\$home|\.\./|\.\.$)|/\.\./", target):
                 c.hit("NV-SCOPE-001", f, ln, f"{kind} outside the workspace: {target}"[:200], target=target)
         for f in bundle.files:
             text = f.text() or ""
-            m = re.search(r"(?i)(?:~/\.openclaw/skills/|\.claude/skills/|(?<![\w.-])skills/(?!learned-)[\w.-]+/|"
+            m = rx.search(r"(?i)(?:~/\.openclaw/skills/|\.claude/skills/|(?<![\w.-])skills/(?!learned-)[\w.-]+/|"
                           r"/(?:usr|opt)/[\w/.-]*skills/)", text)
             if m:
                 c.hit("NV-SCOPE-002", f.path, text.count("\n", 0, m.start()) + 1, snippet(m.group(0)))
@@ -233,11 +239,11 @@ class Classifier:
         about = f"{doc.name or ''} {doc.description or ''}"
         c.security_tool = bool(SECURITY_TOOL_ACTION.search(about) and SECURITY_TOOL_OBJECT.search(about))
         c.bins = {b for b in bins if len(b) >= 3} - GENERIC_WORDS
-        c.subject = {w for w in re.split(r"[^a-z0-9]+", words.lower()) if len(w) >= 3} - GENERIC_WORDS
+        c.subject = {w for w in rx.split(r"[^a-z0-9]+", words.lower()) if len(w) >= 3} - GENERIC_WORDS
         if meta.always:
             c.hit("NV-AUTO-001", path, _line_of(f, r"always\s*:"), "always: true")
         tools = doc.allowed_tools
-        if any(re.fullmatch(r"(?i)bash(?:\(\s*\*?\s*\))?|\*", t.strip(",")) for t in tools):
+        if any(rx.fullmatch(r"(?i)bash(?:\(\s*\*?\s*\))?|\*", t.strip(",")) for t in tools):
             c.hit("NV-AUTO-003", path, _line_of(f, r"allowed-tools"), "allowed-tools: " + " ".join(tools)[:150])
         if "hooks" in doc.frontmatter:
             c.hit("NV-AUTO-003", path, _line_of(f, r"^hooks\s*:"), "hooks declared in frontmatter")
@@ -246,7 +252,7 @@ class Classifier:
     def _lookalike(self, c: Collector, f: SkillFile | None, name: str) -> None:
         n = name.lower()
         for target in LOOKALIKE_TARGETS:
-            for part in {n, *re.split(r"[-_.]", n)}:
+            for part in {n, *rx.split(r"[-_.]", n)}:
                 if part != target and abs(len(part) - len(target)) <= 2 and len(part) >= 5 and _edit(part, target) <= 2:
                     if part.replace("-", "") == target:
                         continue
@@ -329,19 +335,19 @@ class Classifier:
         # (drafts are judged on concrete capabilities only: words alone never raise a draft's risk)
         sm = prose.SECRET_HANDLING.search(text) if c.purpose != "draft" else None
         if sm:
-            kind = re.sub(r"[^a-z]+", "-", sm.group(1).lower()).strip("-")
+            kind = rx.sub(r"[^a-z]+", "-", sm.group(1).lower()).strip("-")
             c.tag(f"read:secret:{kind}", path, text.count("\n", 0, sm.start()) + 1)
         # padding
-        m = re.search(r"[ \t\u00a0\u3000]{200,}", text)
+        m = rx.search(r"[ \t\u00a0\u3000]{200,}", text)
         if m:
             ln = text.count("\n", 0, m.start()) + 1
             c.hit("NV-OBF-004", path, ln, "long run of blanks on one line")
             hidden = text[m.end():text.find("\n", m.end()) if "\n" in text[m.end():] else len(text)].strip()
             risky = HIDDEN_RISKY.search(hidden) if len(hidden) >= 12 else None
-            if risky and not hidden.startswith("|") and re.search(r"[^\W\d_]{3,}\s+[^\W\d_]{3,}", hidden):
+            if risky and not hidden.startswith("|") and rx.search(r"[^\W\d_]{3,}\s+[^\W\d_]{3,}", hidden):
                 c.hit("NV-OBF-006", path, ln, snippet(hidden), trigger=risky.group(0)[:40], hidden_by="padding")
         else:
-            m = re.search(r"(?:\n[ \t]*){51,}", text)
+            m = rx.search(r"(?:\n[ \t]*){51,}", text)
             if m:
                 ln = text.count("\n", 0, m.start()) + 2
                 c.hit("NV-OBF-004", path, ln, "50 or more consecutive blank lines")
@@ -361,11 +367,11 @@ class Classifier:
         if ext not in DATA_EXT and ext not in (".svg", ".html", ".htm", ".css"):
             for m in B64_BLOB.finditer(text):
                 ln, line = line_at(m.start())
-                if re.search(r"(?i)data:(?:image|font|audio|application/(?:font|x-font|octet))", line) \
-                        or re.fullmatch(r"[0-9a-f]{64,}", m.group(0)) or len(set(m.group(0))) <= 16:
+                if rx.search(r"(?i)data:(?:image|font|audio|application/(?:font|x-font|octet))", line) \
+                        or rx.fullmatch(r"[0-9a-f]{64,}", m.group(0)) or len(set(m.group(0))) <= 16:
                     continue
                 c.hit("NV-OBF-003", path, ln, snippet(m.group(0)[:60]), length=len(m.group(0)))
-                if re.search(r"(?i)base64|b64|atob|decode|FromBase64", line):
+                if rx.search(r"(?i)base64|b64|atob|decode|FromBase64", line):
                     c.fact("encoded_blob_decoded", path, ln)
                 break
         # encoded URLs and commands (decoded here as data, never run)
@@ -378,7 +384,7 @@ class Classifier:
                 col = m.start() - starts[ln - 1]
                 doc = ext in MARKDOWN_EXT or ext in HTML_EXT or ext == ""
                 # a security tool's prose may quote an encoded indicator; its code blocks and scripts are code
-                in_fence = doc and len(re.findall(r"(?m)^\s{0,3}(?:`{3,}|~{3,})", text[:m.start()])) % 2 == 1
+                in_fence = doc and len(rx.findall(r"(?m)^\s{0,3}(?:`{3,}|~{3,})", text[:m.start()])) % 2 == 1
                 c.hit("NV-OBF-007", path, ln, snippet(m.group(0)[:60]), column=col + 1, decodes_to=kind,
                       action="review" if doc and c.security_tool and not in_fence else None)
                 c.flags.add("obfuscation")
@@ -387,7 +393,7 @@ class Classifier:
         if ext in MARKDOWN_EXT or ext in HTML_EXT or ext == "":
             for m in _hidden_text(text, markdown=ext in MARKDOWN_EXT or ext == ""):
                 body = m.group(m.re.groups)  # the last group holds the hidden text
-                if len(body.strip()) >= 20 and COMMENT_INSTRUCTION.search(body) and not re.match(
+                if len(body.strip()) >= 20 and COMMENT_INSTRUCTION.search(body) and not rx.match(
                         r"(?is)\s*(?:prettier|markdownlint|eslint|todo|toc|omit in toc|lint|@format|htmlhint|textlint|vale|"
                         r"cspell|\#region|\#endregion)", body):
                     ln = text.count("\n", 0, m.start()) + 1
@@ -401,10 +407,10 @@ class Classifier:
         for m in SECRET_LITERAL.finditer(text):
             ln, line = line_at(m.start())
             col = m.start() - starts[ln - 1]
-            if PLACEHOLDER.search(m.group(0)) or (m.group(0).startswith("-----BEGIN") and re.search(
+            if PLACEHOLDER.search(m.group(0)) or (m.group(0).startswith("-----BEGIN") and rx.search(
                     r"(?i)\b(?:detect|pattern|regex|match|scan|startswith|includes|contains)\b", line)):
                 continue
-            if is_quoted(line, col, col + len(m.group(0))) and re.search(r"(?i)re\.compile|regex|pattern|r['\"]", line):
+            if is_quoted(line, col, col + len(m.group(0))) and rx.search(r"(?i)re\.compile|regex|pattern|r['\"]", line):
                 continue
             c.hit("NV-CRED-002", path, ln, _mask(line, col, col + len(m.group(0))), column=col + 1)
             break
@@ -436,9 +442,9 @@ class Classifier:
                 continue
             ln, line = line_at(j)
             col = j - starts[ln - 1]
-            executable = bool(re.search(r"(?i)\b(?:curl|wget|iwr|irm|download|unzip|extract|run|execute|"
+            executable = bool(rx.search(r"(?i)\b(?:curl|wget|iwr|irm|download|unzip|extract|run|execute|"
                                         r"open|paste|bash|sh)\b|https?://", line)) and not is_quoted(
-                line, col, col + len(ind), backticks=False) and not re.search(
+                line, col, col + len(ind), backticks=False) and not rx.search(
                 r"(?i)\b(?:indicator|ioc|detect|flag|block|campaign|malicious|malware|known\s+bad)\b", line)
             c.hit("NV-SUPPLY-003" if executable else "NV-SUPPLY-003b", path, ln, snippet(line, col, col + len(ind)),
                   column=col + 1, indicator=ind)
@@ -472,7 +478,7 @@ class Classifier:
                 for m in INLINE_CODE_RE.finditer(ln.text):
                     code = m.group(1)
                     if shell.looks_like_command(code, known):
-                        bad = bool(re.search(r"(?i)\b(?:detect|flag|block|never|avoid|don'?t|do\s+not|malicious|"
+                        bad = bool(rx.search(r"(?i)\b(?:detect|flag|block|never|avoid|don'?t|do\s+not|malicious|"
                                              r"dangerous|attack|pattern|e\.g\.|such\s+as|like|unsafe|risky|warn)", ln.text))
                         bad = bad or c.security_tool
                         shell.analyze_line(c, path, ln.no, code, executable=not bad, quoted=bad, known=known)
@@ -484,7 +490,7 @@ class Classifier:
     def _prose_urls(self, c: Collector, path: str, ln: Line) -> None:
         for u in URL_RE.finditer(ln.text):
             url = u.group(0)
-            if re.search(r"(?i)/api/|/v\d+/|^https?://api\.|/graphql|/webhook|/rest/|\.json\b|/rpc\b|/mcp\b", url):
+            if rx.search(r"(?i)/api/|/v\d+/|^https?://api\.|/graphql|/webhook|/rest/|\.json\b|/rpc\b|/mcp\b", url):
                 c.tag(f"network:{normalize_host(url)}", path, ln.no)
 
     def _code_block(self, c: Collector, path: str, block: list[Line], known: set[str]) -> None:
@@ -511,7 +517,7 @@ class Classifier:
                                      "txt", "csv", "diff", "sql", "ini", "mermaid", "log", "output")
                         and shell.looks_like_command(text, known)):
                     shell.analyze_line(c, path, no, text, executable=not quoted, quoted=quoted, known=known)
-                elif lang == "sql" and re.search(r"(?i)\b(?:drop\s+(?:table|database)|truncate\s+table|delete\s+from)\b", text):
+                elif lang == "sql" and rx.search(r"(?i)\b(?:drop\s+(?:table|database)|truncate\s+table|delete\s+from)\b", text):
                     c.tag("delete:db:?", path, no)
                 elif shell.PIPE_TO_SHELL.search(text) or shell.REVERSE_SHELL.search(text) or shell.ENCODED_TO_SHELL.search(text):
                     shell.analyze_line(c, path, no, text, executable=not quoted, quoted=quoted, known=known)
@@ -531,7 +537,7 @@ class Classifier:
             shell.analyze_line(c, path, no, t, known=known)
             shell.hidden_shapes(c, path, no, t, variables)
             shell.remember_assignments(t, variables)
-            if t.lstrip().startswith("#") or re.match(r"\s*(?:echo|printf|cat)\b", t):
+            if t.lstrip().startswith("#") or rx.match(r"\s*(?:echo|printf|cat)\b", t):
                 prose.analyze_line(c, path, no, t, in_code=True)
         self._download_then_exec(c, path, lines)
 
@@ -556,7 +562,7 @@ class Classifier:
         fetched: dict[str, int] = {}
 
         def base(p: str) -> str:
-            return re.split(r"[/\\]", p.strip("'\""))[-1]
+            return rx.split(r"[/\\]", p.strip("'\""))[-1]
 
         for ln in lines:
             t = ln.text
@@ -569,16 +575,16 @@ class Classifier:
                 for m in pat.finditer(t):
                     downloaded[base(m.group(1))] = ln.no
                     sources[base(m.group(1))] = [u.group(0) for u in URL_RE.finditer(t)]
-            m = re.search(r"(?i)\bwget\s+(?:-\S+\s+)*['\"]?(https?://\S+/([\w.-]+))['\"]?\s*(?:$|&&|;)", t) if fetching else None
+            m = rx.search(r"(?i)\bwget\s+(?:-\S+\s+)*['\"]?(https?://\S+/([\w.-]+))['\"]?\s*(?:$|&&|;)", t) if fetching else None
             if m:
                 downloaded[m.group(2)] = ln.no
                 sources[m.group(2)] = [m.group(1)]
-            for m in re.finditer(r"(?i)(?:\$|\b)(\w+)\s*=\s*\(?\s*(?:\$\(\s*)?(?:iwr|irm|invoke-webrequest|invoke-restmethod|curl|"
+            for m in rx.finditer(r"(?i)(?:\$|\b)(\w+)\s*=\s*\(?\s*(?:\$\(\s*)?(?:iwr|irm|invoke-webrequest|invoke-restmethod|curl|"
                                  r"wget|\(\s*new-object\s+(?:system\.)?net\.webclient\s*\)\.downloadstring)\b",
                                  t if fetching and "=" in t else ""):
                 fetched[m.group(1)] = ln.no
             for name in list(fetched):
-                if re.search(rf"(?i)(?:\biex|\binvoke-expression|\beval|\b(?:ba|z)?sh\s+-c|\[scriptblock\]::create)\s*\(?\s*['\"]?"
+                if rx.search(rf"(?i)(?:\biex|\binvoke-expression|\beval|\b(?:ba|z)?sh\s+-c|\[scriptblock\]::create)\s*\(?\s*['\"]?"
                              rf"\$\{{?{re.escape(name)}\b|\$\{{?{re.escape(name)}\b\}}?['\"]?(?:\.content)?\s*\|\s*(?:iex|invoke-expression|"
                              rf"(?:ba|z)?sh)\b", t):
                     c.hit("NV-EXEC-001", path, ln.no, snippet(t), action=None if ln.kind != "code" or not ln.quoted else "review",
@@ -586,7 +592,7 @@ class Classifier:
                     c.fact("download_exec", path, ln.no)
                     del fetched[name]
             # a downloaded file decoded or unpacked into another is still the download
-            for m in re.finditer(r"(?i)\b(?:certutil(?:\.exe)?\s+-decode(?:hex)?|expand|base64\s+(?:-d|--decode|-D)\s+-i)\s+"
+            for m in rx.finditer(r"(?i)\b(?:certutil(?:\.exe)?\s+-decode(?:hex)?|expand|base64\s+(?:-d|--decode|-D)\s+-i)\s+"
                                  r"['\"]?([^\s'\"]+)['\"]?\s+(?:-o\s+)?['\"]?([^\s'\";&|]+)", t if downloaded else ""):
                 if base(m.group(1)) in downloaded:
                     downloaded[base(m.group(2))] = ln.no
@@ -595,14 +601,14 @@ class Classifier:
                 esc = re.escape(name)
                 runnable = name.lower().endswith((".exe", ".bat", ".cmd", ".ps1", ".msi", ".scr", ".com", ".vbs", ".js",
                                                   ".hta", ".jar", ".app", ".command", ".sh"))
-                if re.search(rf"(?:chmod\s+[+0-7a-z]*x?\S*\s+\S*{esc}\b|(?:^|[;&|\s])\./{esc}\b|\b(?:ba|z)?sh\s+\S*{esc}\b|"
+                if rx.search(rf"(?:chmod\s+[+0-7a-z]*x?\S*\s+\S*{esc}\b|(?:^|[;&|\s])\./{esc}\b|\b(?:ba|z)?sh\s+\S*{esc}\b|"
                              rf"\b(?:python3?|node|perl|source|\.)\s+\S*{esc}\b|\bopen\s+\S*{esc}\b|"
                              rf"\b(?:hdiutil\s+attach|installer\s+-pkg|msiexec(?:\.exe)?\s+/i|Start-Process(?:\s+-FilePath)?|"
                              rf"Invoke-Item|ii|start|rundll32|regsvr32|mshta|wscript|cscript|cmd(?:\.exe)?\s+/[ck]|"
                              rf"powershell(?:\.exe)?\s+(?:-\S+\s+)*-File|java\s+-jar)\s+['\"]?\S*{esc}\b|"
                              rf"(?:^|[;&]\s*)&\s*['\"]?\S*{esc}\b)", t, re.I) or (
-                        runnable and re.match(rf"\s*['\"]?[^\s'\"]*?(?:^|[/\\]|\b){esc}['\"]?(?:\s|$)", t)) and (
-                        ln.no != downloaded[name] or re.search(r"&&|;", t)):
+                        runnable and rx.match(rf"\s*['\"]?[^\s'\"]*?(?:^|[/\\]|\b){esc}['\"]?(?:\s|$)", t)) and (
+                        ln.no != downloaded[name] or rx.search(r"&&|;", t)):
                     if name.lower().endswith((".json", ".txt", ".csv", ".md", ".html", ".xml", ".png", ".jpg")):
                         continue
                     c.hit("NV-EXEC-003", path, ln.no, snippet(t), action=None if ln.kind != "code" or not ln.quoted else "review",
@@ -622,15 +628,20 @@ class Classifier:
             return False
         labels = [x for x in host.split(".")[:-1] if len(x) >= 3 and x not in GENERIC_WORDS]
         if host in ("raw.githubusercontent.com", "github.com", "gitlab.com", "codeberg.org"):
-            path = re.sub(r"^https://[^/]+/", "", url.lower()).split("/")
-            labels = [x for seg in path[:2] for x in re.split(r"[^a-z0-9]+", seg) if len(x) >= 3]
-        parts = {p for lab in labels for p in re.split(r"[^a-z0-9]+", lab) if len(p) >= 3} - GENERIC_WORDS
+            path = rx.sub(r"^https://[^/]+/", "", url.lower()).split("/")
+            labels = [x for seg in path[:2] for x in rx.split(r"[^a-z0-9]+", seg) if len(x) >= 3]
+        parts = {p for lab in labels for p in rx.split(r"[^a-z0-9]+", lab) if len(p) >= 3} - GENERIC_WORDS
         return bool(parts & subject) or any(lab in subject for lab in labels)
 
     def _combine(self, c: Collector, bundle: SkillBundle) -> None:
         ids = c.rule_ids()
         risky_hosts = "NV-SUPPLY-004" in ids or "NV-SUPPLY-005" in ids
         paste = c.has("terminal_paste")
+        # the tools the skill declares it needs or runs in its own steps: an installer from a host named
+        # after one of them is that vendor's. Its name and description are not enough (a lure names its
+        # payload host after its own pitch: "free-gpu-credits" from "gpu-credits.example")
+        declared = c.bins | ({t.split(":", 1)[1] for t in c.tags if t.startswith("shell:")}
+                             - INSTALL_PLUMBING - GENERIC_WORDS)
         for h in c.hits:
             if h.rule_id in ("NV-EXEC-001", "NV-EXEC-003") and h.action is None:
                 hosts = [x for x in h.evidence.get("hosts", []) if x]
@@ -640,7 +651,7 @@ class Classifier:
                 pairs = list(zip(hosts, urls, strict=False))
                 if all(host_matches(x, u, self.vendor_hosts) for x, u in pairs):
                     h.evidence["vendor_installer"] = True
-                elif all(self._coherent_host(u, c.bins) for u in urls):
+                elif all(self._coherent_host(u, declared) for u in urls):
                     h.evidence["coherent_installer"] = True
                 else:
                     continue
@@ -717,7 +728,7 @@ class Classifier:
             return False
         host = normalize_host(url)
         labels = [x for x in host.split(".")[:-1] if len(x) >= 4 and x not in GENERIC_WORDS]
-        return any(len(re.findall(rf"\b{re.escape(lab)}\b", skill_text)) >= 3 for lab in labels)
+        return any(len(rx.findall(rf"\b{re.escape(lab)}\b", skill_text)) >= 3 for lab in labels)
 
     def _standing_remote(self, c: Collector, bundle: SkillBundle) -> None:
         """NV-REMOTE-001 refuses for a standing instruction channel that is not the skill's own service.
@@ -753,7 +764,7 @@ class Classifier:
         skill = bundle.skill_md
         text = (skill.text() or "") if skill is not None else ""
         brands = "|".join(re.escape(str(h.evidence.get("target", ""))) for h in lookalikes if h.evidence.get("target"))
-        claim = re.search(rf"(?i)(?<!not\s)(?<!not\san\s)(?<!un)\b(?:official|verified|authentic|genuine)\b[^.\n]{{0,40}}?\b(?:{brands})"
+        claim = rx.search(rf"(?i)(?<!not\s)(?<!not\san\s)(?<!un)\b(?:official|verified|authentic|genuine)\b[^.\n]{{0,40}}?\b(?:{brands})"
                           rf"|\b(?:{brands})\b[^.\n]{{0,40}}?\((?:official|verified)\)", text) if brands else None
         fetches = sorted({h.rule_id for h in c.hits if h.rule_id in (
             "NV-EXEC-001", "NV-EXEC-002", "NV-EXEC-003", "NV-EXEC-004", "NV-EXEC-006", "NV-SUPPLY-002",
@@ -775,7 +786,7 @@ class Classifier:
             if host in seen or host in ("*", "localhost") or ip_kind(host) == "local" or "$" in host or "{" in url:
                 continue
             tokens = {t for t in name.lower().split("_") if len(t) >= 3} - SECRET_NAME_WORDS
-            labels = {p for lab in host.split(".") for p in re.split(r"[^a-z0-9]+", lab) if len(p) >= 3}
+            labels = {p for lab in host.split(".") for p in rx.split(r"[^a-z0-9]+", lab) if len(p) >= 3}
             if tokens & labels or any(t in host for t in tokens if len(t) >= 4) or self._coherent_host(url, c.subject):
                 continue
             if host_matches(host, url, self.vendor_hosts):
@@ -855,15 +866,15 @@ class Classifier:
 
 
 DOWNLOAD_TO_FILE = (
-    re.compile(r"(?i)\b(?:curl|wget)\b[^\n;&|]*?(?:-o|-O|--output|--output-document)\s*['\"]?([^\s'\";&|]+)"),
-    re.compile(r"\bcurl\b[^\n;&|]*?\s-[a-zA-Z]*o\s*['\"]?([^\s'\";&|-][^\s'\";&|]*)"),
-    re.compile(r"\bwget\b[^\n;&|]*?\s-[a-zA-Z]*O\s*['\"]?([^\s'\";&|-][^\s'\";&|]*)"),
-    re.compile(r"(?i)\b(?:curl|wget\s+(?:-\S+\s+)*-q?O\s*-)\b[^\n;&|>]*?(?<![0-9&])>\s*['\"]?([^\s'\";&|>]+)"),
-    re.compile(r"(?i)\b(?:iwr|invoke-webrequest|irm|invoke-restmethod|curl|wget)\b[^\n;|]*?-OutFile\s+['\"]?([^\s'\";|]+)"),
-    re.compile(r"(?i)\bcertutil(?:\.exe)?\s+[^\n]*-urlcache\b[^\n]*?\s['\"]?(?:https?|ftp)://\S+\s+['\"]?([^\s'\";&|]+)"),
-    re.compile(r"(?i)\bbitsadmin(?:\.exe)?\b[^\n]*?/transfer\b[^\n]*?\s['\"]?(?:https?|ftp)://\S+\s+['\"]?([^\s'\";&|]+)"),
-    re.compile(r"(?i)\.DownloadFile(?:Async)?\(\s*['\"][^'\"]+['\"]\s*,\s*['\"]?([^'\")]+)"),
-    re.compile(r"(?i)\bStart-BitsTransfer\b[^\n]*-Destination\s+['\"]?([^\s'\";|]+)"),
+    rx.compile(r"(?i)\b(?:curl|wget)\b[^\n;&|]*?(?:-o|-O|--output|--output-document)\s*['\"]?([^\s'\";&|]+)"),
+    rx.compile(r"\bcurl\b[^\n;&|]*?\s-[a-zA-Z]*o\s*['\"]?([^\s'\";&|-][^\s'\";&|]*)"),
+    rx.compile(r"\bwget\b[^\n;&|]*?\s-[a-zA-Z]*O\s*['\"]?([^\s'\";&|-][^\s'\";&|]*)"),
+    rx.compile(r"(?i)\b(?:curl|wget\s+(?:-\S+\s+)*-q?O\s*-)\b[^\n;&|>]*?(?<![0-9&])>\s*['\"]?([^\s'\";&|>]+)"),
+    rx.compile(r"(?i)\b(?:iwr|invoke-webrequest|irm|invoke-restmethod|curl|wget)\b[^\n;|]*?-OutFile\s+['\"]?([^\s'\";|]+)"),
+    rx.compile(r"(?i)\bcertutil(?:\.exe)?\s+[^\n]*-urlcache\b[^\n]*?\s['\"]?(?:https?|ftp)://\S+\s+['\"]?([^\s'\";&|]+)"),
+    rx.compile(r"(?i)\bbitsadmin(?:\.exe)?\b[^\n]*?/transfer\b[^\n]*?\s['\"]?(?:https?|ftp)://\S+\s+['\"]?([^\s'\";&|]+)"),
+    rx.compile(r"(?i)\.DownloadFile(?:Async)?\(\s*['\"][^'\"]+['\"]\s*,\s*['\"]?([^'\")]+)"),
+    rx.compile(r"(?i)\bStart-BitsTransfer\b[^\n]*-Destination\s+['\"]?([^\s'\";|]+)"),
 )
 
 
@@ -876,18 +887,18 @@ ISSUERS: dict[str, tuple[str, ...]] = {
     ".pypirc": ("pypi.org", "python.org"),
 }
 #: a page named as the place a command comes from ("visit <page>", "copy the command from <url>")
-COMMAND_SOURCE = re.compile(
+COMMAND_SOURCE = rx.compile(
     r"(?i)\b(?:visit|open|go\s+to|navigate\s+to|browse\s+to|copy\s+(?:[\w-]+\s+){0,3}?from|from|at|see)\s+"
     r"(?:\[[^\]]*\]\(\s*)?(?:the\s+|this\s+)?(?:page\s+|site\s+|link\s+)?(?:at\s+)?<?(?:https?|hxxps?)://")
 #: asking the user to hand over a login secret (what a look-alike of a known brand is for)
-CREDENTIAL_REQUEST = re.compile(
+CREDENTIAL_REQUEST = rx.compile(
     r"(?i)\b(?:paste|enter|type|provide|share|give|send|input|submit|reveal)\s+(?:[\w'-]+\s+){0,4}?(?:api\s+)?"
     r"(?:tokens?|passwords?|passphrases?|seed\s+phrases?|recovery\s+phrases?|mnemonics?|private\s+keys?|credentials|2fa|"
     r"otp|one-time\s+codes?|login)\b")
 #: markdown's comment idiom: a link reference that renders as nothing
-MARKDOWN_COMMENT = re.compile(r"(?m)^[ \t]{0,3}\[(?://|comment|_+|#)\]:\s*(?:#|<>)\s*[(\"'](.*)[)\"'][ \t]*$")
+MARKDOWN_COMMENT = rx.compile(r"(?m)^[ \t]{0,3}\[(?://|comment|_+|#)\]:\s*(?:#|<>)\s*[(\"'](.*)[)\"'][ \t]*$")
 #: HTML elements that render invisibly
-HIDDEN_ELEMENT = re.compile(
+HIDDEN_ELEMENT = rx.compile(
     r"(?is)<(\w+)\b[^>]*(?:display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0(?![.\d]*[1-9])|opacity\s*:\s*0(?![.\d]*[1-9])|"
     r"\shidden(?:\s|>|=))[^>]*>(.{20,2000}?)</\1\s*>")
 
@@ -918,12 +929,12 @@ def _mask(line: str, start: int, end: int) -> str:
 def _line_of(f: SkillFile, pattern: str) -> int:
     text = f.text() or ""
     for i, line in enumerate(text.split("\n"), 1):
-        if re.search(pattern, line):
+        if rx.search(pattern, line):
             return i
     return 1
 
 
-_BARE_COMMAND = re.compile(r"^\s{0,8}(?:\$\s+)?([a-z][\w.+-]*)\s+(?:--?[A-Za-z]|[^\s.]+\s*\\$)")
+_BARE_COMMAND = rx.compile(r"^\s{0,8}(?:\$\s+)?([a-z][\w.+-]*)\s+(?:--?[A-Za-z]|[^\s.]+\s*\\$)")
 
 
 def _bare_command(text: str) -> bool:
@@ -985,10 +996,10 @@ def _edit(a: str, b: str) -> int:
 
 #: what a rule planted in the agent's memory or settings must not carry: the skill's influence would
 #: outlive its invocation and reach every later task
-_PLANTED_CONCEAL = re.compile(r"(?i)\b(?:do\s+not|don'?t|never|without)\s+(?:ever\s+)?(?:mention|tell|reveal|disclos|show|"
+_PLANTED_CONCEAL = rx.compile(r"(?i)\b(?:do\s+not|don'?t|never|without)\s+(?:ever\s+)?(?:mention|tell|reveal|disclos|show|"
                               r"report)\w*\s+(?:it|this|that|them|anything|(?:to\s+)?the\s+user|(?:this|these|the)\s+"
                               r"(?:rules?|steps?|commands?|instructions?|changes?))\b")
-_PLANTED_SEND = re.compile(r"(?i)\b(?:send|upload|post|forward|sync|copy|mirror|report)\w*\b[^\n]{0,120}?https?://")
+_PLANTED_SEND = rx.compile(r"(?i)\b(?:send|upload|post|forward|sync|copy|mirror|report)\w*\b[^\n]{0,120}?https?://")
 
 
 def _planted_rule(c: Collector, bundle: SkillBundle, hit: Hit) -> str | None:
@@ -1002,7 +1013,7 @@ def _planted_rule(c: Collector, bundle: SkillBundle, hit: Hit) -> str | None:
     if _PLANTED_SEND.search(line):
         return "sending data to a host"
     # the agent's own config paths are what is written to, not a secret the planted rule reaches for
-    if prose.CRED_LOCATION.search(re.sub(r"(?i)\S*\.(?:openclaw|clawdbot)\S*|\S*(?:openclaw|clawdbot)\.json\S*", " ", line)):
+    if prose.CRED_LOCATION.search(rx.sub(r"(?i)\S*\.(?:openclaw|clawdbot)\S*|\S*(?:openclaw|clawdbot)\.json\S*", " ", line)):
         return "a credential location"
     return None
 

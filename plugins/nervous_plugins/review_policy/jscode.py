@@ -2,41 +2,39 @@
 
 from __future__ import annotations
 
-import re
-
 from nervous.sideeffects import is_credential_path, normalize_host
 
-from . import shell
+from . import rx, shell
 from .collector import Collector
 from .text import URL_RE, snippet
 
-EXEC_CALL = re.compile(r"\b(?:exec|execSync|spawn|spawnSync|execFile|execFileSync|execa|execaSync|\$)\s*\(\s*"
+EXEC_CALL = rx.compile(r"\b(?:exec|execSync|spawn|spawnSync|execFile|execFileSync|execa|execaSync|\$)\s*\(\s*"
                        r"(?:(['\"])(.*?)\1|`([^`]*)`|\[\s*(['\"])([^'\"]+)\4)")
-DYN_EXEC = re.compile(r"\b(?:exec|execSync|spawn|spawnSync|execFile|execFileSync)\s*\(\s*[A-Za-z_$]")
-CHILD = re.compile(r"child_process|\bexeca\b|\bshelljs\b|Deno\.Command|Bun\.spawn|zx/globals|from ['\"]zx['\"]")
-FETCH = re.compile(r"\b(?:fetch|axios(?:\.\w+)?|got(?:\.\w+)?|ky(?:\.\w+)?|superagent|needle|request|"
+DYN_EXEC = rx.compile(r"\b(?:exec|execSync|spawn|spawnSync|execFile|execFileSync)\s*\(\s*[A-Za-z_$]")
+CHILD = rx.compile(r"child_process|\bexeca\b|\bshelljs\b|Deno\.Command|Bun\.spawn|zx/globals|from ['\"]zx['\"]")
+FETCH = rx.compile(r"\b(?:fetch|axios(?:\.\w+)?|got(?:\.\w+)?|ky(?:\.\w+)?|superagent|needle|request|"
                    r"https?\.(?:request|get)|new\s+WebSocket|net\.connect|net\.createConnection|"
                    r"XMLHttpRequest|undici\.\w+)\s*\(")
-SEND = re.compile(r"""(?i)method\s*:\s*['"](?:post|put|patch)['"]|\baxios\.(?:post|put|patch)\b|\.(?:post|put|patch)\s*\(\s*[`'"]https?:|"""
+SEND = rx.compile(r"""(?i)method\s*:\s*['"](?:post|put|patch)['"]|\baxios\.(?:post|put|patch)\b|\.(?:post|put|patch)\s*\(\s*[`'"]https?:|"""
                   r"""\bsendBeacon\s*\(|\.write\s*\(\s*JSON\.stringify|\bgot\.(?:post|put)\b""")
-DELETE_REQ = re.compile(r"""(?i)method\s*:\s*['"]delete['"]|\baxios\.delete\b|\.delete\s*\(\s*[`'"]https?:""")
-FS_WRITE = re.compile(r"\b(?:fs|fsp|fs\.promises|fse|Deno|Bun)\.(?:writeFile|writeFileSync|appendFile|appendFileSync|"
+DELETE_REQ = rx.compile(r"""(?i)method\s*:\s*['"]delete['"]|\baxios\.delete\b|\.delete\s*\(\s*[`'"]https?:""")
+FS_WRITE = rx.compile(r"\b(?:fs|fsp|fs\.promises|fse|Deno|Bun)\.(?:writeFile|writeFileSync|appendFile|appendFileSync|"
                       r"createWriteStream|mkdir|mkdirSync|copyFile|copyFileSync|rename|renameSync|cp|cpSync|"
                       r"outputFile|writeJson|ensureDir|writeTextFile|write)\s*\(\s*(?:(['\"`])([^'\"`]*)\1)?")
-FS_DELETE = re.compile(r"\b(?:fs|fsp|fs\.promises|fse|Deno)\.(?:rm|rmSync|unlink|unlinkSync|rmdir|rmdirSync|remove|"
+FS_DELETE = rx.compile(r"\b(?:fs|fsp|fs\.promises|fse|Deno)\.(?:rm|rmSync|unlink|unlinkSync|rmdir|rmdirSync|remove|"
                        r"removeSync|emptyDir|truncate|truncateSync)\s*\(\s*(?:(['\"`])([^'\"`]*)\1)?|\brimraf\s*\(")
-ENV_READ = re.compile(r"process\.env(?:\.([A-Za-z_][\w]*)|\[\s*['\"]([^'\"]+)['\"]\s*\])|Deno\.env\.get\(\s*['\"]([^'\"]+)|"
+ENV_READ = rx.compile(r"process\.env(?:\.([A-Za-z_][\w]*)|\[\s*['\"]([^'\"]+)['\"]\s*\])|Deno\.env\.get\(\s*['\"]([^'\"]+)|"
                       r"Bun\.env\.([A-Za-z_]\w*)|import\.meta\.env\.([A-Za-z_]\w*)")
-ENV_DUMP = re.compile(r"(?:JSON\.stringify|Object\.(?:entries|keys|values|assign\(\s*\{\s*\}\s*,))\s*\(\s*process\.env\s*\)"
+ENV_DUMP = rx.compile(r"(?:JSON\.stringify|Object\.(?:entries|keys|values|assign\(\s*\{\s*\}\s*,))\s*\(\s*process\.env\s*\)"
                       r"|console\.(?:log|dir)\s*\(\s*process\.env\s*\)|Deno\.env\.toObject\(\)|body\s*:\s*process\.env\b")
-EVAL = re.compile(r"\beval\s*\(|\bnew\s+Function\s*\(|\bvm\.run\w*\s*\(|\bFunction\s*\(\s*[a-z]")
-TLS_OFF = re.compile(r"rejectUnauthorized\s*:\s*false|NODE_TLS_REJECT_UNAUTHORIZED|strictSSL\s*:\s*false")
-STRING = re.compile(r"""(['"`])((?:(?!\1).){2,300}?)\1""")
+EVAL = rx.compile(r"\beval\s*\(|\bnew\s+Function\s*\(|\bvm\.run\w*\s*\(|\bFunction\s*\(\s*[a-z]")
+TLS_OFF = rx.compile(r"rejectUnauthorized\s*:\s*false|NODE_TLS_REJECT_UNAUTHORIZED|strictSSL\s*:\s*false")
+STRING = rx.compile(r"""(['"`])((?:(?!\1).){2,300}?)\1""")
 
 
-WRITE_TARGET = re.compile(r"""\b(?:createWriteStream|writeFile|writeFileSync|appendFileSync|copyFileSync|renameSync|"""
+WRITE_TARGET = rx.compile(r"""\b(?:createWriteStream|writeFile|writeFileSync|appendFileSync|copyFileSync|renameSync|"""
                           r"""download\w*)\s*\(\s*[`'"]([^`'"]{2,200})[`'"]""")
-RUN_CALL = re.compile(r"\b(?:exec|execSync|spawn|spawnSync|execFile|execFileSync|fork|execa|execaSync)\s*\(\s*[`'\"[]")
+RUN_CALL = rx.compile(r"\b(?:exec|execSync|spawn|spawnSync|execFile|execFileSync|fork|execa|execaSync)\s*\(\s*[`'\"[]")
 
 
 def _staged_download(c: Collector, file: str, lines: list[str], offset: int) -> None:
@@ -86,11 +84,11 @@ def analyze(c: Collector, file: str, source: str, *, lines_offset: int = 0) -> N
                 cmd = m.group(2) or m.group(3) or m.group(5)
                 if cmd is None:
                     continue
-                cmd = re.sub(r"\$\{[^}]*\}", "$X", cmd)
+                cmd = rx.sub(r"\$\{[^}]*\}", "$X", cmd)
                 if m.group(5):
                     c.tag(f"shell:{m.group(5).split()[0].rsplit('/', 1)[-1]}", file, no)
                     rest = line[m.end():]
-                    args = re.findall(r"['\"]([^'\"]+)['\"]", rest.split("]")[0])
+                    args = rx.findall(r"['\"]([^'\"]+)['\"]", rest.split("]")[0])
                     cmd = " ".join([m.group(5), *args])
                 shell.analyze_line(c, file, no, cmd)
             if child and DYN_EXEC.search(line):
@@ -98,18 +96,18 @@ def analyze(c: Collector, file: str, source: str, *, lines_offset: int = 0) -> N
         for m in URL_RE.finditer(line):
             if has_fetch or child:
                 c.tag(f"network:{normalize_host(m.group(0))}", file, no)
-        if SEND.search(line) or (re.search(r"\bbody\s*:", line) and has_fetch):
+        if SEND.search(line) or (rx.search(r"\bbody\s*:", line) and has_fetch):
             c.flags.add("network_send")
             c.fact("network_send", file, no, "js")
             hosts = [normalize_host(u.group(0)) for u in URL_RE.finditer(line)] or ["*"]
             for h in hosts:
                 c.tag(f"write:remote:{h}", file, no)
-        if has_fetch and re.search(r"\b(?:body|data|params|JSON\.stringify|searchParams|query)\b", line):
+        if has_fetch and rx.search(r"\b(?:body|data|params|JSON\.stringify|searchParams|query)\b", line):
             window = "\n".join(lines[max(0, i - 6): i + 6])
             urls = [u.group(0) for u in URL_RE.finditer(window)]
             for m2 in ENV_READ.finditer(line):
                 name = next((g for g in m2.groups() if g), None)
-                if name and not re.search(r"(?i)authorization|bearer|x-api-key|headers", line):
+                if name and not rx.search(r"(?i)authorization|bearer|x-api-key|headers", line):
                     from nervous.sideeffects import is_secret_env
 
                     if is_secret_env(name):
@@ -139,28 +137,28 @@ def analyze(c: Collector, file: str, source: str, *, lines_offset: int = 0) -> N
             c.hit("NV-CRED-004", file, no, snippet(line))
             c.fact("env_dump", file, no, "js-env")
         if EVAL.search(line):
-            if re.search(r"(?i)atob|base64|Buffer\.from", line):
+            if rx.search(r"(?i)atob|base64|Buffer\.from", line):
                 c.hit("NV-EXEC-002", file, no, snippet(line))
                 c.fact("encoded_exec", file, no)
-            elif re.search(r"(?i)fetch|\.text\(\)|response|res\.data|\.body\b|axios|http", line):
+            elif rx.search(r"(?i)fetch|\.text\(\)|response|res\.data|\.body\b|axios|http", line):
                 c.hit("NV-EXEC-004", file, no, snippet(line))
             else:
                 c.tag("shell:*", file, no)
         if TLS_OFF.search(line):
             c.hit("NV-NET-001", file, no, snippet(line))
-        if re.search(r"\bprocess\.kill\s*\(|\.kill\s*\(\s*['\"]SIG", line):
+        if rx.search(r"\bprocess\.kill\s*\(|\.kill\s*\(\s*['\"]SIG", line):
             c.tag("delete:process", file, no)
-        if re.search(r"console\.(?:log|error)\s*\([^)]*process\.env\.[A-Z_]*(?:KEY|TOKEN|SECRET|PASSW)", line):
+        if rx.search(r"console\.(?:log|error)\s*\([^)]*process\.env\.[A-Z_]*(?:KEY|TOKEN|SECRET|PASSW)", line):
             c.hit("NV-CRED-003", file, no, snippet(line))
         for m in STRING.finditer(line):
             v = m.group(2)
             if ("/" in v or v.startswith(".")) and is_credential_path(v) and (
-                    re.search(r"readFile|homedir|join|resolve|open", line)):
+                    rx.search(r"readFile|homedir|join|resolve|open", line)):
                 c.tag(f"read:file:{v}", file, no)
-                if not re.search(r"(?:^|/)\.env(?:\.|$)", v):
+                if not rx.search(r"(?:^|/)\.env(?:\.|$)", v):
                     c.hit("NV-CRED-001", file, no, snippet(line), path=v)
                     c.fact("harvest_read", file, no, "js-const:" + shell.credential_category(v))
                 break
-        if re.search(r"\b(?:reverse|bind)[_ ]?shell\b|\.pipe\(\s*\w+\.stdin\s*\)", line) and re.search(r"net\.|socket", source):
-            if re.search(r"spawn\(\s*['\"](?:/bin/)?(?:ba)?sh|cmd\.exe", source):
+        if rx.search(r"\b(?:reverse|bind)[_ ]?shell\b|\.pipe\(\s*\w+\.stdin\s*\)", line) and rx.search(r"net\.|socket", source):
+            if rx.search(r"spawn\(\s*['\"](?:/bin/)?(?:ba)?sh|cmd\.exe", source):
                 c.hit("NV-EXEC-005", file, no, snippet(line))

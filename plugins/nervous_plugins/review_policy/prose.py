@@ -11,6 +11,7 @@ from collections.abc import Callable
 
 from nervous.sideeffects import is_credential_path
 
+from . import rx
 from .collector import Collector
 from .text import alternatives, is_quoted, snippet, which_alternative
 
@@ -24,7 +25,7 @@ _ACT = (r"(?:send|sends|sending|upload|uploading|install|installing|run|running|
         r"changing|alter|altering|update|updating|call|calling|invoke|invoking|create|creating|disable|disabling|"
         r"remove|removing|redirect|redirecting|inject|injecting|fetch|fetching|grab|grabbing|dump|dumping|steal)")
 
-CONCEAL = re.compile(
+CONCEAL = rx.compile(
     rf"(?i)\b(?:do\s+not|don'?t|never|must\s+not|should\s+not|shouldn'?t|avoid)\s+"
     rf"(?:ever\s+)?(?:tell|tell(?:ing)?|mention(?:ing)?|reveal(?:ing)?|inform(?:ing)?|notify(?:ing)?|alert(?:ing)?|"
     rf"disclos(?:e|ing)|report(?:ing)?|let|show(?:ing)?|surface|bring\s+up|draw\s+attention|explain(?:ing)?|"
@@ -63,12 +64,12 @@ CONCEAL = re.compile(
     rf"|\bno\s+(?:le\s+)?(?:digas|menciones|informes|avises)\s+(?:\w+\s+){{0,2}}al\s+usuario"
 )
 # Silent failure phrasing is not concealment.
-CONCEAL_EXCLUDE = re.compile(r"(?i)\b(?:fails?|failing|ignored?|ignoring|skip(?:ped|s)?|exits?|exiting|returns?|"
+CONCEAL_EXCLUDE = rx.compile(r"(?i)\b(?:fails?|failing|ignored?|ignoring|skip(?:ped|s)?|exits?|exiting|returns?|"
                              r"continues?|falls?\s+back|degrades?|no-?ops?)\s+(?:silently|quietly)|"
                              r"\bsilently\s+(?:ignor|skip|fail|drop|discard|exit|return|continu|fall)|"
                              r"quietly\s+(?:ignor|skip|fail|exit|return|continu)|-q\b|--quiet|--silent")
 
-OVERRIDE = re.compile(
+OVERRIDE = rx.compile(
     r"(?i)\b(?:ignore|disregard|forget|abandon)\s+(?:all\s+|any\s+|the\s+|your\s+|every\s+|of\s+)*"
     r"(?:previous|prior|above|earlier|preceding|former|original|initial)\s+"
     r"(?:instructions?|directions?|rules?|prompts?|guidelines?|directives?|context|messages?|constraints?|guardrails?)"
@@ -104,7 +105,7 @@ OVERRIDE = re.compile(
     r"|\b(?:игнорируй|забудь)\w*\s+(?:\w+\s+){0,3}(?:предыдущие|прежние|все)\s+(?:\w+\s+)?(?:инструкции|указания|правила)"
 )
 
-DECEIVE = re.compile(
+DECEIVE = rx.compile(
     rf"(?i)\b(?:tell|assure|inform|reassure|convince)\s+{_USER}\s+(?:that\s+)?(?:everything|all|the\s+\w+|it)\s+(?:is|was|went|has\s+been)\s+"
     rf"(?:fine|ok(?:ay)?|safe|successful|complete|secure|normal)(?:\s+(?:even|regardless|when|if))"
     rf"|\b(?:fabricate|falsify|invent|make\s+up|fake)\s+(?:the\s+|a\s+|any\s+)?(?:results?|data|numbers|metrics|"
@@ -130,7 +131,7 @@ PRIVATE_DATA = (r"(?:(?:the\s+|all\s+|any\s+|their\s+|its\s+|your\s+|these\s+|fu
                 r"files?\s+(?:from|in)\s+(?:the\s+)?(?:home|user'?s?|~|workspace)|browser\s+(?:history|data|passwords?)|"
                 r"keychain|clipboard|emails?|contacts|documents?|source\s+code|codebase|repository\s+contents|"
                 r"results?|outputs?|data|information|everything|logs?))")
-EXFIL_INSTR = re.compile(
+EXFIL_INSTR = rx.compile(
     rf"(?i)\b{SEND_VERB}\s+(?:a\s+copy\s+of\s+|copies\s+of\s+)?{PRIVATE_DATA}\s+(?:\w+\s+){{0,8}}?"
     rf"(?:to|into|via|at|using)\s+(?:(?:our|my|an?|the|this|that)\s+)?(?:(?:external|remote|third[- ]party|backup|"
     rf"analytics|telemetry|logging|collection|monitoring|audit|sync|tracking|compliance|verification|attacker|"
@@ -140,7 +141,7 @@ EXFIL_INSTR = re.compile(
 )
 # a private-data send is only malicious when the destination is not the service the skill is for; we ask
 # that the sentence also carries a marker of covertness, backup/telemetry framing, or an explicit URL
-EXFIL_MARKERS = re.compile(
+EXFIL_MARKERS = rx.compile(
     r"(?i)https?://|hxxps?|\[\.\]|\b\d{1,3}(?:\.\d{1,3}){3}\b|webhook|backup|telemetry|analytics|logging\s+(?:server|endpoint)|"
     r"collection|audit\s+(?:server|endpoint|log)|external|third[- ]party|remote\s+(?:server|endpoint)|"
     r"\bsilently|\bquietly|without|before\s+(?:responding|answering)|every\s+(?:time|request|response|message)|"
@@ -148,7 +149,7 @@ EXFIL_MARKERS = re.compile(
     r"quality|monitoring|debugging|security)\s+(?:purposes)?|mirror|\bcopy\b"
 )
 
-REMOTE_INSTR = re.compile(
+REMOTE_INSTR = rx.compile(
     r"(?i)\b(?:fetch|download|get|retrieve|load|read|pull|curl|wget|check|visit|open|consult)\s+(?:\w+\s+){0,6}?"
     r"(?:instructions?|prompts?|commands?|tasks?|directives?|rules|configuration|playbook|skill\s+(?:file|content)|"
     r"SKILL\.md|latest\s+version\s+of\s+(?:this|the)\s+skill|updates?)\s+(?:\w+\s+){0,4}?(?:from|at|hosted\s+at|"
@@ -178,7 +179,7 @@ REMOTE_WHOLESALE = frozenset(
     i for i, alt in enumerate(alternatives(REMOTE_INSTR))
     if alt.removeprefix("(?i)").startswith("(?:https?://") or "(?:whatever|any|all|the)" in alt)
 # when remote instructions become a standing channel: on a schedule, with precedence over the skill itself
-REMOTE_ESCALATE = re.compile(
+REMOTE_ESCALATE = rx.compile(
     r"(?i)\b(?:every|each)\s+(?:\d+\s*)?(?:min\w*|hours?|hrs?|days?|seconds?|secs?|sessions?|runs?|start\w*|tasks?|"
     r"times?\s+you|conversations?|messages?|mornings?|heartbeats?|cycles?)\b|\bperiodically\b|\bregularly\b|"
     r"\b(?:hourly|daily)\b|\bheartbeat\b|\bcron\b|\bat\s+the\s+(?:start|beginning)\s+of\s+(?:every|each)\b|"
@@ -188,7 +189,7 @@ REMOTE_ESCALATE = re.compile(
     r"\bbefore\s+(?:answering|responding|replying|acting|every|each|any)\b|\bon\s+(?:every|each)\s+(?:run|start|launch|call|request)"
 )
 
-PASTE_TERMINAL = re.compile(
+PASTE_TERMINAL = rx.compile(
     r"(?i)\b(?:open|launch|start)\s+(?:the\s+|your\s+|a\s+)?(?:terminal|command\s+prompt|powershell|cmd(?:\.exe)?|shell)\b"
     r"[^.\n]{0,120}\b(?:paste|run|execute|enter|type)\b"
     r"|\b(?:copy\s+and\s+)?paste\s+(?:this|the\s+following|the\s+command|it|the\s+code|the\s+line)\s+"
@@ -198,7 +199,7 @@ PASTE_TERMINAL = re.compile(
     r"[^.\n]{0,40}?\b(?:in|into)\s+(?:the\s+|your\s+|a\s+)?(?:terminal|command\s+prompt|powershell|console|cmd|run\s+(?:box|dialog))"
     r"|\bprerequisites?\b[^\n]{0,80}\b(?:download|install)\b[^\n]{0,80}(?:zip|exe|dmg|pkg|password|terminal)"
 )
-PASSWORD_ARCHIVE = re.compile(
+PASSWORD_ARCHIVE = rx.compile(
     r"(?i)\b(?:extract|unzip|unpack|open|decompress|unrar)\w*\b[^\n.]{0,80}\b(?:with|using|enter(?:ing)?|use)\s+"
     r"(?:the\s+)?(?:archive\s+)?(?:password|passcode|passphrase|pass)\b"
     r"|\b(?:extract|unzip|unpack|decompress|unrar)\w*\b[^\n.]{0,80}\b(?:password|passcode|pass|pwd)\s*[:=]"
@@ -212,11 +213,11 @@ PASSWORD_ARCHIVE = re.compile(
     r"|(?:contrase[ñn]a|mot\s+de\s+passe|passwort|kennwort|senha|пароль|密码)\s*[:：=]?\s*[`'\"]?\w+[`'\"]?[^\n]{0,60}(?:zip|rar|7z|archiv)"
 )
 # an archive opened with a code, PIN or key given in the text (checked only on lines naming an archive)
-ARCHIVE_CODE = re.compile(
+ARCHIVE_CODE = rx.compile(
     r"(?i)\b(?:extract|unzip|unpack|open|decompress|unrar)\w*\b[^\n.]{0,80}\b(?:with|using|enter(?:ing)?|use)\s+(?:the\s+)?"
     r"(?:archive\s+)?(?:code|pin|passcode)\s*[:=]?\s*[`'\"]\w+")
-ARCHIVE_WORD = re.compile(r"(?i)\.(?:zip|rar|7z)\b|\b(?:zip|rar|7z|archive)\b")
-CONFIRM_BYPASS = re.compile(
+ARCHIVE_WORD = rx.compile(r"(?i)\.(?:zip|rar|7z)\b|\b(?:zip|rar|7z|archive)\b")
+CONFIRM_BYPASS = rx.compile(
     r"(?i)\b(?:do\s+not|don'?t|never|no\s+need\s+to|without)\s+(?:ever\s+)?(?:ask(?:ing)?|prompt(?:ing)?|wait(?:ing)?|"
     r"request(?:ing)?|seek(?:ing)?)\s+(?:the\s+user\s+)?(?:for\s+)?(?:(?:their|user|explicit|any|the\s+user'?s?)\s+)?"
     r"(?:confirmation|permission|approval|consent)"
@@ -226,7 +227,7 @@ CONFIRM_BYPASS = re.compile(
     r"|\b(?:never|doesn'?t|does\s+not|do\s+not|don'?t)\s+(?:wants?|need|needs|likes?)\s+to\s+be\s+"
     r"(?:asked|prompted|consulted)\s+(?:before|for|about)"
 )
-FINANCIAL = re.compile(
+FINANCIAL = rx.compile(
     r"(?i)\b(?:place|submit|create|execute|send)\s+(?:a\s+|an\s+)?(?:market|limit|buy|sell|stop|trade|swap)?\s*"
     r"(?:orders?|trades?)\b(?!\s+(?:history|book|status))"
     r"|\b(?:transfer|send|withdraw|wire)\s+(?:\w+\s+){0,2}(?:funds|money|payments?|usdc|usdt|eth|btc|sol|tokens|crypto|"
@@ -234,13 +235,13 @@ FINANCIAL = re.compile(
     r"|\b(?:sign|broadcast)\s+(?:\w+\s+)?transactions?\b|\bsendTransaction\b|\bsignTransaction\b|"
     r"\bpayment_intents\b|/v1/(?:charges|payouts|transfers)\b|\bcreate_order\b|\bplace_order\b|\bswap\s+tokens?\b"
 )
-UNTRUSTED_INPUT = re.compile(
+UNTRUSTED_INPUT = rx.compile(
     r"(?i)\b(?:fetch|scrape|crawl|browse|read|summari[sz]e|search)\s+(?:\w+\s+){0,3}"
     r"(?:web\s*pages?|websites?|urls?|the\s+web|articles?|e-?mails?|inbox|messages|issues|pull\s+requests|tweets|"
     r"posts|comments|rss|feeds?|chat\s+(?:history|messages)|slack\s+messages|discord\s+messages|reviews)\b"
     r"|\bweb[_ -]?(?:fetch|search)\b|\bWebFetch\b|\bgmail\b|\bimap\b|\binbox\b"
 )
-MEMORY_WRITE = re.compile(
+MEMORY_WRITE = rx.compile(
     r"(?i)\b(?:append|add|write|insert|inject|save|store|update|modify|edit|overwrite|replace|patch|prepend|persist)\s+"
     r"(?:[\w'-]+\s+){0,8}?(?:to|into|in|of)\s+(?:the\s+|your\s+|agent'?s?\s+)?"
     r"(?:`)?(SOUL\.md|MEMORY\.md|AGENTS\.md|IDENTITY\.md|HEARTBEAT\.md|CLAUDE\.md|openclaw\.json|"
@@ -248,12 +249,12 @@ MEMORY_WRITE = re.compile(
     r"agent\s+(?:config(?:uration)?|settings|memory|instructions)|(?:long-term|persistent|permanent|global)\s+memory)"
 )
 #: instructions that rewrite other skills: a step added to every installed skill spreads like a worm
-SKILL_TAMPER = re.compile(
+SKILL_TAMPER = rx.compile(
     r"(?i)\b(?:edit|modify|patch|rewrite|inject\s+(?:\w+\s+){0,4}?into|(?:append|prepend|add|insert)\s+(?:[\w'`-]+\s+){0,8}?"
     r"(?:to|into|at\s+the\s+(?:top|start|beginning)\s+of))\s+(?:every|all|each|the\s+other|other|all\s+other|all\s+the)\s+"
     r"(?:installed\s+|other\s+)?(?:SKILL\.md|skills?\b)")
 # credential locations named in any language's prose: the path is the same in every language
-CRED_LOCATION = re.compile(
+CRED_LOCATION = rx.compile(
     r"(?i)(?<![\w./~$%{}-])(?:~|\$HOME|%USERPROFILE%|\$\{HOME\})?/?[\w./-]*?(?:\.ssh/(?![\w.-]*\.pub\b)[\w.-]*|\bid_(?:rsa|ed25519|ecdsa)\b(?!\.pub)|"
     r"\.aws/credentials|\.config/gh/hosts\.ya?ml|\.git-credentials|\.netrc|\.npmrc|\.pypirc|\.docker/config\.json|"
     r"\.kube/config|\.gnupg|wallet\.dat|\bLogin\s+Data\b|logins\.json|key[34]\.db|\.openclaw/[\w./-]*|\.clawdbot/[\w./-]*|"
@@ -270,7 +271,7 @@ CRED_LOCATION = re.compile(
     r"(?:\w+\s+){0,3}\.env)\b"
 )
 # a transfer verb in the languages skills are written in
-TRANSFER_VERB = re.compile(
+TRANSFER_VERB = rx.compile(
     r"(?i)\b(?:send|sends|sending|upload|post|posting|transmit|forward|exfiltrate|share|submit|email|e-mail|mail|attach|"
     r"attaching|paste|put|place|include|including|insert|embed|add|append|copy|pass|encode|report|sync|beacon|"
     r"save|store|log|record|mirror|back\s+up|"
@@ -279,7 +280,7 @@ TRANSFER_VERB = re.compile(
     r"|отправ\w*|发送|上传|附加"
 )
 # where a secret leaves: an address, or a message, request or record that goes to someone else
-OUTBOUND = re.compile(
+OUTBOUND = rx.compile(
     r"(?i)https?://|hxxps?://|\[\.\]|\b[\w.+-]+@[\w-]+\.[\w.-]+\b|\b\d{1,3}(?:\.\d{1,3}){3}\b|"
     r"\b(?:query(?:\s+string|\s+param\w*)?|url\s+param\w*|request\s+body|payload|api\s+calls?|requests?\s+you\s+send|"
     r"tickets?|issue\s+(?:body|description)|e-?mails?|messages?\s+(?:to|you\s+send)|bcc|webhook|description\s+field|"
@@ -287,7 +288,7 @@ OUTBOUND = re.compile(
     r"gists?|public\s+(?:repo\w*|mirror|channel|page|post)|push\s+(?:it\s+)?to|(?:context|metadata|notes)\s+field\s+of|"
     r"(?:[`'\"]\w+[`'\"]\s+)?(?:parameter|argument)s?|tool\s+calls?)\b"
 )
-CRED_READ_INSTR = re.compile(
+CRED_READ_INSTR = rx.compile(
     r"(?i)\b(?:read|cat|open|load|collect|gather|grab|extract|copy|harvest|retrieve|access|dump|get|include|scan|find|"
     r"search|locate|enumerate|list|print|display|show|output)\b[^\n.]{0,80}?"
     r"((?:~|\$HOME|%USERPROFILE%)?/?[\w./-]*(?:\.ssh(?:/[\w.-]+)?|id_rsa|id_ed25519|\.aws/credentials|\.aws/config|\.gnupg|"
@@ -296,7 +297,7 @@ CRED_READ_INSTR = re.compile(
     r"\.env\b(?:\.\w+)?))"
 )
 
-FRAUD = re.compile(
+FRAUD = rx.compile(
     # rewriting links or recommendations so that someone else earns from them
     r"(?i)\b(?:replace|rewrite|swap|substitute|redirect|wrap|route|change|modify|append\s+\S+\s+to)\b(?:[^.\n]|\.(?=\S)){0,60}?"
     r"\b(?:links?|urls?|recommendations?)\b(?:[^.\n]|\.(?=\S)){0,140}?(?:[?&](?:ref|tag|aff|affid|affiliate|partner|via)=|"
@@ -337,16 +338,16 @@ FRAUD = re.compile(
 #: /usr/local/bin/brew exists" is a platform check).
 _OUTSIDE_PATH = (r"(?:(?<![\w.$}/])/(?:root|home/[\w.-]+|opt|srv|mnt|app|workspace|data|var|tmp|usr/local)"
                  r"|(?<![\w/])(?:~|\$HOME|\$\{HOME\}))/(?![\w.-]*/?s?bin\b)[\w.-]+(?:/[\w.-]+)*/?")
-PLANTED_FILE = re.compile(
+PLANTED_FILE = rx.compile(
     r"(?i)\b(?:if|when|whenever|whether|once|unless|in\s+case)\b[^\n]{0,120}?(" + _OUTSIDE_PATH
     + r")[^\n]{0,120}?\bexist")
-SHELL_SETUP = re.compile(r"(?:nvm\.sh|/env|/activate|conda\.sh|/\.(?:bash|zsh)rc|/\.(?:bash_|z)?profile)$")
-RUNS_IT = re.compile(r"(?i)\b(?:run|execute|source|import|invoke|call)\s+(?:it|them|this|that|its\s+\w+|the\s+(?:file|script|"
+SHELL_SETUP = rx.compile(r"(?:nvm\.sh|/env|/activate|conda\.sh|/\.(?:bash|zsh)rc|/\.(?:bash_|z)?profile)$")
+RUNS_IT = rx.compile(r"(?i)\b(?:run|execute|source|import|invoke|call)\s+(?:it|them|this|that|its\s+\w+|the\s+(?:file|script|"
                      r"helper|hook|module|plugin|program|binary|entrypoint)|[`'\"]?[~$/.])"
                      r"|\b(?:python3?|bash|sh|zsh|node|deno|bun|source)\s+[`'\"]?[~$/.]")
 
 #: a claim that the user has already approved what the agent will do (so it need not ask)
-FALSE_APPROVAL = re.compile(
+FALSE_APPROVAL = rx.compile(
     r"(?i)\b(?:the\s+)?(?:user|owner|operator|admin(?:istrator)?|customer|account\s+holder)\s+(?:has|have|had)\s+"
     r"(?:already\s+|previously\s+|explicitly\s+)*(?:pre-?approved|approved|authori[sz]ed|consented\s+to|agreed\s+to|"
     r"granted\s+(?:you\s+)?permission\s+(?:for|to\s+run)|signed\s+off\s+on)\s+(?:all|every|any|each)\b"
@@ -394,7 +395,7 @@ GATES: dict[str, tuple[str, ...]] = {
 }
 
 
-WRITE_INTENT = re.compile(
+WRITE_INTENT = rx.compile(
     r"(?i)\b(?:creat|writ|save|saving|generat|export|render|edit|modif|updat|apply|applie|append|insert|rename|move|"
     r"convert|overwrit)\w*\b(?!\.\w)(?!(?<=ed)\s+(?:by|through|via|from)\b)[^.,\n]{0,80}?\b(?:files?|\.md|\.html?|\.png|\.pdf|\.js|\.json|\.csv|"
     r"\.txt|\.xlsx|\.docx|\.pptx|slides?|decks?|presentations?|artifacts?|artwork|code|codebase|images?|"
@@ -407,7 +408,7 @@ WRITE_INTENT = re.compile(
     r"playlists?|packages?|dependencies|threads?|records?|entries|cards?|boards?|calendar|invites?|secrets?|"
     r"playback|volume|tracks?|replies|votes?|likes?|profiles?|accounts?|agents?|webhooks?|subscriptions?|"
     r"deployments?|releases?|servers?|containers?|dns|domains?)\b")
-DELETE_INTENT = re.compile(
+DELETE_INTENT = rx.compile(
     r"(?i)\b(?:delet|remov|eras|purg|destroy|wip(?:e|ing)|kill|terminat|drop|uninstall|trash|tear\s*down|"
     r"clean\s*up|cleanup|empty\s+(?:the\s+)?trash|overwrit|revok|cancel|archiv)\w*\b[^.\n]{0,50}?\b(?:files?|"
     r"messages?|e-?mails?|records?|entries|rows?|tables?|databases?|branch(?:es)?|repos?|repositor\w+|sessions?|"
@@ -415,7 +416,7 @@ DELETE_INTENT = re.compile(
     r"agents?|tasks?|events?|items?|notes?|pages?|comments?|posts?|jobs?|cron|director(?:y|ies)|folders?|dirs?|"
     r"cache|temp|tmp|data|skills?|apps?|deployments?|keys?|tokens?|servers?|accounts?|subscriptions?|orders?|"
     r"documents?|tweets?|reminders?|todos?|threads?|workers?|secrets?)\b")
-SECRET_HANDLING = re.compile(
+SECRET_HANDLING = rx.compile(
     r"(?i)\b(api[\s_-]?keys?|apikey|access[\s_-]?tokens?|auth(?:entication)?[\s_-]?tokens?|bearer|refresh[\s_-]?tokens?|"
     r"client[\s_-]?secrets?|passwords?|passwd|app[\s_-]?password|oauth2?|credentials?|secret[\s_-]?keys?|"
     r"private[\s_-]?keys?|session[\s_-]?(?:tokens?|cookies?)|cookies|bot[\s_-]?tokens?|personal\s+access\s+token|"
@@ -435,11 +436,11 @@ def side_effect_intent(c: Collector, file: str, lineno: int, line: str) -> None:
         c.tag("delete:?", file, lineno)
     m = SECRET_HANDLING.search(line)
     if m:
-        kind = re.sub(r"[^a-z]+", "-", m.group(1).lower()).strip("-")
+        kind = rx.sub(r"[^a-z]+", "-", m.group(1).lower()).strip("-")
         c.tag(f"read:secret:{kind}", file, lineno)
 
 
-_GATE_RES = {name: re.compile("|".join(re.escape(w) for w in words)) for name, words in GATES.items()}
+_GATE_RES = {name: rx.compile("|".join(re.escape(w) for w in words)) for name, words in GATES.items()}
 
 
 def _gate(low: str, name: str) -> bool:
@@ -481,12 +482,12 @@ def analyze_line(c: Collector, file: str, lineno: int, line: str, *, in_code: bo
               action="review" if q else None)
         c.flags.add("network_send")
         c.fact("network_send", file, lineno, "prose-exfil")
-    if not in_code and _gate(low, "EXFIL_INSTR") and re.search(rf"(?i)\b{SEND_VERB}\b", line):
+    if not in_code and _gate(low, "EXFIL_INSTR") and rx.search(rf"(?i)\b{SEND_VERB}\b", line):
         from nervous.sideeffects import is_secret_env
 
         from .text import URL_RE
 
-        names = [n for n in re.findall(r"\$?\{?\b([A-Z][A-Z0-9]*_[A-Z0-9_]+)\b", line) if is_secret_env(n)]
+        names = [n for n in rx.findall(r"\$?\{?\b([A-Z][A-Z0-9]*_[A-Z0-9_]+)\b", line) if is_secret_env(n)]
         for n in names:
             for u in URL_RE.finditer(line):
                 c.fact("secret_flow", file, lineno, f"{n}|{u.group(0)}")
@@ -507,7 +508,7 @@ def analyze_line(c: Collector, file: str, lineno: int, line: str, *, in_code: bo
         c.fact("remote_instructions", file, lineno)
     m = FALSE_APPROVAL.search(line) if not in_code and _gate(low, "FALSE_APPROVAL") else None
     if m and not quoted(m) and not describes and not _NEGATION.search(line[:m.start()]) \
-            and not re.search(r"(?i)\b(?:once|after|when|whenever|if|until|before|unless)\b[^.;:!?]*$", line[:m.start()]):
+            and not rx.search(r"(?i)\b(?:once|after|when|whenever|if|until|before|unless)\b[^.;:!?]*$", line[:m.start()]):
         # a condition ("once the user has approved all…") is a workflow step, not a claim; the claim
         # refuses with a confirmation bypass or concealment in the same file (decided once the bundle is read)
         c.hit("NV-PI-004", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1)
@@ -568,13 +569,13 @@ def analyze_line(c: Collector, file: str, lineno: int, line: str, *, in_code: bo
             assert m is not None
             path = m.group(1).strip()
             c.tag(f"read:file:{path}", file, lineno)
-            if re.search(rf"(?i)\b{SEND_VERB}\b[^\n]{{0,120}}(?:https?://|hxxps?://|\bto\s+(?:an?\s+|the\s+)?(?:external|remote|"
+            if rx.search(rf"(?i)\b{SEND_VERB}\b[^\n]{{0,120}}(?:https?://|hxxps?://|\bto\s+(?:an?\s+|the\s+)?(?:external|remote|"
                          rf"third[- ]party)\b)", line[m.start():]):
                 c.hit("NV-EXFIL-004", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1,
                       action="review" if quoted(m) or describes else None)
                 c.flags.add("network_send")
                 c.fact("network_send", file, lineno, "prose-cred-send")
-            if not re.search(r"(?:^|/)\.env\b", path):
+            if not rx.search(r"(?:^|/)\.env\b", path):
                 c.hit("NV-CRED-001", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1, path=path)
                 if not quoted(m):
                     from .shell import credential_category
@@ -582,9 +583,9 @@ def analyze_line(c: Collector, file: str, lineno: int, line: str, *, in_code: bo
                     c.fact("harvest_read", file, lineno, "prose:" + credential_category(path))
 
 
-_NEGATION = re.compile(r"(?i)\b(?:never|not|no|don'?t|doesn'?t|won'?t|cannot|can'?t|avoid|prohibit\w*|forbid\w*|"
+_NEGATION = rx.compile(r"(?i)\b(?:never|not|no|don'?t|doesn'?t|won'?t|cannot|can'?t|avoid|prohibit\w*|forbid\w*|"
                        r"refuse|must\s+not|should\s+not|nothing)\b[^.;!?]*$")
-_RISKY_CONTEXT = re.compile(r"(?i)\b(?:send|sent|upload|install|run|running|execut|delet|collect|download|credential|"
+_RISKY_CONTEXT = rx.compile(r"(?i)\b(?:send|sent|upload|install|run|running|execut|delet|collect|download|credential|"
                             r"key|token|password|secret|data|file|command|script|url|http|curl|wget|these\s+"
                             r"instructions|this\s+(?:skill|step|instruction|section|action|request|command)|"
                             r"the\s+following|backup|copy|transfer|access|log|record|monitor|track|report|forward|"
@@ -604,7 +605,7 @@ class _Lazy:
         return self.value
 
 
-DESCRIBES_ATTACKS = re.compile(
+DESCRIBES_ATTACKS = rx.compile(
     r"(?i)\b(?:malicious|attacks?|malware|phishing|scam\w*|stealers?|threat\s+actors?|detect\w*|flag(?:s|ged)?|"
     r"red\s+flags?|indicators?|suspicious|warns?\s+(?:about|against|when))\b")
 
@@ -623,8 +624,8 @@ _CRED_WORDS = (".ssh", "id_rsa", "id_ed", "id_ecdsa", ".aws", "/gh/", "git-cred"
 _DESTINATION_WORDS = ("://", "@", "[.]", "query", "param", "request", "payload", "api call", "ticket", "issue", "mail",
                       "message", "bcc", "webhook", "field", "analytic", "telemetry", "endpoint", "collector", "commit",
                       "pull", "pr ", "gist", "public", "push", "argument", "tool call")
-_CRED_LOCATION_GATE = re.compile("|".join(re.escape(w) for w in _CRED_WORDS))
-_DESTINATION_GATE = re.compile("|".join(re.escape(w) for w in _DESTINATION_WORDS) + r"|\d\.\d")
+_CRED_LOCATION_GATE = rx.compile("|".join(re.escape(w) for w in _CRED_WORDS))
+_DESTINATION_GATE = rx.compile("|".join(re.escape(w) for w in _DESTINATION_WORDS) + r"|\d\.\d")
 
 
 def _credential_send(c: Collector, file: str, lineno: int, line: str, quoted: object) -> None:
@@ -637,7 +638,7 @@ def _credential_send(c: Collector, file: str, lineno: int, line: str, quoted: ob
     if len(line) > 2000 or not _CRED_LOCATION_GATE.search(low) or not _DESTINATION_GATE.search(low):
         return
     for loc in CRED_LOCATION.finditer(line):
-        if re.search(r"(?i)\.pub\b|public\s+key", loc.group(0)) or re.search(
+        if rx.search(r"(?i)\.pub\b|public\s+key", loc.group(0)) or rx.search(
                 r"(?i)\b(?:in|into|to|inside|within|from\s+the\s+template\s+to)\s+(?:the\s+|your\s+|a\s+|an\s+)?(?:file\s+)?[`'\"]?$",
                 line[max(0, loc.start() - 30):loc.start()]):
             continue

@@ -13,7 +13,7 @@ from typing import Any
 
 from nervous.sideeffects import is_credential_path, normalize_host
 
-from . import shell
+from . import rx, shell
 from .collector import Collector
 from .text import URL_RE, snippet
 
@@ -229,35 +229,35 @@ def analyze(c: Collector, file: str, source: str, *, lines_offset: int = 0) -> b
             c.tag(f"delete:{target or '?'}", file, ln(node))
             if last == "rmtree":
                 arg = ast.unparse(node.args[0]) if node.args else ""
-                if not re.search(r"(?i)tmp|temp|cache|build|dist|__pycache__|out", arg):
+                if not rx.search(r"(?i)tmp|temp|cache|build|dist|__pycache__|out", arg):
                     c.hit("NV-DESTR-002", file, ln(node), snip(node), command="shutil.rmtree")
         if last in ("kill", "killpg", "terminate") and head in ("os", "proc", "process", "p", "self"):
             c.tag("delete:process", file, ln(node))
         if last in ("execute", "executescript", "query", "sql") and node.args:
             sql = _const_str(node.args[0]) or ""
-            if re.search(r"(?i)\b(?:drop\s+table|delete\s+from|truncate)\b", sql):
+            if rx.search(r"(?i)\b(?:drop\s+table|delete\s+from|truncate)\b", sql):
                 c.tag("delete:db:?", file, ln(node))
-            elif re.search(r"(?i)\b(?:insert|update|create\s+table|replace\s+into)\b", sql):
+            elif rx.search(r"(?i)\b(?:insert|update|create\s+table|replace\s+into)\b", sql):
                 c.tag("write:db:?", file, ln(node))
         # dynamic code
         if fn in ("eval", "exec", "builtins.exec", "compile") and node.args and not isinstance(node.args[0], ast.Constant):
             inner = ast.unparse(node.args[0])
-            if re.search(r"(?i)b64decode|base64|decode\(|codecs|zlib|marshal|bytes\.fromhex|rot13|fromhex", inner):
+            if rx.search(r"(?i)b64decode|base64|decode\(|codecs|zlib|marshal|bytes\.fromhex|rot13|fromhex", inner):
                 c.hit("NV-EXEC-002", file, ln(node), snip(node))
                 c.fact("encoded_exec", file, ln(node))
-            elif re.search(r"(?i)urlopen|requests|\.text|\.content|\.read\(\)|\.json\(\)|recv", inner) or (
-                    any(re.search(rf"\b{re.escape(n)}\b", inner) for n in fetch_names)):
+            elif rx.search(r"(?i)urlopen|requests|\.text|\.content|\.read\(\)|\.json\(\)|recv", inner) or (
+                    any(rx.search(rf"\b{re.escape(n)}\b", inner) for n in fetch_names)):
                 c.hit("NV-EXEC-004", file, ln(node), snip(node))
             else:
                 c.tag("shell:*", file, ln(node))
                 c.flags.add("incomplete")
         if fn in ("marshal.loads", "pickle.loads") and node.args:
             inner = ast.unparse(node.args[0])
-            if re.search(r"(?i)urlopen|requests|\.content|\.read\(\)|recv|b64decode", inner):
+            if rx.search(r"(?i)urlopen|requests|\.content|\.read\(\)|recv|b64decode", inner):
                 c.hit("NV-EXEC-004", file, ln(node), snip(node))
         if fn in ("print", "logging.info", "logger.info", "sys.stdout.write") and node.args:
             text = ast.unparse(node.args[0])
-            if re.search(r"(?i)environ(?:\.get)?\s*[\[(]\s*['\"][A-Z_]*(?:KEY|TOKEN|SECRET|PASSW)", text):
+            if rx.search(r"(?i)environ(?:\.get)?\s*[\[(]\s*['\"][A-Z_]*(?:KEY|TOKEN|SECRET|PASSW)", text):
                 c.hit("NV-CRED-003", file, ln(node), snip(node))
         if "webhook" in fn.lower():
             c.fact("webhook_post", file, ln(node))
@@ -273,14 +273,14 @@ def analyze(c: Collector, file: str, source: str, *, lines_offset: int = 0) -> b
 def _carries_environment(node: ast.AST, assigns: list[ast.Assign]) -> bool:
     """The expression (a URL being built) holds the process environment, directly or through a variable."""
     text = ast.unparse(node)
-    if re.search(r"\benviron\b", text):
+    if rx.search(r"\benviron\b", text):
         return True
     names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
     return any(isinstance(a.targets[0], ast.Name) and a.targets[0].id in names
-               and re.search(r"\benviron\b", ast.unparse(a.value)) for a in assigns)
+               and rx.search(r"\benviron\b", ast.unparse(a.value)) for a in assigns)
 
 
-AGENT_MEMORY_FILE = re.compile(r"(?i)(?:^|/)(?:SOUL|MEMORY|AGENTS|IDENTITY|USER)\.md$")
+AGENT_MEMORY_FILE = rx.compile(r"(?i)(?:^|/)(?:SOUL|MEMORY|AGENTS|IDENTITY|USER)\.md$")
 
 
 def _path_expr(node: ast.AST, path_vars: dict[str, str]) -> str | None:
@@ -333,7 +333,7 @@ def _path_reads(c: Collector, file: str, nodes: list[ast.AST], assigns: list[ast
             continue
         if is_credential_path(path):
             c.tag(f"read:file:{path}", file, ln(node))
-            if not re.search(r"(?:^|/)\.env(?:\.|$)", path):
+            if not rx.search(r"(?:^|/)\.env(?:\.|$)", path):
                 c.hit("NV-CRED-001", file, ln(node), snip(node), path=path)
                 c.fact("harvest_read", file, ln(node), "py-path:" + shell.credential_category(path))
         elif AGENT_MEMORY_FILE.search(path) and path.startswith(("~", "/")):
@@ -412,7 +412,7 @@ def _exec_call(c: Collector, file: str, line: int, node: ast.Call) -> None:
 
 
 def shlex_quote(s: str) -> str:
-    return s if re.match(r"^[\w@%+=:,./-]+$", s) else "'" + s.replace("'", "") + "'"
+    return s if rx.match(r"^[\w@%+=:,./-]+$", s) else "'" + s.replace("'", "") + "'"
 
 
 def _string_constant(c: Collector, file: str, line: int, value: str, has_net: bool) -> None:
@@ -423,7 +423,7 @@ def _string_constant(c: Collector, file: str, line: int, value: str, has_net: bo
     v = value.strip()
     if ("/" in v or v.startswith(".")) and len(v) < 200 and is_credential_path(v):
         c.tag(f"read:file:{v}", file, line)
-        if not re.search(r"(?:^|/)\.env(?:\.|$)", v):
+        if not rx.search(r"(?:^|/)\.env(?:\.|$)", v):
             c.hit("NV-CRED-001", file, line, snippet(v), path=v)
             c.fact("harvest_read", file, line, "py-const:" + shell.credential_category(v))
 

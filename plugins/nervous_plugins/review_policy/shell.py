@@ -7,11 +7,13 @@ matter regardless of tokenizing (pipe-to-shell, reverse shells, catastrophic del
 
 from __future__ import annotations
 
+import functools
 import re
 import shlex
 
 from nervous.sideeffects import is_credential_path, normalize_host
 
+from . import rx
 from .collector import Collector
 from .indicators import KNOWN_COMMANDS, SHELL_SINKS, SHELL_TIERS
 from .text import URL_RE, snippet, which_alternative
@@ -29,7 +31,7 @@ _PIPED_SINK = (rf"{_PREFIX}(?:(?:ba|z|da|k|fi)?sh|iex|invoke-expression|pwsh|pow
                r"(?!\s+-[ce]\s+['\"](?![^'\"]*\b(?:exec|eval|system|spawn|compile|Function)\b)[^'\"]*['\"])")
 #: harmless stages a download may pass through on its way into a shell
 _STAGES = r"(?:tee|cat|sed|tr|head|tail|grep|dos2unix|iconv|gunzip|zcat|gzip\s+-d|base64\s+-d|xxd\s+-r|rev|awk|sort)"
-PIPE_TO_SHELL = re.compile(
+PIPE_TO_SHELL = rx.compile(
     rf"(?i)\b{DOWNLOADERS}\b[^\n|;]*\|\s*(?:{_PIPED_SINK})"
     rf"|\b{DOWNLOADERS}\b[^\n|;]*(?:\|\s*{_STAGES}\b[^\n|;]*)+\|\s*(?:sudo\s+(?:-\S+\s+)*)?(?:/bin/|/usr/bin/)?"
     rf"(?:(?:ba|z|da|k)?sh|iex|invoke-expression)\b"
@@ -47,7 +49,7 @@ PIPE_TO_SHELL = re.compile(
     rf"|\b(?:iex|invoke-expression)\s*\(?\s*(?:\(\s*)?(?:iwr|irm|invoke-webrequest|invoke-restmethod|curl|wget)\b"
     rf"|\b{DOWNLOADERS}\b[^\n;]*\|\s*(?:source|\.)\s+/dev/stdin\b"
 )
-ENCODED_TO_SHELL = re.compile(
+ENCODED_TO_SHELL = rx.compile(
     rf"(?i)base64\s+(?:-d|-D|--decode|-di)\b[^\n]*\|\s*(?:{SINK})\b"
     rf"|\|\s*base64\s+(?:-d|-D|--decode)[^\n]*\|\s*(?:{SINK})\b"
     rf"|(?:FromBase64String|frombase64)[^\n]*(?:iex|invoke-expression)"
@@ -61,7 +63,7 @@ ENCODED_TO_SHELL = re.compile(
     rf"gzip|bzip2|bunzip2|xz|unxz|perl|sed|awk|iconv)\b[^|\n]*(?:\|\s*[^|\n]+)*?\|\s*"
     rf"(?:sudo\s+)?(?:/usr/bin/env\s+|/bin/|/usr/bin/)?(?:(?:ba|z|da|k)?sh|iex|invoke-expression)\s*(?:$|[;&)|]|-s\b|-$)"
 )
-REVERSE_SHELL = re.compile(
+REVERSE_SHELL = rx.compile(
     r"(?i)/dev/(?:tcp|udp)/[\w.\-\[\]:$]+/\d*|\bbash\s+-i\s*>&|\b(?:nc|ncat|netcat)\b[^\n|;]*\s-[a-z]*e\s*\S*"
     r"(?:sh|bash|cmd)\b|\bsocat\b[^\n]*\bexec:|\bmkfifo\b[^\n]*\b(?:nc|ncat|netcat)\b|"
     r"\bpty\.spawn\s*\(|\bos\.dup2\s*\(\s*\w+\.fileno\(\)|New-Object\s+System\.Net\.Sockets\.TCPClient"
@@ -71,7 +73,7 @@ REVERSE_SHELL = re.compile(
     r"|\bnet\.(?:connect|Socket)\b[^\n]*\b(?:spawn|exec)\s*\(\s*['\"](?:/bin/)?(?:ba|z)?sh"
     r"|/inet/tcp/\d+/[\w.-]+/\d+|\btelnet\b[^\n|]*\|\s*(?:/bin/)?(?:ba|z|da)?sh\b"
 )
-CATASTROPHIC = re.compile(
+CATASTROPHIC = rx.compile(
     r"(?i)\brm\s+(?:-[a-z]*\s+)*-[a-z]*[rf][a-z]*\s+(?:-[a-z-]+\s+)*(?:--no-preserve-root\s+)?"
     r"(?:/|/\*|~/?\*?|\$HOME/?\*?|\$\{HOME\}/?|\"\$HOME\"/?|/(?:etc|usr|bin|boot|var|lib|home|Users|System)/?)"
     r"(?=\s|$|;|&|\||\"|')"
@@ -80,7 +82,7 @@ CATASTROPHIC = re.compile(
     r"|Remove-Item\s+[^\n]*-Recurse[^\n]*\b(?:C:\\|\$env:USERPROFILE|~)\s*(?:$|-)"
     r"|>\s*/dev/(?:sd[a-z]|nvme\d|disk\d)"
 )
-DISABLE_SECURITY = re.compile(
+DISABLE_SECURITY = rx.compile(
     r"(?i)\bxattr\s+(?:-[a-z]*\s+)*-[a-z]*[dc][a-z]*\s+(?:-[a-z]+\s+)*com\.apple\.quarantine"
     r"|\bxattr\s+(?:-[a-z]*\s+)*-[a-z]*c[a-z]*\s+(?!-)\S"
     r"|\bspctl\s+--master-disable|\bspctl\s+--global-disable|\bsetenforce\s+0|\bcsrutil\s+disable"
@@ -88,71 +90,71 @@ DISABLE_SECURITY = re.compile(
     r"|systemctl\s+(?:stop|disable)\s+(?:firewalld|apparmor|auditd)|\bSet-ExecutionPolicy\s+(?:Bypass|Unrestricted)"
     r"|defaults\s+write\s+[^\n]*LSQuarantine|\bnetsh\s+advfirewall\s+set\s+\w+\s+state\s+off"
 )
-TLS_OFF = re.compile(r"(?i)(?:^|\s)(?:-k|--insecure|--no-check-certificate)(?=\s|$)|NODE_TLS_REJECT_UNAUTHORIZED\s*=\s*['\"]?0"
+TLS_OFF = rx.compile(r"(?i)(?:^|\s)(?:-k|--insecure|--no-check-certificate)(?=\s|$)|NODE_TLS_REJECT_UNAUTHORIZED\s*=\s*['\"]?0"
                      r"|GIT_SSL_NO_VERIFY|PYTHONHTTPSVERIFY\s*=\s*0|--trusted-host\b")
-UPLOAD = re.compile(r"(?i)(?:^|\s)(?:(?:-d|--data(?:-binary|-raw|-urlencode|-ascii)?|-F|--form)"
+UPLOAD = rx.compile(r"(?i)(?:^|\s)(?:(?:-d|--data(?:-binary|-raw|-urlencode|-ascii)?|-F|--form)"
                     r"(?:\s+|=)['\"]?(?:[\w-]+=)?@[^\s'\"]+|(?:-T|--upload-file)(?:\s+|=)['\"]?[^\s'\"-][^\s'\"]*)")
-CMD_OUTPUT_IN_REQUEST = re.compile(
+CMD_OUTPUT_IN_REQUEST = rx.compile(
     r"(?i)\b(?:curl|wget)\b[^\n]*\$\(\s*(?:cat|whoami|hostname|id|uname|env|printenv|ls|pwd|ifconfig|ip\s+a)"
     r"|\b(?:cat|env|printenv|whoami|hostname|uname|ls)\b[^\n|]*\|\s*(?:curl|wget|nc|ncat)\b[^\n]*"
     r"(?:-d\s*@-|--data(?:-binary)?\s*@-|-T\s*-|-F\s*\S*=@-|\s\d{2,5}\b)"
 )
-PERSIST_PATH = re.compile(
+PERSIST_PATH = rx.compile(
     r"(?i)(?:~|\$HOME|\$\{HOME\}|/home/\w+|/Users/\w+|/root)/\.(?:bashrc|zshrc|profile|bash_profile|zprofile|"
     r"bash_login|zshenv|config/fish/config\.fish)|/etc/(?:profile|bash\.bashrc|zshrc|rc\.local|crontab|cron\.)"
     r"|Library/Launch(?:Agents|Daemons)|/etc/systemd/|\.config/systemd/user|\.config/autostart"
     r"|CurrentVersion\\+Run|\.git/hooks/|core\.hooksPath|/etc/init\.d/|Microsoft\\+Windows\\+Start Menu\\+Programs\\+Startup"
 )
-AGENT_STATE = re.compile(
+AGENT_STATE = rx.compile(
     r"(?i)(?:^|[/\s\"'`~(]|\b)(SOUL\.md|MEMORY\.md|AGENTS\.md|IDENTITY\.md|USER\.md|HEARTBEAT\.md|TOOLS\.md|"
     r"openclaw\.json|clawdbot\.json|\.openclaw/(?:skills|workspace|agents)/|\.claude/(?:skills|settings[\w.]*\.json|CLAUDE\.md)|"
     r"CLAUDE\.md|\.clawhub/|\.clawdhub/|\.skill-evolver/|\.cursor/rules|\.codex/)"
 )
-SECRET_STORE_CMDS = re.compile(
+SECRET_STORE_CMDS = rx.compile(
     r"(?i)\bsecurity\s+(?:find-generic-password|find-internet-password|dump-keychain|export)\b|"
     r"\bsecret-tool\s+(?:lookup|search)\b|\bcmdkey\s+/list\b|\bvaultcmd\b|\bkeyring\s+get\b|"
     r"\bpass\s+show\b|\bgpg\s+(?:-d|--decrypt)\b|\bop\s+(?:read|item\s+get)\b|\bbw\s+(?:get|list)\b|"
     r"\blpass\s+show\b|\bvault\s+(?:kv\s+get|read)\b|\baws\s+secretsmanager\s+get-secret-value|"
     r"\bgcloud\s+secrets\s+versions\s+access|\bkubectl\s+get\s+secrets?\b|\bgh\s+auth\s+token\b"
 )
-HARVEST_STORE_CMDS = re.compile(
+HARVEST_STORE_CMDS = rx.compile(
     r"(?i)\bsecurity\s+(?:dump-keychain|find-generic-password\s+[^\n]*-w|find-internet-password)|\bcmdkey\s+/list"
     r"|\bsecret-tool\s+search|\bvaultcmd\b|\bgh\s+auth\s+token\b"
 )
 #: a dialog that asks for the user's password (the macOS stealers' fake system prompt, and its cousins)
-PASSWORD_DIALOG = re.compile(r"(?i)display\s+dialog\b[^\n]*\bhidden\s+answer|\bGet-Credential\b|PromptForCredential"
+PASSWORD_DIALOG = rx.compile(r"(?i)display\s+dialog\b[^\n]*\bhidden\s+answer|\bGet-Credential\b|PromptForCredential"
                              r"|\b(?:zenity|kdialog|yad)\b[^\n]*--password")
-PRIV_CMD = re.compile(r"(?i)(?:^|[;&|(`]\s*|\$\(\s*)(?:sudo|su|doas|pkexec|runas)(?=\s|$)|\bStart-Process\b[^\n]*-Verb\s+RunAs")
-SYSTEM_WRITE = re.compile(r"(?i)(?:>>?|\btee\s+(?:-a\s+)?|\b(?:cp|mv|install|ln)\s+[^\n]*\s)\s*/(?:etc|usr|bin|sbin|boot|lib|System|Library)/")
-ENV_DUMP = re.compile(r"(?i)(?:^|[;&|(`]\s*|\$\(\s*)(?:env|printenv|export\s+-p|set)\s*(?:$|[|>;)&`])"
+PRIV_CMD = rx.compile(r"(?i)(?:^|[;&|(`]\s*|\$\(\s*)(?:sudo|su|doas|pkexec|runas)(?=\s|$)|\bStart-Process\b[^\n]*-Verb\s+RunAs")
+SYSTEM_WRITE = rx.compile(r"(?i)(?:>>?|\btee\s+(?:-a\s+)?|\b(?:cp|mv|install|ln)\s+[^\n]*\s)\s*/(?:etc|usr|bin|sbin|boot|lib|System|Library)/")
+ENV_DUMP = rx.compile(r"(?i)(?:^|[;&|(`]\s*|\$\(\s*)(?:env|printenv|export\s+-p|set)\s*(?:$|[|>;)&`])"
                       r"|\bGet-ChildItem\s+env:|\bgci\s+env:|\bdir\s+env:|\bcompgen\s+-e")
-CONTENT_READ = re.compile(r"(?i)(?:^|[;&|(`]\s*|\$\(\s*)(?:cat|base64|xxd|od|strings|head|tail|less|more|tar|zip|7z|"
+CONTENT_READ = rx.compile(r"(?i)(?:^|[;&|(`]\s*|\$\(\s*)(?:cat|base64|xxd|od|strings|head|tail|less|more|tar|zip|7z|"
                           r"cp|scp|rsync|curl|wget|nc|openssl|gpg|python3?|node|sqlite3|find|grep|awk|sed|type|"
                           r"Get-Content|gc)\b|<\s*~|@~|@\$HOME")
 #: credential categories no skill needs to read the contents of in order to do its job
 NEVER_LEGIT_CATEGORIES = {"ssh-key", "browser", "wallet", "keychain", "shadow", "gnupg", "password-dialog"}
 
 
-SENDERS = re.compile(r"(?i)\b(?:curl|wget|nc|ncat|netcat|socat|http|xh|ftp|tftp|dig|nslookup|host|ping)\b")
+SENDERS = rx.compile(r"(?i)\b(?:curl|wget|nc|ncat|netcat|socat|http|xh|ftp|tftp|dig|nslookup|host|ping)\b")
 
 
 #: what carries a folder or archive away after it was staged: a push to a remote given by URL, an upload
-STAGED_SEND = re.compile(r"(?i)\bgit\s+push\s+(?:-\S+\s+)*(?:https?://|git@|ssh://)"
+STAGED_SEND = rx.compile(r"(?i)\bgit\s+push\s+(?:-\S+\s+)*(?:https?://|git@|ssh://)"
                          r"|\b(?:curl|wget)\b[^\n]*(?:\s-T\s|--upload-file|\s-F\s|--form|\s-d\s*@|--data-binary\s*@)")
 
 
 def _sent_in_line(line: str, path: str) -> bool:
     """The contents of ``path`` go into a network request on this line (not an identity or config option)."""
-    staged = re.search(rf"(?i)\b(?:cp|rsync|tar|zip|7z|ditto)\b[^|;&\n]*{re.escape(path)}", line)
+    staged = rx.search(rf"(?i)\b(?:cp|rsync|tar|zip|7z|ditto)\b[^|;&\n]*{re.escape(path)}", line)
     if staged and STAGED_SEND.search(line, staged.end()):
         return True
-    if not SENDERS.search(line) and not re.search(r"(?i)\b(?:scp|rsync|sftp)\b[^\n]*\s[\w.-]+@?[\w.-]+:", line):
+    if not SENDERS.search(line) and not rx.search(r"(?i)\b(?:scp|rsync|sftp)\b[^\n]*\s[\w.-]+@?[\w.-]+:", line):
         return False
     esc = re.escape(path)
-    if re.search(rf"(?i)(?:\s-i|--identity|--key|--cert|--cacert|--netrc-file|\s-K|--config|\s-F|IdentityFile)\s*=?\s*['\"]?{esc}",
+    if rx.search(rf"(?i)(?:\s-i|--identity|--key|--cert|--cacert|--netrc-file|\s-K|--config|\s-F|IdentityFile)\s*=?\s*['\"]?{esc}",
                  line):
         return False
-    return bool(re.search(rf"(?:\$\(|`)[^)`]*{esc}|\b(?:cat|tar|zip|base64|gzip|xxd|openssl|head|tail)\b[^|\n]*{esc}[^|\n]*\|"
+    return bool(rx.search(rf"(?:\$\(|`)[^)`]*{esc}|\b(?:cat|tar|zip|base64|gzip|xxd|openssl|head|tail)\b[^|\n]*{esc}[^|\n]*\|"
                           rf"|@['\"]?{esc}|<\s*['\"]?{esc}|\b(?:scp|rsync|sftp)\s+(?:-\S+\s+)*['\"]?{esc}", line))
 
 
@@ -164,7 +166,7 @@ def credential_category(path: str) -> str:
                      ("wallet", r"wallet|metamask|phantom|exodus|electrum|solflare"), ("keychain", r"keychain"),
                      ("shadow", r"/etc/shadow"), ("agent", r"openclaw|clawdbot"), ("env", r"\.env"),
                      ("key-file", r"\.pem|\.key|\.p12|\.pfx")):
-        if re.search(pat, p):
+        if rx.search(pat, p):
             return cat
     return "other"
 
@@ -182,7 +184,7 @@ NOT_ENV = {"HOME", "PATH", "PWD", "OLDPWD", "USER", "SHELL", "TMPDIR", "TMP", "T
            "DISPLAY", "EDITOR", "VISUAL", "PAGER", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME",
            "LOGNAME", "SHLVL", "COLUMNS", "LINES", "BASH_REMATCH", "PIPESTATUS", "OPTARG", "OPTIND", "REPLY",
            "FUNCNAME", "BASH_VERSION", "ZSH_VERSION", "HOSTTYPE", "MACHTYPE", "PS1", "PS2", "CI"}
-ENV_REF = re.compile(r"\$\{?([A-Z][A-Z0-9_]{1,})\b|%([A-Z][A-Z0-9_]{2,})%|\$env:([A-Za-z_][\w]*)")
+ENV_REF = rx.compile(r"\$\{?([A-Z][A-Z0-9_]{1,})\b|%([A-Z][A-Z0-9_]{2,})%|\$env:([A-Za-z_][\w]*)")
 OPERATORS = {"|", "||", "&&", ";", "&", ";;", "|&", "(", ")", "\n"}
 
 
@@ -212,7 +214,7 @@ def _first_word(cmd: list[str]) -> tuple[str, list[str], bool]:
     i = 0
     while i < len(cmd):
         w = cmd[i]
-        if re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", w):
+        if rx.match(r"^[A-Za-z_][A-Za-z0-9_]*=", w):
             i += 1
             continue
         base = w.rsplit("/", 1)[-1].lower()
@@ -223,7 +225,7 @@ def _first_word(cmd: list[str]) -> tuple[str, list[str], bool]:
             while i < len(cmd) and cmd[i].startswith("-") and base in ("sudo", "doas", "env", "nice", "timeout",
                                                                          "xargs", "stdbuf"):
                 i += 1
-            if base == "timeout" and i < len(cmd) and re.match(r"^\d", cmd[i]):
+            if base == "timeout" and i < len(cmd) and rx.match(r"^\d", cmd[i]):
                 i += 1
             continue
         return base, cmd[i + 1:], priv
@@ -232,8 +234,8 @@ def _first_word(cmd: list[str]) -> tuple[str, list[str], bool]:
 
 def _strip_headers(line: str) -> str:
     """A request line without its header and basic-auth arguments (secrets there go to their own service)."""
-    line = re.sub(r"(?i)(?:-H|--header)\s*(?:\"[^\"]*\"|'[^']*'|\S+)", " ", line)
-    return re.sub(r"(?i)(?:-u|--user|--oauth2-bearer)\s*(?:\"[^\"]*\"|'[^']*'|\S+)", " ", line)
+    line = rx.sub(r"(?i)(?:-H|--header)\s*(?:\"[^\"]*\"|'[^']*'|\S+)", " ", line)
+    return rx.sub(r"(?i)(?:-u|--user|--oauth2-bearer)\s*(?:\"[^\"]*\"|'[^']*'|\S+)", " ", line)
 
 
 def _is_secret_name(name: str) -> bool:
@@ -260,24 +262,24 @@ def in_data_string(line: str, pos: int) -> bool:
     if quote is None:
         return False
     before = line[:opened].rstrip()
-    return not re.search(r"(?i)(?:\b(?:ba|z|da|k)?sh|\beval|\bsu|\bssh\s+\S+|\bexec|\bsource|\bpowershell|\bpwsh|"
+    return not rx.search(r"(?i)(?:\b(?:ba|z|da|k)?sh|\beval|\bsu|\bssh\s+\S+|\bexec|\bsource|\bpowershell|\bpwsh|"
                          r"-c|-Command|\bxargs\s+(?:-\S+\s+)*(?:ba)?sh|\$\(|`|"
                          r"\b(?:osascript|node|perl|ruby|php|python[0-9.]*)\s+(?:-\S+\s+)*-[erc]|do\s+shell\s+script|"
                          r"-ArgumentList\s*@?\(?|\b(?:system|exec|execSync|spawn|spawnSync|popen|Popen|shell_exec|passthru|"
                          r"check_output|getoutput|Command|%x)\s*[({]\s*\[?|\b[gmn]?awk(?:\s+-\S+)*)$", before)
 
 
-ASSIGNMENT = re.compile(r"(?:^|[;&]\s*)(?:export\s+|local\s+|declare\s+(?:-\w+\s+)?)?([A-Za-z_]\w*)="
+ASSIGNMENT = rx.compile(r"(?:^|[;&]\s*)(?:export\s+|local\s+|declare\s+(?:-\w+\s+)?)?([A-Za-z_]\w*)="
                         r"('[^'\n]*'|\"[^\"\n]*\"|[^\s;&|]*)")
-VARIABLE = re.compile(r"\$\{([A-Za-z_]\w*)\}|\$([A-Za-z_]\w*)")
+VARIABLE = rx.compile(r"\$\{([A-Za-z_]\w*)\}|\$([A-Za-z_]\w*)")
 
 
 def unsplit(line: str) -> str:
     """Undo the cheap ways of splitting a command word: empty quotes, backslashes, ``${IFS}``."""
-    line = re.sub(r"(?<=[\w/.:-])(?:''|\"\")+(?=[\w/.:-])", "", line)
-    line = re.sub(r"([\"'])([\w/.:-]*)\1\1([\w/.:-]*)\1", r"\1\2\3\1", line)  # "cu""rl" -> "curl"
-    line = re.sub(r"(?<=[a-z])\\(?=[a-z])", "", line)
-    return re.sub(r"\$\{IFS(?:[%#][^}]*)?\}|\$IFS\b", " ", line)
+    line = rx.sub(r"(?<=[\w/.:-])(?:''|\"\")+(?=[\w/.:-])", "", line)
+    line = rx.sub(r"([\"'])([\w/.:-]*)\1\1([\w/.:-]*)\1", r"\1\2\3\1", line)  # "cu""rl" -> "curl"
+    line = rx.sub(r"(?<=[a-z])\\(?=[a-z])", "", line)
+    return rx.sub(r"\$\{IFS(?:[%#][^}]*)?\}|\$IFS\b", " ", line)
 
 
 def resolve_variables(line: str, variables: dict[str, str]) -> str:
@@ -333,14 +335,14 @@ def analyze_line(c: Collector, file: str, lineno: int, raw: str, *, executable: 
     line = raw.strip()
     if not line or line.startswith("#") and not line.startswith("#!"):
         return
-    line = re.sub(r"^(?:\$|>|%|PS [^>]*>)\s+", "", line)
+    line = rx.sub(r"^(?:\$|>|%|PS [^>]*>)\s+", "", line)
     low = line.lower()
     act = None if executable and not quoted else "review"
 
     # --- shapes that matter whatever the tokenizer makes of the line
     # text echoed into a crontab or a shell start-up file is code that runs later, not data
-    persisted = bool(re.search(r"(?i)\|\s*(?:sudo\s+)?crontab\b", line)) or bool(
-        re.search(r"(?:>>?|\btee\s+(?:-a\s+)?)\s*['\"]?\S*$", line.split("#")[0]) and PERSIST_PATH.search(line))
+    persisted = bool(rx.search(r"(?i)\|\s*(?:sudo\s+)?crontab\b", line)) or bool(
+        rx.search(r"(?:>>?|\btee\s+(?:-a\s+)?)\s*['\"]?\S*$", line.split("#")[0]) and PERSIST_PATH.search(line))
 
     def shape_action(m: re.Match[str]) -> str | None:
         return "review" if in_data_string(line, m.start()) and not persisted else act
@@ -383,18 +385,18 @@ def analyze_line(c: Collector, file: str, lineno: int, raw: str, *, executable: 
         c.hit("NV-PRIV-002", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1,
               action=shape_action(m), alt=alt, quarantine=alt == 0)
     m = TLS_OFF.search(line)
-    if m and re.search(r"(?i)\b(curl|wget|git|pip|npm|export|node|set)\b", line):
+    if m and rx.search(r"(?i)\b(curl|wget|git|pip|npm|export|node|set)\b", line):
         c.hit("NV-NET-001", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1)
     m = UPLOAD.search(line) or CMD_OUTPUT_IN_REQUEST.search(line)
-    if m and re.search(r"(?i)\b(curl|wget|http|xh|nc|ncat)\b", line):
+    if m and rx.search(r"(?i)\b(curl|wget|http|xh|nc|ncat)\b", line):
         c.hit("NV-EXFIL-002", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1)
         c.flags.add("network_send")
         c.fact("network_send", file, lineno, "sh-upload")
-        for at in re.findall(r"@([^\s'\"]+)", m.group(0)):
+        for at in rx.findall(r"@([^\s'\"]+)", m.group(0)):
             if is_credential_path(at):
                 c.tag(f"read:file:{at}", file, lineno)
                 c.fact("harvest_send", file, lineno)
-    m = re.search(r"(?i)(?:\|\s*(?:nc|ncat|netcat|socat)\b[^\n|]*\s(?:\d{1,3}(?:\.\d{1,3}){3}|[a-z][\w.-]*\.[a-z]{2,})\s+\d+|"
+    m = rx.search(r"(?i)(?:\|\s*(?:nc|ncat|netcat|socat)\b[^\n|]*\s(?:\d{1,3}(?:\.\d{1,3}){3}|[a-z][\w.-]*\.[a-z]{2,})\s+\d+|"
                   r"\b(?:nc|ncat|netcat)\b[^\n|<]*\s\d+\s*<\s*\S+|>\s*/dev/tcp/)", line)
     if m:
         c.hit("NV-EXFIL-002", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1,
@@ -415,7 +417,7 @@ def analyze_line(c: Collector, file: str, lineno: int, raw: str, *, executable: 
               store="password-dialog")
         c.fact("harvest_read", file, lineno, "secret-store:password-dialog")
     m = ENV_DUMP.search(line)
-    if m and not re.search(r"(?i)\benv\s+[A-Z_]+=", line) and not re.search(r"\|\s*grep\s+-q?\w*\s*['\"]?[A-Z_]{3,}", line):
+    if m and not rx.search(r"(?i)\benv\s+[A-Z_]+=", line) and not rx.search(r"\|\s*grep\s+-q?\w*\s*['\"]?[A-Z_]{3,}", line):
         c.hit("NV-CRED-004", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1)
         c.fact("env_dump", file, lineno, "shell-env")
     m = PRIV_CMD.search(line)
@@ -427,34 +429,34 @@ def analyze_line(c: Collector, file: str, lineno: int, raw: str, *, executable: 
         c.hit("NV-PRIV-001", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1, system_write=True)
         c.flags.add("privileged")
     m = PERSIST_PATH.search(line)
-    if m and re.search(r">>?|\btee\b|\b(?:cp|mv|ln|install|cat\s*>|echo|printf|git\s+config|chmod)\b", line):
+    if m and rx.search(r">>?|\btee\b|\b(?:cp|mv|ln|install|cat\s*>|echo|printf|git\s+config|chmod)\b", line):
         c.hit("NV-PERSIST-001", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1)
         c.tag(f"write:{m.group(0)}", file, lineno)
     m = AGENT_STATE.search(line)
-    if m and re.search(r"(?:>>?\s*\S*" + re.escape(m.group(1)) + r"|\btee\s+(?:-a\s+)?\S*" + re.escape(m.group(1))
+    if m and rx.search(r"(?:>>?\s*\S*" + re.escape(m.group(1)) + r"|\btee\s+(?:-a\s+)?\S*" + re.escape(m.group(1))
                        + r"|\b(?:cp|mv|ln|rsync|install)\s+[^\n]*" + re.escape(m.group(1)) + r"\s*$"
                        + r"|\bsed\s+-i[^\n]*" + re.escape(m.group(1)) + ")", line):
         c.hit("NV-PERSIST-002", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1,
               action=act, target=m.group(1))
         c.tag(f"write:{m.group(1)}", file, lineno)
         c.flags.add("persistence")
-    m = re.search(r"(?i)\bcrontab\s+(?!-l\b)|\bsystemctl\s+(?:--user\s+)?enable\b|\blaunchctl\s+(?:load|bootstrap|submit)\b"
+    m = rx.search(r"(?i)\bcrontab\s+(?!-l\b)|\bsystemctl\s+(?:--user\s+)?enable\b|\blaunchctl\s+(?:load|bootstrap|submit)\b"
                   r"|\bschtasks\s+/create\b|\breg\s+add\s+[^\n]*\\Run\b|\bat\s+now\b|\bNew-ScheduledTask", line)
     if m:
         c.hit("NV-PERSIST-001", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1)
         c.flags.add("persistence")
         c.tag("write:crontab" if "cron" in m.group(0).lower() else "write:?", file, lineno)
-    if re.search(r"(?i)(?:^|[^\w.-])\.env(?:\.[\w-]+)?(?=$|[\s'\"`;|)])", line) and re.search(
+    if rx.search(r"(?i)(?:^|[^\w.-])\.env(?:\.[\w-]+)?(?=$|[\s'\"`;|)])", line) and rx.search(
             r"(?i)\b(?:cat|source|\.|grep|head|tail|less|more|export|cp|base64|xargs|read)\b", line):
         c.tag("read:file:.env", file, lineno)
-    for word in re.findall(r"(?:~|\$HOME|\$\{HOME\}|/home/\w+|/Users/\w+|/root)?/?[\w./-]*(?:\.ssh|\.aws|\.gnupg|"
+    for word in rx.findall(r"(?:~|\$HOME|\$\{HOME\}|/home/\w+|/Users/\w+|/root)?/?[\w./-]*(?:\.ssh|\.aws|\.gnupg|"
                            r"\.kube|\.docker|\.netrc|\.npmrc|\.pypirc|\.git-credentials|\.azure|gcloud|Keychains|"
                            r"Login Data|logins\.json|key[34]\.db|wallet\.dat|\.openclaw|\.clawdbot|id_rsa|id_ed25519|"
                            r"/etc/shadow|Chrome/[\w ]+/Cookies|Firefox/Profiles/\S+/cookies\.sqlite)[\w./-]*",
                            line.replace("\\ ", " ")):
         pos = line.replace("\\ ", " ").find(word)
-        if is_credential_path(word) and not re.search(r"(?i)ssh-keygen|chmod\s+[0-7]+\s|mkdir", line) \
-                and not (pos >= 0 and in_data_string(line, pos) and re.search(r"(?i)\b(?:grep|rg|egrep|echo|printf|awk)\b", line)):
+        if is_credential_path(word) and not rx.search(r"(?i)ssh-keygen|chmod\s+[0-7]+\s|mkdir", line) \
+                and not (pos >= 0 and in_data_string(line, pos) and rx.search(r"(?i)\b(?:grep|rg|egrep|echo|printf|awk)\b", line)):
             c.tag(f"read:file:{word}", file, lineno)
             c.hit("NV-CRED-001", file, lineno, snippet(line), path=word)
             if _sent_in_line(line, word):
@@ -462,26 +464,26 @@ def analyze_line(c: Collector, file: str, lineno: int, raw: str, *, executable: 
                 # the contents travel in the request itself (a body, a query, a DNS name): that is a send
                 c.fact("network_send", file, lineno, "sh-inline-content")
                 c.flags.add("network_send")
-            if not re.search(r"(?i)\.env\b", word) and CONTENT_READ.search(line):
+            if not rx.search(r"(?i)\.env\b", word) and CONTENT_READ.search(line):
                 c.fact("harvest_read", file, lineno, "shell-path:" + credential_category(word))
             break
     for var in ENV_REF.findall(line):
         name = next(v for v in var if v)
         if name not in NOT_ENV:
             c.tag(f"read:env:{name}", file, lineno)
-    if re.search(r"(?i)\b(?:echo|printf|print|console\.log)\s+[^\n|>]*\$\{?[A-Z_]*(?:KEY|TOKEN|SECRET|PASSW)",
-                 line) and not re.search(r">\s*/dev/null|\|\s*(?:base64|sha|md5|wc|grep|cut|head|tr|jq|cat|openssl|gh|docker|kubectl)", line) \
-            or re.search(r"(?i)--password[= ]['\"]?(?!\$|\{|<|\*|x{3})[^\s'\"]{3,}", line):
+    if rx.search(r"(?i)\b(?:echo|printf|print|console\.log)\s+[^\n|>]*\$\{?[A-Z_]*(?:KEY|TOKEN|SECRET|PASSW)",
+                 line) and not rx.search(r">\s*/dev/null|\|\s*(?:base64|sha|md5|wc|grep|cut|head|tr|jq|cat|openssl|gh|docker|kubectl)", line) \
+            or rx.search(r"(?i)--password[= ]['\"]?(?!\$|\{|<|\*|x{3})[^\s'\"]{3,}", line):
         c.hit("NV-CRED-003", file, lineno, snippet(line))
 
-    m = re.search(r"(?i)\bchmod\s+(?:-[a-zA-Z]+\s+)*(?:0?777|0?666|a\+w|o\+w|ugo\+w|a\+rwx|o\+rwx)\s+(\S+)", line)
+    m = rx.search(r"(?i)\bchmod\s+(?:-[a-zA-Z]+\s+)*(?:0?777|0?666|a\+w|o\+w|ugo\+w|a\+rwx|o\+rwx)\s+(\S+)", line)
     if m:
-        severe = bool(re.search(r"(?i)\s-R\b|--recursive|\bsudo\b", line)) or bool(
-            re.match(r"(?:/|~|\$HOME|/etc|/usr|/var|/root|/home)(?:/|$|\s)", m.group(1) + " "))
+        severe = bool(rx.search(r"(?i)\s-R\b|--recursive|\bsudo\b", line)) or bool(
+            rx.match(r"(?:/|~|\$HOME|/etc|/usr|/var|/root|/home)(?:/|$|\s)", m.group(1) + " "))
         c.hit("NV-PRIV-003", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1,
               action="refuse" if severe and act is None else None)
-    secret_vars = [v for v in re.findall(r"\$\{?([A-Z][A-Z0-9_]+)", _strip_headers(line)) if _is_secret_name(v)]
-    if secret_vars and re.search(r"(?i)\b(?:curl|wget|http|xh|nc|ncat)\b", line):
+    secret_vars = [v for v in rx.findall(r"\$\{?([A-Z][A-Z0-9_]+)", _strip_headers(line)) if _is_secret_name(v)]
+    if secret_vars and rx.search(r"(?i)\b(?:curl|wget|http|xh|nc|ncat)\b", line):
         for u in URL_RE.finditer(line):
             for v in secret_vars:
                 c.fact("secret_flow", file, lineno, f"{v}|{u.group(0)}")
@@ -490,26 +492,35 @@ def analyze_line(c: Collector, file: str, lineno: int, raw: str, *, executable: 
         _inline_code(c, file, lineno, line)
 
     # --- per simple command
+    commands = False
     for cmd in _split_commands(_tokens(line)):
         name, args, priv = _first_word(cmd)
-        if not name or not re.match(r"^[\w.+-]+$", name):
+        if not name or not rx.match(r"^[\w.+-]+$", name):
             continue
         if name.startswith("$"):
             continue
         is_known = name in KNOWN_COMMANDS or name in known or name.startswith("./")
         if not executable and not is_known:
             continue
-        if not is_known and not re.match(r"^[a-z][\w.+-]*$", name):
+        if not is_known and not rx.match(r"^[a-z][\w.+-]*$", name):
             continue
         _command(c, file, lineno, line, name, args, priv)
+        commands = True
+    if commands:  # redirections, once per line (per command would be quadratic in a long pipeline)
+        for m in rx.finditer(r"(?<![<>&0-9])(?:\d?>>?|&>>?)\s*([^\s;&|<>]+)", line):
+            target = m.group(1).strip("\"'")
+            if target.startswith("&") or target in ("/dev/null", "/dev/stdout", "/dev/stderr", "-") \
+                    or target.startswith("("):
+                continue
+            c.tag(f"write:{target}", file, lineno)
 
 
 #: an interpreter given its program on the command line: ``python3 -c "…"``, ``node -e '…'``, ``perl -e …``
-INLINE_CODE = re.compile(
+INLINE_CODE = rx.compile(
     r"""(?i)(?:^|[\s;&|(`])(?:\S*/)?(python[0-9.]*|pypy3?|node|nodejs|deno|bun|ruby|perl|php)(?:\s+-\S+(?:[= ][\w./-]+)?)*?"""
     r"""\s+(?:-c|-e|-E|--eval|-p|--print|-r|eval)\s+(?:"((?:[^"\\]|\\.)*)"|'([^']*)')""")
 #: code in other languages that evaluates what it just fetched (Ruby, Perl, PHP one-liners)
-EVAL_FETCHED = re.compile(r"(?i)\b(?:eval|instance_eval|system|exec|passthru|shell_exec)\s*\(?[^\n]*?"
+EVAL_FETCHED = rx.compile(r"(?i)\b(?:eval|instance_eval|system|exec|passthru|shell_exec)\s*\(?[^\n]*?"
                           r"(?:Net::HTTP|URI\.open|open-uri|URI\(|LWP::|HTTP::Tiny|get\s*\(\s*['\"]https?:|"
                           r"file_get_contents\s*\(\s*['\"]https?:|curl_exec)")
 
@@ -554,8 +565,8 @@ def _command(c: Collector, file: str, lineno: int, line: str, name: str, args: l
                 "invoke-restmethod"):
         if not urls:
             c.tag("network:*", file, lineno)
-        sends = any(re.match(r"^(?:-d|--data.*|-F|--form.*|-T|--upload-file|--json|--post-data|--post-file|--body.*)$", a)
-                    or re.match(r"^--data|^-d.", a) for a in args)
+        sends = any(rx.match(r"^(?:-d|--data.*|-F|--form.*|-T|--upload-file|--json|--post-data|--post-file|--body.*)$", a)
+                    or rx.match(r"^--data|^-d.", a) for a in args)
         method = None
         for i, a in enumerate(args):
             if a in ("-X", "--request", "--method") and i + 1 < len(args):
@@ -609,12 +620,12 @@ def _command(c: Collector, file: str, lineno: int, line: str, name: str, args: l
             if sub == "rebase":
                 c.tag("delete:repo:?", file, lineno)
     elif name in ("ssh", "scp", "rsync", "sftp", "mosh"):
-        hosts = [re.sub(r"^.*@", "", a).split(":", 1)[0] for a in args if "@" in a or (":" in a and name != "ssh")]
+        hosts = [rx.sub(r"^.*@", "", a).split(":", 1)[0] for a in args if "@" in a or (":" in a and name != "ssh")]
         for h in hosts or ["*"]:
             c.tag(f"network:{normalize_host(h) if h else '*'}", file, lineno)
         if name in ("scp", "rsync", "sftp"):
             c.tag("write:?", file, lineno)
-            if args and ("@" in args[-1] or re.match(r"^[\w.-]+:", args[-1])):
+            if args and ("@" in args[-1] or rx.match(r"^[\w.-]+:", args[-1])):
                 c.flags.add("network_send")
                 c.fact("network_send", file, lineno, "sh-scp")
         if name == "rsync" and "--delete" in lowargs:
@@ -623,7 +634,7 @@ def _command(c: Collector, file: str, lineno: int, line: str, name: str, args: l
         targets = [a for a in args if not a.startswith("-")] or ["?"]
         for t in targets[:8]:
             c.tag(f"delete:{t}", file, lineno)
-        if name == "rm" and any(re.match(r"^-[a-zA-Z]*[rR]", a) or a == "--recursive" for a in args):
+        if name == "rm" and any(rx.match(r"^-[a-zA-Z]*[rR]", a) or a == "--recursive" for a in args):
             c.hit("NV-DESTR-002", file, lineno, snippet(line), command="rm -r", targets=targets[:8])
         if name in ("shred", "srm"):
             c.hit("NV-DESTR-002", file, lineno, snippet(line), command=name)
@@ -679,34 +690,42 @@ def _command(c: Collector, file: str, lineno: int, line: str, name: str, args: l
         if any(a in DESTRUCTIVE_SUBCOMMANDS for a in lowargs[:4]):
             c.tag(f"delete:{name}", file, lineno)
         if name in ("psql", "mysql", "sqlite3", "mongosh", "redis-cli", "clickhouse-client"):
-            if re.search(r"(?i)\b(?:drop\s+(?:table|database|schema)|truncate\s+table|delete\s+from|flushall|flushdb)\b", line):
+            if _sql_effect(line) == "delete":
                 c.tag(f"delete:db:{name}", file, lineno)
                 c.hit("NV-DESTR-002", file, lineno, snippet(line), command="SQL delete")
-            elif re.search(r"(?i)\b(?:insert|update|create|alter)\b", line):
+            elif _sql_effect(line) == "write":
                 c.tag(f"write:db:{name}", file, lineno)
     if name in ("eval",) or (name in SHELL_SINKS and "-c" in args and any("$" in a for a in args)):
         if any("$" in a for a in args):
             c.tag("shell:*", file, lineno)
             c.tag("delete:?", file, lineno)
             c.flags.add("incomplete")
-    # redirections
-    for m in re.finditer(r"(?<![<>&0-9])(?:\d?>>?|&>>?)\s*([^\s;&|<>]+)", line):
-        target = m.group(1).strip("\"'")
-        if target.startswith("&") or target in ("/dev/null", "/dev/stdout", "/dev/stderr", "-") or target.startswith("("):
-            continue
-        c.tag(f"write:{target}", file, lineno)
-    if name in ("tee",):
-        pass
+
+
+@functools.lru_cache(maxsize=4)
+def _install_sources(line: str) -> tuple[str | None, bool]:
+    """(a non-default package index named on the line, a package installed from a URL): once per line."""
+    m = rx.search(r"(?i)(?:-i|--index-url|--extra-index-url|--registry|--index)(?:\s+|=)(\S+)", line)
+    index = m.group(1) if m and not rx.search(
+        r"(?i)pypi\.org|registry\.npmjs\.org|registry\.yarnpkg\.com|download\.pytorch\.org|\$|\{|test\.pypi",
+        m.group(1)) else None
+    url = bool(rx.search(r"(?i)\s(?:git\+|https?://\S+\.(?:tar\.gz|tgz|zip|whl)\b|https?://(?!github\.com|gitlab\.com))",
+                         line.lower()))
+    return index, url
+
+
+@functools.lru_cache(maxsize=4)
+def _sql_effect(line: str) -> str | None:
+    if rx.search(r"(?i)\b(?:drop\s+(?:table|database|schema)|truncate\s+table|delete\s+from|flushall|flushdb)\b", line):
+        return "delete"
+    return "write" if rx.search(r"(?i)\b(?:insert|update|create|alter)\b", line) else None
 
 
 def _untrusted_install(c: Collector, file: str, lineno: int, line: str, name: str, args: list[str]) -> None:
-    low = line.lower()
-    m = re.search(r"(?i)(?:-i|--index-url|--extra-index-url|--registry|--index)(?:\s+|=)(\S+)", line)
-    if m and not re.search(r"(?i)pypi\.org|registry\.npmjs\.org|registry\.yarnpkg\.com|download\.pytorch\.org|"
-                           r"\$|\{|test\.pypi", m.group(1)):
-        c.hit("NV-SUPPLY-006", file, lineno, snippet(line), source=m.group(1))
+    index, url = _install_sources(line)
+    if index is not None:
+        c.hit("NV-SUPPLY-006", file, lineno, snippet(line), source=index)
         c.tier(name, "DANGEROUS")
         return
-    if name in ("pip", "pip3", "uv", "pipx", "npm", "pnpm", "yarn", "bun") and re.search(
-            r"(?i)\s(?:git\+|https?://\S+\.(?:tar\.gz|tgz|zip|whl)\b|https?://(?!github\.com|gitlab\.com))", low):
+    if name in ("pip", "pip3", "uv", "pipx", "npm", "pnpm", "yarn", "bun") and url:
         c.hit("NV-SUPPLY-006", file, lineno, snippet(line), source="url install")

@@ -8,6 +8,8 @@ from collections.abc import Iterator
 
 from attrs import frozen
 
+from . import rx
+
 MARKDOWN_EXT = (".md", ".markdown", ".mdx", ".txt", ".rst", ".skill", ".mdc")
 SHELL_EXT = (".sh", ".bash", ".zsh", ".command", ".ksh")
 PYTHON_EXT = (".py", ".pyw")
@@ -33,9 +35,9 @@ SHELL_LANGS = {"sh", "bash", "shell", "zsh", "console", "terminal", "shellsessio
 PYTHON_LANGS = {"python", "py", "python3", "ipython", "pycon"}
 JS_LANGS = {"javascript", "js", "typescript", "ts", "node", "jsx", "tsx", "mjs"}
 
-URL_RE = re.compile(r"""(?i)\b(?:https?|ftp|wss?)://[^\s<>"'`)\]}|\\]+""")
-FENCE_RE = re.compile(r"^\s{0,3}(`{3,}|~{3,})\s*([\w+#.-]*)")
-INLINE_CODE_RE = re.compile(r"`([^`\n]+)`")
+URL_RE = rx.compile(r"""(?i)\b(?:https?|ftp|wss?)://[^\s<>"'`)\]}|\\]+""")
+FENCE_RE = rx.compile(r"^\s{0,3}(`{3,}|~{3,})\s*([\w+#.-]*)")
+INLINE_CODE_RE = rx.compile(r"`([^`\n]+)`")
 
 
 @frozen
@@ -57,7 +59,7 @@ def ext_of(path: str) -> str:
     return name[dot:] if dot > 0 else ("." + name if name.startswith(".") else "")
 
 
-_BAD_EXAMPLE_RE = re.compile(
+_BAD_EXAMPLE_RE = rx.compile(
     r"(?i)(malicious|attack(?:er)?s?\b|dangerous|\bbad\b|\bunsafe|\bevil|exploit|payload|\bavoid|"
     r"\bnever\b|\bdetect|\bflag(?:s|ged)?\b|red[- ]flag|suspicious|example of|\u274c|\u26a0|\bblocked\b|"
     r"\bvulnerab|injection|\bthreat|indicator|signature)"
@@ -107,8 +109,8 @@ def is_quoted(line: str, start: int, end: int, *, backticks: bool = True) -> boo
         close = {"\u201c": "\u201d", "\u2018": "\u2019"}.get(q, q)
         if q == "'":
             # apostrophes inside words are not quotes
-            opens = [m.start() for m in re.finditer(r"(?<![A-Za-z])'", before)]
-            if len(opens) % 2 == 1 and re.search(r"'(?![A-Za-z])", after):
+            opens = [m.start() for m in rx.finditer(r"(?<![A-Za-z])'", before)]
+            if len(opens) % 2 == 1 and rx.search(r"'(?![A-Za-z])", after):
                 return True
             continue
         if q == close:
@@ -120,7 +122,9 @@ def is_quoted(line: str, start: int, end: int, *, backticks: bool = True) -> boo
 
 
 def snippet(text: str, start: int = 0, end: int | None = None, width: int = 200) -> str:
-    s = text[max(0, start - 40): (end if end is not None else len(text)) + 40].strip()
+    begin = max(0, start - 40)
+    stop = min((end if end is not None else len(text)) + 40, begin + 4 * width)  # never copies a long line
+    s = text[begin:stop].strip()
     return s if len(s) <= width else s[: width - 1] + "\u2026"
 
 
@@ -148,7 +152,7 @@ def ip_kind(host: str) -> str | None:
 def host_matches(host: str, url: str, entries: tuple[str, ...]) -> str | None:
     """The list entry matching a URL: ``host`` entries by domain suffix, ``host/path`` by prefix."""
     lowered = url.lower()
-    bare = re.sub(r"^[a-z][a-z0-9+.-]*://", "", lowered)
+    bare = rx.sub(r"^[a-z][a-z0-9+.-]*://", "", lowered)
     bare = bare.split("@", 1)[-1] if "@" in bare.split("/", 1)[0] else bare
     for entry in entries:
         e = entry.lower()
@@ -167,12 +171,12 @@ def host_matches(host: str, url: str, entries: tuple[str, ...]) -> str | None:
 def which_alternative(pattern: re.Pattern[str], m: re.Match[str]) -> int:
     """Index of the top-level ``|`` alternative of ``pattern`` that produced ``m`` (for evidence)."""
     alts = _alternatives(pattern.pattern)
-    flags = pattern.flags
+    flags = getattr(pattern, "flags", 0)  # RE2 expressions carry their flags inline
     for i, alt in enumerate(alts):
         try:
-            if re.compile(alt, flags).match(m.string, m.start()):
+            if rx.compile(alt, flags & (re.I | re.M | re.S)).match(m.string, m.start()):
                 return i
-        except re.error:
+        except (re.error, ValueError):
             continue
     return -1
 
@@ -184,7 +188,7 @@ def alternatives(pattern: re.Pattern[str]) -> list[str]:
 
 def _alternatives(src: str) -> list[str]:
     prefix = ""
-    mm = re.match(r"^\(\?[a-zA-Z]+\)", src)
+    mm = rx.match(r"^\(\?[a-zA-Z]+\)", src)
     if mm:
         prefix, src = mm.group(0), src[mm.end():]
     out, depth, cur, i, klass = [], 0, [], 0, False

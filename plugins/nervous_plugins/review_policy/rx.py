@@ -1,0 +1,393 @@
+"""Rule expressions on a linear-time engine: RE2, with Python's ``re`` only where RE2 cannot go.
+
+Skill files are hostile input: one line crafted against a backtracking expression could hold a scan
+for hours. Every expression of the detectors is compiled here. RE2 (``google-re2``) matches in time
+linear in the input; an expression RE2 cannot compile (a look-around) runs on ``re`` only after
+:func:`backtracking_risks` found no nested or ambiguous repetition in it, and is recorded in
+:data:`ENGINES` so the test suite can hold every rule expression to that standard.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from re import _parser as sre_parse  # type: ignore[attr-defined]
+from typing import Any
+
+import re2
+
+#: ``(pattern, flags) -> "re2" | "re"`` for every expression compiled so far
+ENGINES: dict[tuple[str, int], str] = {}
+_CACHE: dict[tuple[str, int], Any] = {}
+_RE2_OPTIONS = re2.Options()
+_RE2_OPTIONS.max_mem = 64 << 20  # room for the large alternations of the rule set
+_RE2_OPTIONS.log_errors = False  # an expression RE2 cannot take is handled below, not logged
+_FLAGS = ((re.IGNORECASE, "i"), (re.MULTILINE, "m"), (re.DOTALL, "s"))
+
+escape = re.escape
+Match = re.Match
+IGNORECASE = re.IGNORECASE
+MULTILINE = re.MULTILINE
+DOTALL = re.DOTALL
+error = re.error
+
+
+class UnsafeExpression(ValueError):
+    """An expression that needs backtracking and can backtrack catastrophically."""
+
+
+def compile(pattern: str, flags: int = 0) -> Any:  # noqa: A001 - the same name as re.compile, on purpose
+    """A compiled expression with the ``re.Pattern`` methods the detectors use."""
+    key = (pattern, flags)
+    hit = _CACHE.get(key)
+    if hit is not None:
+        return hit
+    if flags & ~(re.IGNORECASE | re.MULTILINE | re.DOTALL):
+        raise ValueError(f"unsupported flags for a rule expression: {flags!r}")
+    inline = "".join(letter for flag, letter in _FLAGS if flags & flag)
+    text = (f"(?{inline})" if inline else "") + _to_re2_syntax(pattern)
+    try:
+        compiled: Any = _Re2Rule(re2.compile(text, _RE2_OPTIONS), pattern, flags)
+        engine = "re2"
+    except re2.error:
+        risks = backtracking_risks(pattern, flags)
+        if risks:
+            raise UnsafeExpression(f"{risks[0]}: {pattern[:120]!r}") from None
+        compiled = re.compile(pattern, flags)
+        engine = "re"
+    _CACHE[key] = compiled
+    ENGINES[key] = engine
+    return compiled
+
+
+_UNANCHORED = re2._Anchor.UNANCHORED
+_ANCHOR_START = re2._Anchor.ANCHOR_START
+_ANCHOR_BOTH = re2._Anchor.ANCHOR_BOTH
+_NULL_SPAN = (-1, -1)
+
+
+class _Re2Rule:
+    """An RE2 expression with the ``re.Pattern`` surface the detectors use.
+
+    ASCII text (nearly every line of a skill) goes straight to RE2: byte offsets are character
+    offsets, so no per-call offset translation is needed; other text takes the binding's general path.
+    """
+
+    __slots__ = ("_rx", "_raw", "pattern", "flags", "groups", "groupindex")
+
+    def __init__(self, compiled: Any, pattern: str, flags: int) -> None:
+        self._rx = compiled
+        self._raw = compiled._regexp
+        self.pattern = pattern
+        self.flags = flags
+        self.groups = compiled.groups
+        self.groupindex = compiled.groupindex
+
+    def _ascii(self, anchor: Any, text: str, pos: int | None, endpos: int | None) -> Any:
+        data = text.encode("ascii")
+        end = len(data) if endpos is None else max(0, min(endpos, len(data)))
+        start = 0 if pos is None else max(0, min(pos, end))
+        spans = self._raw.Match(anchor, data, start, end)
+        if spans[0] == _NULL_SPAN:
+            return None
+        return re2._Match(self._rx, text, start, end, spans)
+
+    def search(self, text: str, pos: int | None = None, endpos: int | None = None) -> Any:
+        if isinstance(text, str) and text.isascii():
+            return self._ascii(_UNANCHORED, text, pos, endpos)
+        return self._rx.search(text, pos, endpos)
+
+    def match(self, text: str, pos: int | None = None, endpos: int | None = None) -> Any:
+        if isinstance(text, str) and text.isascii():
+            return self._ascii(_ANCHOR_START, text, pos, endpos)
+        return self._rx.match(text, pos, endpos)
+
+    def fullmatch(self, text: str, pos: int | None = None, endpos: int | None = None) -> Any:
+        if isinstance(text, str) and text.isascii():
+            return self._ascii(_ANCHOR_BOTH, text, pos, endpos)
+        return self._rx.fullmatch(text, pos, endpos)
+
+    def finditer(self, text: str, pos: int | None = None, endpos: int | None = None) -> Iterator[Any]:
+        if not (isinstance(text, str) and text.isascii()):
+            yield from self._rx.finditer(text, pos, endpos)
+            return
+        data = text.encode("ascii")
+        end = len(data) if endpos is None else max(0, min(endpos, len(data)))
+        start = 0 if pos is None else max(0, min(pos, end))
+        while start <= end:
+            spans = self._raw.Match(_UNANCHORED, data, start, end)
+            if spans[0] == _NULL_SPAN:
+                return
+            yield re2._Match(self._rx, text, start, end, spans)
+            start = spans[0][1] + 1 if spans[0][1] == spans[0][0] else spans[0][1]
+
+    def findall(self, text: str, pos: int | None = None, endpos: int | None = None) -> list[Any]:
+        out = []
+        for m in self.finditer(text, pos, endpos):
+            out.append(m.group() if not self.groups else m.groups(default="")[0] if self.groups == 1
+                       else m.groups(default=""))
+        return out
+
+    def split(self, text: str, maxsplit: int = 0) -> list[str]:
+        return self._rx.split(text, maxsplit)  # type: ignore[no-any-return]
+
+    def sub(self, repl: Any, text: str, count: int = 0) -> str:
+        return self._rx.sub(repl, text, count)  # type: ignore[no-any-return]
+
+    def subn(self, repl: Any, text: str, count: int = 0) -> tuple[str, int]:
+        return self._rx.subn(repl, text, count)  # type: ignore[no-any-return]
+
+
+def _to_re2_syntax(pattern: str) -> str:
+    """Python spellings RE2 writes differently: ``\\Z`` is ``\\z``, ``\\uXXXX`` is ``\\x{XXXX}``."""
+    def one(m: re.Match[str]) -> str:
+        esc = m.group(0)
+        if esc == r"\Z":
+            return r"\z"
+        if esc[1] in "uU":
+            return r"\x{" + esc[2:] + "}"
+        return esc
+
+    return re.sub(r"\\(?:u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|.)", one, pattern)
+
+
+def search(pattern: str, string: str, flags: int = 0) -> Any:
+    return compile(pattern, flags).search(string)
+
+
+def match(pattern: str, string: str, flags: int = 0) -> Any:
+    return compile(pattern, flags).match(string)
+
+
+def fullmatch(pattern: str, string: str, flags: int = 0) -> Any:
+    return compile(pattern, flags).fullmatch(string)
+
+
+def finditer(pattern: str, string: str, flags: int = 0) -> Iterator[Any]:
+    return compile(pattern, flags).finditer(string)  # type: ignore[no-any-return]
+
+
+def findall(pattern: str, string: str, flags: int = 0) -> list[Any]:
+    return compile(pattern, flags).findall(string)  # type: ignore[no-any-return]
+
+
+def split(pattern: str, string: str, maxsplit: int = 0, flags: int = 0) -> list[str]:
+    return compile(pattern, flags).split(string, maxsplit)  # type: ignore[no-any-return]
+
+
+def sub(pattern: str, repl: str | Callable[[Any], str], string: str, count: int = 0, flags: int = 0) -> str:
+    return compile(pattern, flags).sub(repl, string, count)  # type: ignore[no-any-return]
+
+
+# ------------------------------------------------------------------ static check for the ``re`` fallback
+
+_REPEATS = {sre_parse.MAX_REPEAT, sre_parse.MIN_REPEAT, getattr(sre_parse, "POSSESSIVE_REPEAT", None)} - {None}
+_BIG = 16  # a repetition bounded by more than this behaves like an unbounded one on a long line
+
+
+def backtracking_risks(pattern: str, flags: int = 0) -> list[str]:
+    """Why ``pattern`` could backtrack exponentially on ``re``: nested unbounded repetitions, or a
+    repetition of alternatives that can begin with the same character. Empty when neither occurs."""
+    risks: list[str] = []
+    parsed = sre_parse.parse(pattern, flags)
+    _walk(parsed, 0, risks, parsed.state.flags)
+    return risks
+
+
+def _walk(seq: Any, depth: int, risks: list[str], flags: int) -> None:
+    for op, av in seq:
+        if op in _REPEATS:
+            lo, hi, body = av
+            unbounded = hi is sre_parse.MAXREPEAT or hi > _BIG
+            if unbounded:
+                risk = _iteration_risk(body, flags)
+                if risk:
+                    risks.append(risk)
+            _walk(body, depth + (1 if unbounded else 0), risks, flags)
+        elif op is sre_parse.SUBPATTERN:
+            _walk(av[-1], depth, risks, flags)
+        elif op is sre_parse.BRANCH:
+            for branch in av[1]:
+                _walk(branch, depth, risks, flags)
+        elif op in (sre_parse.ASSERT, sre_parse.ASSERT_NOT):
+            _walk(av[1], depth, risks, flags)
+
+
+def _iteration_risk(body: Any, flags: int) -> str | None:
+    """Why a text could split into iterations of ``body`` in more than one way, if it could."""
+    lo, hi = body.getwidth()
+    if lo == hi:
+        return None  # fixed width: iterations fall at fixed offsets
+    inner = body
+    while len(inner) == 1 and inner[0][0] is sre_parse.SUBPATTERN:
+        inner = inner[0][1][-1]
+    branches = inner[0][1][1] if len(inner) == 1 and inner[0][0] is sre_parse.BRANCH else [inner]
+    if len(branches) > 1 and _ambiguous_branches(inner, flags):
+        return "repeated alternatives that overlap"
+    firsts = [_first_chars(b, flags) for b in branches]
+    if any(not f for f in firsts):
+        return "nested repetition"
+    wrap = frozenset().union(*firsts)  # type: ignore[arg-type]
+    if not all(_delimited(b, flags, wrap) for b in branches):
+        return "nested repetition"
+    return None
+
+
+def _can_repeat_text(seq: Any) -> bool:
+    """The body contains a repetition that can match more than one character."""
+    for op, av in seq:
+        if op in _REPEATS:
+            lo, hi, body = av
+            if lo != hi and (hi is sre_parse.MAXREPEAT or hi > 1):  # a fixed count {n} splits one way only
+                return True
+            if _can_repeat_text(body):
+                return True
+        elif op is sre_parse.SUBPATTERN and _can_repeat_text(av[-1]):
+            return True
+        elif op is sre_parse.BRANCH and any(_can_repeat_text(b) for b in av[1]):
+            return True
+    return False
+
+
+def _delimited(body: Any, flags: int, wrap: frozenset[int]) -> bool:
+    """One iteration of ``body`` can end in one place only: it is a chain of characters and
+    single-character repetitions where nothing a repeated or optional element matches can also start
+    what follows it (``wrap`` starts the next iteration). ``(?:-\\S+\\s+)*`` is linear, ``(a+)+``,
+    ``(?:a|aa)*`` and ``(?:\\s*\\S+)*`` are not."""
+    chain = _chain(body, flags)
+    if not chain or all(optional for _, _, optional in chain):
+        return False
+    chain = chain + [(wrap, False, False)]
+    for i, (chars, repeats, optional) in enumerate(chain[:-1]):
+        if not (repeats or optional):
+            continue
+        follow: set[int] = set()
+        for nxt, _, opt in chain[i + 1:]:  # what may come next: up to the first element that must match
+            follow |= nxt
+            if not opt:
+                break
+        if chars & follow:
+            return False
+    return True
+
+
+def _chain(seq: Any, flags: int) -> list[tuple[frozenset[int], bool, bool]] | None:
+    """``[(characters, repeats, optional)]`` for a body made of single characters, else ``None``."""
+    out: list[tuple[frozenset[int], bool, bool]] = []
+    for op, av in seq:
+        if op is sre_parse.AT:
+            continue
+        if op is sre_parse.SUBPATTERN:
+            inner = _chain(av[-1], flags)
+            if inner is None:
+                return None
+            out.extend(inner)
+            continue
+        if op in _REPEATS:
+            lo, hi, body = av
+            if len(body) != 1:
+                return None
+            chars = _first_chars(body, flags)
+            if chars is None:
+                return None
+            out.append((chars, lo != hi and (hi is sre_parse.MAXREPEAT or hi > 1), lo == 0))
+            continue
+        chars = _first_chars([(op, av)], flags)
+        if chars is None:
+            return None
+        out.append((chars, False, False))
+    return out
+
+
+def _ambiguous_branches(seq: Any, flags: int) -> bool:
+    """Two alternatives of a repeated group can start matching the same text (``a|ab``, ``\\w|x``)."""
+    for op, av in seq:
+        if op is sre_parse.SUBPATTERN:
+            return _ambiguous_branches(av[-1], flags)
+        if op is sre_parse.BRANCH:
+            starts = [(_literal_prefix(b, flags), _first_chars(b, flags)) for b in av[1]]
+            for i, (pa, fa) in enumerate(starts):
+                for pb, fb in starts[i + 1:]:
+                    if pa and pb:
+                        if pa.startswith(pb) or pb.startswith(pa):
+                            return True
+                    elif fa is None or fb is None or fa & fb:
+                        return True
+        return False
+    return False
+
+
+def _literal_prefix(seq: Any, flags: int) -> str:
+    out = []
+    for op, av in seq:
+        if op is not sre_parse.LITERAL:
+            break
+        out.append(chr(av))
+    text = "".join(out)
+    return text.lower() if flags & re.IGNORECASE else text
+
+
+_SAMPLE = range(0x800)  # first characters are compared on this range (ASCII, Latin, Greek, Cyrillic...)
+_CATEGORIES = {
+    sre_parse.CATEGORY_DIGIT: str.isdigit, sre_parse.CATEGORY_NOT_DIGIT: lambda c: not c.isdigit(),
+    sre_parse.CATEGORY_SPACE: str.isspace, sre_parse.CATEGORY_NOT_SPACE: lambda c: not c.isspace(),
+    sre_parse.CATEGORY_WORD: lambda c: c.isalnum() or c == "_",
+    sre_parse.CATEGORY_NOT_WORD: lambda c: not (c.isalnum() or c == "_"),
+}
+
+
+def _first_chars(seq: Any, flags: int) -> frozenset[int] | None:
+    """Code points (of :data:`_SAMPLE`) a sequence can begin with; ``None`` when unknown or possibly empty."""
+    fold = bool(flags & re.IGNORECASE)
+    for op, av in seq:
+        if op is sre_parse.AT:
+            continue  # \b, ^, $: consume nothing
+        if op is sre_parse.SUBPATTERN:
+            return _first_chars(av[-1], flags)
+        if op in (sre_parse.ASSERT, sre_parse.ASSERT_NOT):
+            continue
+        if op in _REPEATS and av[0] >= 1:
+            return _first_chars(av[2], flags)
+        if op is sre_parse.BRANCH:
+            sets = [_first_chars(b, flags) for b in av[1]]
+            return None if any(x is None for x in sets) else frozenset().union(*sets)  # type: ignore[arg-type]
+        test = _char_test(op, av)
+        if test is None:
+            return None
+        out = set()
+        for cp in _SAMPLE:
+            ch = chr(cp)
+            if test(ch) or (fold and any(len(v) == 1 and test(v) for v in (ch.lower(), ch.upper()))):
+                out.add(cp)
+        return frozenset(out)
+    return None
+
+
+def _char_test(op: Any, av: Any) -> Callable[[str], bool] | None:
+    if op is sre_parse.LITERAL:
+        return lambda c: ord(c) == av
+    if op is sre_parse.NOT_LITERAL:
+        return lambda c: ord(c) != av
+    if op is sre_parse.ANY:
+        return lambda c: c != "\n"
+    if op is sre_parse.IN:
+        negate = bool(av) and av[0][0] is sre_parse.NEGATE
+        tests = [_item_test(o, a) for o, a in av if o is not sre_parse.NEGATE]
+        if any(t is None for t in tests):
+            return None
+
+        def test(c: str) -> bool:
+            return any(t(c) for t in tests) != negate  # type: ignore[misc]
+
+        return test
+    return None
+
+
+def _item_test(op: Any, av: Any) -> Callable[[str], bool] | None:
+    if op is sre_parse.LITERAL:
+        return lambda c: ord(c) == av
+    if op is sre_parse.RANGE:
+        return lambda c: av[0] <= ord(c) <= av[1]
+    if op is sre_parse.CATEGORY:
+        return _CATEGORIES.get(av)
+    return None
