@@ -15,12 +15,15 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from attrs import frozen
 
 from .errors import BadInput, NervousError, NotFound, Refused, RegistryError
 from .records import InstallRecord, SkillBundle, SkillMetadata, SkillRef, SkillVersion
+
+if TYPE_CHECKING:
+    from .manager import PluginManager
 
 
 @frozen
@@ -43,7 +46,7 @@ class InstallPlan:
 class Installer:
     """Installs skills from the configured registries into the configured install target."""
 
-    def __init__(self, pm: Any, *, reflex: bool = False) -> None:
+    def __init__(self, pm: PluginManager, *, reflex: bool = False) -> None:
         self.pm = pm
         self.reflex = reflex
 

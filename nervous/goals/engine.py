@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from attrs import define, field
 
@@ -41,6 +41,9 @@ from .render import (
 from .settings import describe
 from .settings import set_config as apply_config
 from .status import ACTIONABLE, NON_TERMINAL, WAITING
+
+if TYPE_CHECKING:
+    from ..manager import PluginManager
 
 COLLECTION = "goals"
 T = TypeVar("T")
@@ -85,7 +88,7 @@ class Goals:
     ``manager.storage()``; tests and embedders may pass ``store`` and ``scope`` explicitly.
     """
 
-    def __init__(self, manager: Any, *, store: Store | None = None, scope: Scope | None = None) -> None:
+    def __init__(self, manager: PluginManager, *, store: Store | None = None, scope: Scope | None = None) -> None:
         self.manager = manager
         self.scope = scope or resolve_scope()
         if store is None:
