@@ -13,18 +13,18 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import pluggy
-from attrs import define, field, frozen
+from attrs import define, field
 
-from . import hookspecs
-from .config import Config
-from .context import ProviderContext
 from .blame import Blamed, failure
+from .config import Config
 from .errors import PluginError, ProviderError
 from .paths import Paths
-from .provider import Provider
+from .plugin import hookspecs
+from .plugin.context import ProviderContext
+from .plugin.provider import Provider
 
 if TYPE_CHECKING:
-    from .interfaces import DrainPolicy, InstallTarget, Matcher, RankingPolicy, Registry, ReviewPolicy
+    from .plugin.protocols import DrainPolicy, InstallTarget, Matcher, RankingPolicy, Registry, ReviewPolicy
     from .records import IntentVerdict, RiskAssessment, ScanContext, SideEffects, SkillBundle
     from .storage import Store
 

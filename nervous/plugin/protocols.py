@@ -6,7 +6,7 @@ import random
 from collections.abc import Sequence
 from typing import Any, Protocol, runtime_checkable
 
-from .records import (
+from ..records import (
     InstallRecord,
     IntentVerdict,
     ReviewDecision,

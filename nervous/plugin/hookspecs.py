@@ -20,9 +20,8 @@ from typing import TYPE_CHECKING
 import pluggy
 
 if TYPE_CHECKING:
-    from .manager import PluginManager
-    from .provider import Provider
-    from .records import (
+    from ..manager import PluginManager
+    from ..records import (
         Event,
         IntentVerdict,
         RiskAssessment,
@@ -30,6 +29,7 @@ if TYPE_CHECKING:
         SideEffects,
         SkillBundle,
     )
+    from .provider import Provider
 
 hookspec = pluggy.HookspecMarker("nervous")
 

@@ -1,0 +1,64 @@
+"""The plugin API: everything a plugin author imports lives under ``nervous.plugin``.
+
+* :mod:`nervous.plugin.hookspecs` — every hook, with its contract; :data:`hookimpl` marks
+  implementations;
+* :class:`Provider` and :class:`ProviderContext` — how a plugin offers a named registry, store,
+  policy... and what its factory receives;
+* the Protocols providers implement (:mod:`nervous.plugin.protocols`);
+* :class:`Store` and its records, and the records plugins exchange;
+* :mod:`nervous.plugin.cortex` — the cortex types ranking policies and matchers use;
+* :mod:`nervous.plugin.toolkit` — helpers plugins legitimately need (HTTP client, durable files,
+  bundles, fingerprints, SKILL.md parsing, the side-effect vocabulary).
+
+Errors are in :mod:`nervous.errors`. Built-in plugins import nothing else from nervous.
+"""
+
+from __future__ import annotations
+
+from .. import hookimpl
+from ..records import (
+    DECISION_ORDER,
+    Event,
+    FileDigest,
+    Finding,
+    InstallRecord,
+    IntentVerdict,
+    ReviewDecision,
+    RiskAssessment,
+    ScanContext,
+    ScanStatus,
+    SearchHit,
+    SideEffects,
+    SkillBundle,
+    SkillFile,
+    SkillMetadata,
+    SkillRef,
+    SkillVersion,
+)
+from ..storage import (
+    SCHEMA_VERSION,
+    MemoryStore,
+    Problem,
+    R,
+    Snapshot,
+    Store,
+    StoreInfo,
+    Updated,
+    check_collection,
+    check_document,
+    check_key,
+)
+from .context import ProviderContext
+from .hookspecs import hookspec
+from .protocols import DrainPolicy, InstallTarget, Matcher, RankingPolicy, Registry, ReviewPolicy
+from .provider import Provider
+
+__all__ = [
+    "hookimpl", "hookspec", "Provider", "ProviderContext",
+    "Registry", "InstallTarget", "ReviewPolicy", "Matcher", "RankingPolicy", "DrainPolicy",
+    "Store", "StoreInfo", "Problem", "Snapshot", "Updated", "R", "MemoryStore", "SCHEMA_VERSION",
+    "check_collection", "check_document", "check_key",
+    "DECISION_ORDER", "Event", "FileDigest", "Finding", "InstallRecord", "IntentVerdict", "ReviewDecision", "RiskAssessment",
+    "ScanContext", "ScanStatus", "SearchHit", "SideEffects", "SkillBundle", "SkillFile", "SkillMetadata",
+    "SkillRef", "SkillVersion",
+]
