@@ -12,6 +12,7 @@ function given to ``Store.update``) are the caller's and pass through unchanged.
 from __future__ import annotations
 
 import functools
+import inspect
 from collections.abc import Callable
 from typing import Any
 
@@ -79,12 +80,15 @@ class Blamed:
 
     def __getattr__(self, attr: str) -> Any:
         value = getattr(self._target, attr)
-        if attr.startswith("__") or not callable(value) or isinstance(value, type):
+        if attr.startswith("__") or not inspect.ismethod(value):  # only the provider's own methods
             return value
         return _guard(self._plugin, f"{attr}() of {self._label}", value)
 
     def __setattr__(self, attr: str, value: Any) -> None:
         setattr(self._target, attr, value)
+
+    def __delattr__(self, attr: str) -> None:
+        delattr(self._target, attr)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return _guard(self._plugin, self._label, self._target)(*args, **kwargs)

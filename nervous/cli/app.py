@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -12,6 +11,7 @@ from typing import Any
 import click
 
 from ..errors import EXIT_INTERNAL, EXIT_USAGE, NervousError
+from ..texttable import table  # noqa: F401  (the CLI's table helper, shared with report formats)
 
 
 class App:
@@ -88,27 +88,6 @@ def emit(as_json: bool, data: dict[str, Any], human: Callable[[], None] | str | 
             click.echo(human)
     if exit_code:
         raise click.exceptions.Exit(exit_code)
-
-
-def table(rows: list[list[str]], headers: list[str], width: int | None = None) -> str:
-    """A plain text table that fits the terminal (long cells are shortened with '…')."""
-    width = width or min(os.get_terminal_size(sys.stdout.fileno()).columns if sys.stdout.isatty() else 80, 120)
-    cols = len(headers)
-    widths = [max(len(str(r[i])) for r in [headers, *rows]) for i in range(cols)]
-    budget = width - 2 * (cols - 1)
-    while sum(widths) > budget and max(widths) > 8:
-        i = widths.index(max(widths))
-        widths[i] -= 1
-
-    def cell(v: Any, w: int) -> str:
-        s = str(v).replace("\n", " ")
-        return s if len(s) <= w else s[: max(w - 1, 0)] + "…"
-
-    lines = ["  ".join(cell(h, w).ljust(w) for h, w in zip(headers, widths, strict=True)).rstrip()]
-    lines.append("  ".join("-" * w for w in widths))
-    for r in rows:
-        lines.append("  ".join(cell(v, w).ljust(w) for v, w in zip(r, widths, strict=False)).rstrip())
-    return "\n".join(lines)
 
 
 def _wants_json(argv: list[str]) -> bool:

@@ -15,50 +15,77 @@ Errors are in :mod:`nervous.errors`. Built-in plugins import nothing else from n
 
 from __future__ import annotations
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from .. import hookimpl
-from ..records import (
-    DECISION_ORDER,
-    Event,
-    FileDigest,
-    Finding,
-    InstallRecord,
-    IntentVerdict,
-    ReviewDecision,
-    RiskAssessment,
-    ScanContext,
-    ScanStatus,
-    SearchHit,
-    SideEffects,
-    SkillBundle,
-    SkillFile,
-    SkillMetadata,
-    SkillRef,
-    SkillVersion,
-)
-from ..storage import (
-    SCHEMA_VERSION,
-    MemoryStore,
-    Problem,
-    R,
-    Snapshot,
-    Store,
-    StoreInfo,
-    Updated,
-    check_collection,
-    check_document,
-    check_key,
-)
 from .context import ProviderContext
-from .hookspecs import hookspec
-from .protocols import DrainPolicy, InstallTarget, Matcher, RankingPolicy, Registry, ReviewPolicy
 from .provider import Provider
 
-__all__ = [
-    "hookimpl", "hookspec", "Provider", "ProviderContext",
-    "Registry", "InstallTarget", "ReviewPolicy", "Matcher", "RankingPolicy", "DrainPolicy",
-    "Store", "StoreInfo", "Problem", "Snapshot", "Updated", "R", "MemoryStore", "SCHEMA_VERSION",
-    "check_collection", "check_document", "check_key",
-    "DECISION_ORDER", "Event", "FileDigest", "Finding", "InstallRecord", "IntentVerdict", "ReviewDecision", "RiskAssessment",
-    "ScanContext", "ScanStatus", "SearchHit", "SideEffects", "SkillBundle", "SkillFile", "SkillMetadata",
-    "SkillRef", "SkillVersion",
-]
+_RECORDS = ["DECISION_ORDER", "Event", "FileDigest", "Finding", "InstallRecord", "IntentVerdict", "ReviewDecision",
+            "RiskAssessment", "ScanContext", "ScanStatus", "SearchHit", "SideEffects", "SkillBundle", "SkillFile",
+            "SkillMetadata", "SkillRef", "SkillVersion"]
+_STORAGE = ["SCHEMA_VERSION", "MemoryStore", "Problem", "R", "Snapshot", "Store", "StoreInfo", "Updated",
+            "check_collection", "check_document", "check_key"]
+_PROTOCOLS = ["Registry", "InstallTarget", "ReviewPolicy", "Matcher", "RankingPolicy", "DrainPolicy"]
+
+#: public name -> the module that implements it (loaded on first use: the records and the storage
+#: contract are imported by kernel modules that this package's own modules depend on)
+_SOURCES: dict[str, str] = {
+    **dict.fromkeys(_RECORDS, "nervous.records"),
+    **dict.fromkeys(_STORAGE, "nervous.storage"),
+    **dict.fromkeys(_PROTOCOLS, "nervous.plugin.protocols"),
+    "hookspec": "nervous.plugin.hookspecs",
+}
+
+if TYPE_CHECKING:
+    from ..records import (
+        DECISION_ORDER,
+        Event,
+        FileDigest,
+        Finding,
+        InstallRecord,
+        IntentVerdict,
+        ReviewDecision,
+        RiskAssessment,
+        ScanContext,
+        ScanStatus,
+        SearchHit,
+        SideEffects,
+        SkillBundle,
+        SkillFile,
+        SkillMetadata,
+        SkillRef,
+        SkillVersion,
+    )
+    from ..storage import (
+        SCHEMA_VERSION,
+        MemoryStore,
+        Problem,
+        R,
+        Snapshot,
+        Store,
+        StoreInfo,
+        Updated,
+        check_collection,
+        check_document,
+        check_key,
+    )
+    from .hookspecs import hookspec
+    from .protocols import DrainPolicy, InstallTarget, Matcher, RankingPolicy, Registry, ReviewPolicy
+
+
+def __getattr__(name: str) -> Any:
+    source = _SOURCES.get(name)
+    if source is None:
+        raise AttributeError(f"module 'nervous.plugin' has no attribute {name!r}")
+    value = getattr(importlib.import_module(source), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_SOURCES])
+
+
+__all__ = ["hookimpl", "Provider", "ProviderContext", *_SOURCES]

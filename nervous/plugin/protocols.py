@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
 
 from ..records import (
     InstallRecord,
@@ -19,6 +19,9 @@ from ..records import (
     SkillRef,
     SkillVersion,
 )
+
+if TYPE_CHECKING:
+    from ..cortex.policy import CandidateView
 
 
 @runtime_checkable
@@ -82,17 +85,51 @@ class Matcher(Protocol):
 
 @runtime_checkable
 class RankingPolicy(Protocol):
-    """Orders a region's candidates (see specs/skill-cortex.md §10.1)."""
+    """Orders a region's candidates (see specs/skill-cortex.md §10.1).
 
-    name: str
+    Subclass it to inherit the defaults (the seed order, no per-candidate state, reflex allowed),
+    or implement the methods on any class. ``rank`` returns the eligible candidates in order (the
+    engine has already removed blacklisted ones). ``on_outcome`` runs inside the learning
+    transaction, after the seed update, and returns ``{identity: new state}`` for any candidates
+    of the region whose state changes (a policy may update unused candidates, e.g. to discount
+    them). ``on_version_change`` returns the state to keep when a candidate's version or
+    fingerprint changes, or ``None`` to clear it. ``reflex_allowed`` may withhold the fast path
+    from the first-ranked candidate. Everything must be deterministic given ``rng``: no other
+    source of randomness, no wall clock.
+    """
 
-    def rank(self, region: str, candidates: Sequence[Any], now: float, rng: random.Random) -> list[Any]: ...
+    name: ClassVar[str] = "base"
+    description: ClassVar[str] = ""
+    #: candidates whose effective weight is below this floor are not ranked
+    min_effective: float
+
+    def __init__(self, *, min_effective: float = 0.3) -> None:
+        self.min_effective = min_effective
+
+    def rank(
+        self, region: str, candidates: Sequence[CandidateView], now: float, rng: random.Random
+    ) -> list[CandidateView]:
+        from ..cortex.policy import seed_order
+
+        return seed_order(candidates, self.min_effective)
 
     def on_outcome(
-        self, region: str, candidates: Sequence[Any], used: Any, outcome: str, now: float
-    ) -> dict[str, Any]: ...
+        self, region: str, candidates: Sequence[CandidateView], used: CandidateView | str, outcome: str, now: float
+    ) -> dict[str, dict[str, Any]]:
+        return {}
 
-    def on_version_change(self, candidate: Any) -> Any | None: ...
+    def on_version_change(self, candidate: CandidateView) -> dict[str, Any] | None:
+        return None
+
+    def reflex_allowed(self, region: str, ranked: Sequence[CandidateView]) -> tuple[bool, str]:
+        """Optional veto of the fast path for ``ranked[0]``, consulted only after every seed gate holds.
+
+        The default allows it, so the seed reflex behaviour is unchanged; the reason is shown when vetoed.
+        """
+        return True, ""
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name!r}>"
 
 
 @runtime_checkable

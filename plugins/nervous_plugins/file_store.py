@@ -24,7 +24,20 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from nervous.durable import (
+from nervous.errors import BadInput, NotFound, StorageError, UnsupportedVersion
+from nervous.plugin import (
+    SCHEMA_VERSION,
+    Problem,
+    R,
+    Snapshot,
+    Store,
+    StoreInfo,
+    Updated,
+    check_collection,
+    check_document,
+    check_key,
+)
+from nervous.plugin.toolkit import (
     FileLock,
     atomic_write_bytes,
     atomic_write_json,
@@ -37,19 +50,6 @@ from nervous.durable import (
     parse_object,
     pid_alive,
     read_lock_holder,
-)
-from nervous.errors import BadInput, NotFound, StorageError, UnsupportedVersion
-from nervous.storage import (
-    SCHEMA_VERSION,
-    Problem,
-    R,
-    Snapshot,
-    Store,
-    StoreInfo,
-    Updated,
-    check_collection,
-    check_document,
-    check_key,
 )
 
 MARKER = ".nervous-store.json"

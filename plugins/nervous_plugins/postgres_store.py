@@ -29,7 +29,7 @@ from nervous.errors import (
     StorageError,
     UnsupportedVersion,
 )
-from nervous.storage import (
+from nervous.plugin import (
     SCHEMA_VERSION,
     Problem,
     Snapshot,
@@ -42,7 +42,7 @@ from nervous.storage import (
 )
 
 if TYPE_CHECKING:
-    from nervous.context import ProviderContext
+    from nervous.plugin import ProviderContext
 
 R = TypeVar("R")
 

@@ -22,11 +22,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from nervous.errors import BadInput, Refused, StorageError
-from nervous.records import FileDigest, InstallRecord, SkillBundle, SkillRef
+from nervous.plugin import FileDigest, InstallRecord, SkillBundle, SkillRef
 
 if TYPE_CHECKING:
-    from nervous.context import ProviderContext
-    from nervous.storage import Store
+    from nervous.plugin import ProviderContext, Store
 
 NAME = "skills-dir"
 COLLECTION = "installs"
@@ -70,7 +69,7 @@ class SkillsDirTarget:
     def store(self) -> Store:
         if self._store is None:
             if self._store_factory is None:
-                from nervous.storage import MemoryStore
+                from nervous.plugin import MemoryStore
 
                 self._store = MemoryStore()
             else:
@@ -131,7 +130,7 @@ class SkillsDirTarget:
                 if not isinstance(data, dict) or data.get("version") != 1 or not isinstance(data.get("skills"), dict):
                     raise ValueError("expected {\"version\": 1, \"skills\": {...}}")
             except ValueError as exc:
-                from nervous.clock import now
+                from nervous.plugin.toolkit import now
 
                 aside = path.with_name(f"lock.json.corrupt-{int(now() * 1000)}")
                 if not any(p.name.startswith("lock.json.corrupt-") for p in path.parent.iterdir()):
@@ -174,7 +173,7 @@ class SkillsDirTarget:
         """
         import shutil
 
-        from nervous.clock import now, utc_timestamp
+        from nervous.plugin.toolkit import now, utc_timestamp
 
         self.warnings.extend(self.recover())
         ref = layout_ref or bundle.ref
@@ -195,7 +194,7 @@ class SkillsDirTarget:
         lock_before = self.lock_path.read_bytes() if self.lock_path.is_file() else None
         try:
             self._write_files(staging, bundle)
-            from nervous.fingerprint import folder_fingerprint
+            from nervous.plugin.toolkit import folder_fingerprint
 
             installed_fp = folder_fingerprint(staging)
             installed_at_ms = int(now() * 1000)
@@ -221,7 +220,7 @@ class SkillsDirTarget:
                 fingerprint=installed_fp, path=str(target), installed_at=utc_timestamp(), target=NAME,
                 files=tuple(FileDigest(f.path, f.size, f.sha256) for f in bundle.files),
             )
-            from nervous.serialize import to_json
+            from nervous.plugin.toolkit import to_json
 
             journal = target.parent / (_temp_name(JOURNAL_PREFIX, target.name) + ".json")
             _atomic_write(journal, json.dumps({"key": key, "fingerprint": installed_fp, "lock_entry": entry,
@@ -273,7 +272,7 @@ class SkillsDirTarget:
                 raise BadInput(f"{f.path}: written bytes differ from the verified bytes", code="integrity")
 
     def _save_record(self, key: str, record: InstallRecord, source: dict[str, Any]) -> None:
-        from nervous.serialize import to_json
+        from nervous.plugin.toolkit import to_json
 
         doc = to_json(record)
 
@@ -294,7 +293,7 @@ class SkillsDirTarget:
         """Remove an install of ours and its lockfile entry; anything else is refused untouched."""
         import shutil
 
-        from nervous.serialize import from_json
+        from nervous.plugin.toolkit import from_json
 
         self.warnings.extend(self.recover())
         ref = SkillRef.parse(slug) if not isinstance(slug, SkillRef) else slug
@@ -334,7 +333,7 @@ class SkillsDirTarget:
         return self.store.delete(COLLECTION, self._record_key(key))
 
     def installed(self) -> list[InstallRecord]:
-        from nervous.serialize import from_json
+        from nervous.plugin.toolkit import from_json
 
         out = []
         for key, doc in sorted(self._records().items()):
@@ -349,7 +348,7 @@ class SkillsDirTarget:
         ``modified`` means the content fingerprint differs from the one installed (an edit, or an update
         by another tool such as ``clawhub update``, whose origin file then names ``version``).
         """
-        from nervous.fingerprint import folder_fingerprint
+        from nervous.plugin.toolkit import folder_fingerprint
 
         folder = Path(record.path)
         if not folder.is_dir():
@@ -379,7 +378,7 @@ class SkillsDirTarget:
         """
         import shutil
 
-        from nervous.durable import pid_alive
+        from nervous.plugin.toolkit import pid_alive
 
         done: list[str] = []
         if not self.skills_dir.is_dir():
@@ -409,8 +408,7 @@ class SkillsDirTarget:
 
     def _finish_commit(self, journal: Path, target: Path) -> list[str]:
         """Complete an install killed after its swap (the folder is the journal's), else drop the journal."""
-        from nervous.fingerprint import folder_fingerprint
-        from nervous.serialize import from_json
+        from nervous.plugin.toolkit import folder_fingerprint, from_json
 
         try:
             intent = json.loads(journal.read_bytes())

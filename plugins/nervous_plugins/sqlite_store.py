@@ -20,9 +20,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from nervous.durable import ensure_dir, parse_object
 from nervous.errors import NotFound, StorageBusy, StorageError, UnsupportedVersion
-from nervous.storage import (
+from nervous.plugin import (
     Problem,
     R,
     Snapshot,
@@ -33,6 +32,7 @@ from nervous.storage import (
     check_document,
     check_key,
 )
+from nervous.plugin.toolkit import ensure_dir, parse_object
 
 DEFAULT_FILE = "nervous.sqlite3"
 

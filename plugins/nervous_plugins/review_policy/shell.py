@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import shlex
 
-from nervous.sideeffects import is_credential_path, normalize_host
+from nervous.plugin.toolkit import is_credential_path, normalize_host
 
 from .collector import Collector
 from .indicators import KNOWN_COMMANDS, SHELL_SINKS, SHELL_TIERS
@@ -237,7 +237,7 @@ def _strip_headers(line: str) -> str:
 
 
 def _is_secret_name(name: str) -> bool:
-    from nervous.sideeffects import is_secret_env
+    from nervous.plugin.toolkit import is_secret_env
 
     return is_secret_env(name) and name not in NOT_ENV
 
