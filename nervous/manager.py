@@ -6,9 +6,11 @@ plugin reach the caller as :class:`PluginError` naming the plugin (the original 
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import os
 import re
+import sys
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -92,6 +94,8 @@ class PluginInfo:
     module: str | None = None
     reason: str | None = None
     hooks: list[str] = field(factory=list)
+    #: the providers it offers, by kind (``{"registry": ["clawhub"]}``)
+    providers: dict[str, list[str]] = field(factory=dict)
 
 
 class PluginManager:
@@ -115,8 +119,6 @@ class PluginManager:
         for before, after in _MONITORS:
             self._pm.add_hookcall_monitoring(before, after)
         if os.environ.get("NERVOUS_TRACE_PLUGINS", "") not in ("", "0"):
-            import sys
-
             self._pm.trace.root.setwriter(sys.stderr.write)
             self._pm.enable_tracing()
         self._infos: dict[str, PluginInfo] = {}
@@ -126,6 +128,8 @@ class PluginManager:
         self._strict = os.environ.get("NERVOUS_STRICT_PLUGINS", "") not in ("", "0")
         self._providers: dict[str, dict[str, Provider]] = {}
         self._instances: dict[tuple[str, str], Any] = {}
+        #: what the user should hear about on every command (a plugin that failed to load...)
+        self.warnings: list[str] = []
         if autoload is None:
             autoload = self.config.plugins.autoload and os.environ.get(
                 "NERVOUS_DISABLE_PLUGIN_AUTOLOAD", ""
@@ -138,6 +142,16 @@ class PluginManager:
             self._pm.check_pending()
         except pluggy.PluginValidationError as exc:
             self._fail_validation(exc)
+        if autoload:  # without autoload an unknown name may be an entry point never scanned
+            self._warn_unknown_blocked()
+
+    def _warn_unknown_blocked(self) -> None:
+        known = {_norm(n) for n in self._infos} | {_norm(i.distribution) for i in self._infos.values()
+                                                     if i.distribution and i.source != "built-in"}
+        for name in sorted(self._blocked - known):
+            self.warnings.append(f"plugin {name!r} named in a disable list (-p no:, [plugins] disable, "
+                                 f"NERVOUS_DISABLE_PLUGINS) is unknown; known plugins: "
+                                 f"{', '.join(sorted(self._infos)) or 'none'}")
 
     # ---------------------------------------------------------------- loading
 
@@ -150,7 +164,8 @@ class PluginManager:
                 self._infos[name] = PluginInfo(name, "built-in", "blocked", "nervous", _version(), module)
                 continue
             try:
-                mod = importlib.import_module(module)
+                with _quiet_stdout():
+                    mod = importlib.import_module(module)
             except ModuleNotFoundError as exc:
                 if exc.name == module:  # not shipped in this build: not an error
                     continue
@@ -166,13 +181,23 @@ class PluginManager:
 
         for ep in entry_points_for(ENTRY_POINT_GROUP, self.paths.cache_dir):
             dist_name, dist_version = ep.dist, ep.version
-            if ep.name in self._infos and self._infos[ep.name].source == "built-in":
-                continue
             if self._is_blocked(ep.name, dist_name):
-                self._infos[ep.name] = PluginInfo(ep.name, "entry point", "blocked", dist_name, dist_version, ep.value)
+                key = ep.name if ep.name not in self._infos else f"{ep.name} ({dist_name})"
+                self._infos[key] = PluginInfo(key, "entry point", "blocked", dist_name, dist_version, ep.value)
+                continue
+            clash = self._infos.get(ep.name)
+            if clash is not None and clash.status != "blocked":
+                theirs = f"{dist_name or 'unknown distribution'} {dist_version or ''}".strip()
+                ours = f"{clash.distribution or 'registered in-process'} {clash.version or ''}".strip()
+                self._record_failure(
+                    f"{ep.name} ({theirs})", "entry point", dist_name, dist_version, ep.value,
+                    PluginError(f"entry point name {ep.name!r} of distribution {theirs} clashes with the "
+                                f"{clash.source} plugin {ep.name!r} of {ours}; it was not loaded (the distribution "
+                                f"must rename its entry point; block it with -p no:{dist_name or ep.name})"))
                 continue
             try:
-                plugin = ep.load()
+                with _quiet_stdout():
+                    plugin = ep.load()
             except Exception as exc:
                 self._record_failure(ep.name, "entry point", dist_name, dist_version, ep.value, exc)
                 continue
@@ -181,8 +206,11 @@ class PluginManager:
     def _record_failure(
         self, name: str, source: str, dist: str | None, version: str | None, module: str, exc: BaseException
     ) -> None:
-        reason = f"{type(exc).__name__}: {exc}"
+        reason = str(exc) if isinstance(exc, PluginError) else f"{type(exc).__name__}: {exc}"
         self._infos[name] = PluginInfo(name, source, "failed", dist, version, module, reason)
+        origin = f" ({dist} {version})" if dist and version else (f" ({dist})" if dist else "")
+        self.warnings.append(f"plugin {name!r}{origin} failed to load and is skipped: {reason}"
+                             if not isinstance(exc, PluginError) else reason)
         if self._strict:
             raise PluginError(f"plugin {name!r} ({dist or 'unknown distribution'}) failed to load: {reason}",
                               plugin=name) from exc
@@ -203,6 +231,7 @@ class PluginManager:
         info = self._infos.get(name)
         if info:
             info.status, info.reason = "failed", str(exc)
+        self.warnings.append(f"plugin {name!r} is skipped: {exc} (block it with -p no:{name})")
         if self._strict:
             raise PluginError(f"plugin {name!r}: {exc}", plugin=name) from exc
         try:
@@ -274,12 +303,21 @@ class PluginManager:
 
     def plugins(self) -> list[PluginInfo]:
         """Every known plugin with its status and the hooks it implements."""
+        offered: dict[str, dict[str, list[str]]] = {}
+        for kind in PROVIDER_HOOKS:
+            try:
+                provs = self.providers(kind)
+            except (PluginError, ProviderError):
+                continue  # reported where the kind is used
+            for prov in provs.values():
+                offered.setdefault(prov.plugin, {}).setdefault(kind, []).append(prov.name)
         out = []
         for name, info in self._infos.items():
             plugin = self._pm.get_plugin(name)
             if plugin is not None:
                 callers = self._pm.get_hookcallers(plugin) or []
                 info.hooks = sorted(c.name for c in callers)
+            info.providers = {kind: sorted(names) for kind, names in offered.get(name, {}).items()}
             out.append(info)
         return sorted(out, key=lambda i: (i.source != "built-in", i.name))
 
@@ -381,25 +419,56 @@ class PluginManager:
                 ) from exc
         return self._instances[key]
 
-    def check_selection(self) -> dict[str, list[str]]:
+    #: configuration key of each selectable kind (lists select several, in order)
+    SELECTION_KEYS: dict[str, str] = {
+        "registry": "registries.use",
+        "storage backend": "storage.backend",
+        "install target": "install.target",
+        "review policy": "review.policy",
+        "matcher": "cortex.matcher",
+        "ranking policy": "cortex.ranking_policy",
+    }
+
+    def check_selection(self, *, build: bool = False) -> dict[str, list[str]]:
         """Resolve every provider the configuration selects; raise :class:`ProviderError` on a bad name.
 
-        Also surfaces duplicate provider names of every kind.
+        Surfaces duplicate provider names of every kind. A registry that a *default* ``[registries]
+        use`` names but whose plugin the user blocked drops out of the stack with a warning. With
+        ``build``, every selected provider is also created (its factory checks its settings).
         """
         cfg = self.config
+        for kind in PROVIDER_HOOKS:
+            self.providers(kind)
+        registries = list(cfg.registries.use)
+        if cfg.origin("registries.use") == "defaults":
+            dropped = [n for n in registries if n not in self.providers("registry") and self._is_blocked(n)]
+            for name in dropped:
+                self.warnings.append(f"registry {name!r} is left out of the default [registries] use: "
+                                     f"its plugin is blocked")
+            kept = [n for n in registries if n not in dropped]
+            if dropped and kept:
+                cfg.registries.use = registries = kept
         selected = {
-            "registry": list(cfg.registries.use),
+            "registry": registries,
             "storage backend": [cfg.storage.backend],
             "install target": [cfg.install.target],
             "review policy": [cfg.review.policy],
             "matcher": [cfg.cortex.matcher],
             "ranking policy": [cfg.cortex.ranking_policy],
         }
-        for kind in PROVIDER_HOOKS:
-            self.providers(kind)
         for kind, names in selected.items():
             for name in names:
-                self.provider(kind, name)
+                try:
+                    self.provider(kind, name)
+                except ProviderError as exc:
+                    key = self.SELECTION_KEYS[kind]
+                    blocked = " (its plugin is blocked: -p no:NAME, [plugins] disable or NERVOUS_DISABLE_PLUGINS)" \
+                        if self._is_blocked(name) else ""
+                    raise ProviderError(f"{key} = {name!r} (set by {cfg.origin(key)}): {exc.message}{blocked}") from None
+        if build:
+            for kind, names in selected.items():
+                for name in names:
+                    self.create(kind, name)
         return selected
 
     def registries(self, names: Iterable[str] | None = None) -> list[Registry]:
@@ -490,6 +559,13 @@ class PluginManager:
                 except Exception:
                     pass
         self._instances.clear()
+
+
+@contextlib.contextmanager
+def _quiet_stdout() -> Iterator[None]:
+    """A plugin that prints while loading must not corrupt ``--json`` output or the MCP stream."""
+    with contextlib.redirect_stdout(sys.stderr):
+        yield
 
 
 def _version() -> str:

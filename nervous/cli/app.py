@@ -25,6 +25,8 @@ class App:
         self._config: Any = None
         self._manager: Any = None
         self.warnings: list[str] = []
+        #: the command being run (set by the group), e.g. ``"install"``
+        self.command: str | None = None
 
     @classmethod
     def from_params(cls, params: dict[str, Any]) -> App:
@@ -44,13 +46,38 @@ class App:
             self._config = load_config(files=[Path(f) for f in self.files], overrides=self.overrides)
         return self._config
 
+    #: commands that must work with a broken selection (to show and fix it)
+    LENIENT = frozenset({"config", "plugins", None})
+
     @property
     def manager(self) -> Any:
         if self._manager is None:
             from ..manager import PluginManager
 
-            self._manager = PluginManager(self.config, blocked=self.blocked, autoload=self.autoload)
+            manager = PluginManager(self.config, blocked=self.blocked, autoload=self.autoload)
+            self._manager = manager
+            self.warnings.extend(w for w in manager.warnings if w not in self.warnings)
+            if self.command not in self.LENIENT:
+                # every selected provider is resolved before the command does anything
+                manager.check_selection()
+                self.warnings.extend(w for w in manager.warnings if w not in self.warnings)
         return self._manager
+
+
+    def all_warnings(self) -> list[str]:
+        """Warnings for the user: this run's, and the plugin manager's (built now if the command did not).
+
+        A plugin that failed to load is reported on every command, even one that needs no plugin.
+        """
+        if self._manager is None and self._config is not None:
+            try:
+                from ..manager import PluginManager
+
+                self._manager = PluginManager(self.config, blocked=self.blocked, autoload=self.autoload)
+            except Exception:  # noqa: BLE001 - reporting must never fail the command
+                pass
+        extra = list(self._manager.warnings) if self._manager is not None else []
+        return list(dict.fromkeys(self.warnings + extra))
 
 
 def get_app() -> App:
@@ -72,7 +99,7 @@ def emit(as_json: bool, data: dict[str, Any], human: Callable[[], None] | str | 
     """
     app_warnings = list(warnings)
     try:
-        app_warnings = get_app().warnings + app_warnings
+        app_warnings = get_app().all_warnings() + app_warnings
     except (RuntimeError, AssertionError):
         pass
     if as_json:
@@ -133,7 +160,7 @@ def run_main(main: click.Group, argv: list[str]) -> int:
 def _pending_warnings(main: click.Group) -> list[str]:
     """Warnings gathered before a failure (a quarantined file...), so they are not lost."""
     app = getattr(main, "last_app", None)
-    return list(app.warnings) if isinstance(app, App) else []
+    return app.all_warnings() if isinstance(app, App) else []
 
 
 def _report_error(err: dict[str, Any], argv: list[str], warnings: list[str] | None = None) -> None:
