@@ -13,23 +13,33 @@ that finds at least one skill) and ``missing_ref`` (a reference the registry doe
         def missing_ref(self): return SkillRef("no-such-skill", registry="mine")
 
 The suite checks the contract the engines rely on: typed records, the registry's name on every
-hit, a fetch that matches the published per-file digests and the version's fingerprint, and a
-clear ``NotFound`` for an unknown skill.
+hit, published per-file digests for every version, a fetch that matches them exactly (no file
+missing, none extra, no byte changed) and the version's fingerprint, ``NotFound`` from every
+lookup of an unknown skill, and answers within :attr:`RegistryConformance.latency_budget` seconds
+per call (override the attribute for a slow stand-in).
 """
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 
 from ..errors import NotFound
-from ..interfaces import Registry
+from ..plugin.protocols import Registry
 from ..records import SearchHit, SkillBundle, SkillMetadata, SkillRef, SkillVersion
 
 
 class RegistryConformance:
-    """The contract of :class:`nervous.interfaces.Registry`."""
+    """The contract of :class:`nervous.plugin.Registry`."""
+
+    #: seconds one call may take against the test server (search, resolve, versions, version, fetch)
+    latency_budget: float = 5.0
+    #: set to ``False`` only for a source that cannot publish SHA-256 digests (e.g. a code host): the
+    #: digest checks are then skipped, visibly, and installs from it cannot be verified
+    publishes_digests: bool = True
 
     @pytest.fixture
     def hit(self, registry: Any, query: str) -> SearchHit:
@@ -76,6 +86,49 @@ class RegistryConformance:
         if detail.fingerprint:
             assert bundle_fingerprint(bundle, exclude={"_meta.json"}) == detail.fingerprint
 
-    def test_unknown_skill_is_not_found(self, registry: Any, missing_ref: SkillRef) -> None:
+    def test_every_version_publishes_file_digests(self, registry: Any, hit: SearchHit) -> None:
+        if not self.publishes_digests:
+            pytest.skip("declared: this registry publishes no SHA-256 digests")
+        meta = registry.resolve(hit.ref)
+        for v in registry.versions(meta.ref)[:3]:
+            detail = registry.version(meta.ref, v.version)
+            assert detail.files, (f"version {v.version} of {meta.ref} publishes no per-file digests: an "
+                                  "install could not be verified against what the registry announced")
+            assert all(f.sha256 and len(f.sha256) == 64 and f.size >= 0 for f in detail.files), detail.files
+
+    def test_the_bundle_is_exactly_the_published_files(self, registry: Any, hit: SearchHit) -> None:
+        meta = registry.resolve(hit.ref)
+        detail = registry.version(meta.ref, meta.latest_version)
+        bundle = registry.fetch(meta.ref, detail.version)
+        published = {f.path: f for f in detail.files}
+        fetched = {f.path: f for f in bundle.files}
+        extra = sorted(set(fetched) - set(published) - {"_meta.json"})
+        missing = sorted(set(published) - set(fetched))
+        assert not extra and not missing, f"fetch() contradicts version().files: extra {extra}, missing {missing}"
+        import hashlib
+
+        for path, digest in published.items():
+            data = fetched[path].data
+            assert len(data) == digest.size, f"{path}: {len(data)} bytes fetched, {digest.size} published"
+            if self.publishes_digests:
+                assert hashlib.sha256(data).hexdigest() == digest.sha256, f"{path}: content differs from its digest"
+
+    @pytest.mark.parametrize("lookup", ["resolve", "versions", "version", "fetch"])
+    def test_unknown_skill_is_not_found(self, registry: Any, missing_ref: SkillRef, lookup: str) -> None:
         with pytest.raises(NotFound):
-            registry.resolve(missing_ref)
+            getattr(registry, lookup)(missing_ref)
+
+    def test_calls_answer_within_the_latency_budget(self, registry: Any, query: str) -> None:
+        def timed(what: str, call: Callable[[], Any]) -> Any:
+            started = time.monotonic()
+            result = call()
+            elapsed = time.monotonic() - started
+            assert elapsed <= self.latency_budget, f"{what} took {elapsed:.2f} s (budget {self.latency_budget} s)"
+            return result
+
+        hits = timed("search", lambda: registry.search(query, limit=10))
+        ref = hits[0].ref
+        meta = timed("resolve", lambda: registry.resolve(ref))
+        timed("versions", lambda: registry.versions(meta.ref))
+        detail = timed("version", lambda: registry.version(meta.ref, meta.latest_version))
+        timed("fetch", lambda: registry.fetch(meta.ref, detail.version))

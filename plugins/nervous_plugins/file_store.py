@@ -447,3 +447,9 @@ def _factory(ctx: Any) -> FileStore:
     return FileStore(root, lock_timeout=cfg.lock_timeout)
 
 
+
+
+def write_schema_version(store: Store, version: int) -> None:
+    """Record ``version`` in the store's marker, as another release would (for the conformance suite)."""
+    assert isinstance(store, FileStore)
+    atomic_write_json(store.root / MARKER, {"schema_version": version}, backup=False)

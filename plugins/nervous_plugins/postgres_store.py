@@ -648,3 +648,10 @@ def corrupt_document(store: PostgresStore, collection: str, key: str) -> None:
     with store._direct_connection() as conn:
         conn.execute(f"UPDATE {store._s}.documents SET doc = left(doc, length(doc) / 2) || '\u2026'"
                      " WHERE collection = %s AND key = %s", (collection, key))
+
+
+def write_schema_version(store: PostgresStore, version: int) -> None:
+    """Record ``version`` as the schema's version, as another release would (the conformance suite's
+    ``StoreSpec.future_schema``); nervous itself never calls it."""
+    with store._direct_connection() as conn:
+        conn.execute(f"UPDATE {store._s}.meta SET value = %s WHERE key = 'schema_version'", (str(version),))

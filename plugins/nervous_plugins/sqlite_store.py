@@ -404,3 +404,13 @@ def _factory(ctx: Any) -> SqliteStore:
     return SqliteStore(path, lock_timeout=cfg.lock_timeout)
 
 
+
+
+def write_schema_version(store: Store, version: int) -> None:
+    """Record ``version`` as the database's schema version, as another release would (conformance suite)."""
+    assert isinstance(store, SqliteStore)
+    conn = sqlite3.connect(store.path, isolation_level=None)
+    try:
+        conn.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(version),))
+    finally:
+        conn.close()
