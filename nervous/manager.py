@@ -18,6 +18,7 @@ import pluggy
 from attrs import define, field
 
 from .blame import Blamed, failure
+from .builtins import BUILTINS, lazy_plugin
 from .config import Config
 from .errors import PluginError, ProviderError
 from .paths import Paths
@@ -30,24 +31,10 @@ if TYPE_CHECKING:
     from .records import IntentVerdict, RiskAssessment, ScanContext, SideEffects, SkillBundle
     from .storage import Store
 
-#: Built-in plugins, registered from this explicit list (name, module). They use only the public
-#: hookspecs and records and can be blocked like any third-party plugin (``-p no:NAME``).
-BUILTIN_PLUGINS: tuple[tuple[str, str], ...] = (
-    ("file", "nervous_plugins.builtin.file"),
-    ("sqlite", "nervous_plugins.builtin.sqlite"),
-    ("postgres", "nervous_plugins.builtin.postgres"),
-    ("clawhub", "nervous_plugins.builtin.clawhub"),
-    ("github", "nervous_plugins.builtin.github"),
-    ("local", "nervous_plugins.builtin.local"),
-    ("skills-dir", "nervous_plugins.builtin.skills_dir"),
-    ("review-policy", "nervous_plugins.review_policy"),
-    ("reports", "nervous_plugins.reports"),
-    ("ranking", "nervous_plugins.builtin.ranking"),
-    ("lexical", "nervous_plugins.builtin.lexical"),
-    ("drain-policies", "nervous_plugins.drain_policies"),
-    ("audit", "nervous_plugins.audit"),
-    ("intent-command", "nervous_plugins.intent_command"),
-)
+#: Built-in plugins (name, module), registered from the static table in :mod:`nervous.builtins`
+#: without importing them. They use only the plugin API and can be blocked like any third-party
+#: plugin (``-p no:NAME``).
+BUILTIN_PLUGINS: tuple[tuple[str, str], ...] = tuple((b.name, b.module) for b in BUILTINS)
 
 ENTRY_POINT_GROUP = "nervous"
 PROVIDER_HOOKS = {
@@ -159,22 +146,12 @@ class PluginManager:
         return any(n is not None and _norm(n) in self._blocked for n in names)
 
     def _load_builtins(self) -> None:
-        for name, module in BUILTIN_PLUGINS:
+        for builtin in BUILTINS:
+            name, module = builtin.name, builtin.module
             if self._is_blocked(name):
                 self._infos[name] = PluginInfo(name, "built-in", "blocked", "nervous", _version(), module)
                 continue
-            try:
-                with _quiet_stdout():
-                    mod = importlib.import_module(module)
-            except ModuleNotFoundError as exc:
-                if exc.name == module:  # not shipped in this build: not an error
-                    continue
-                self._record_failure(name, "built-in", "nervous", _version(), module, exc)
-                continue
-            except Exception as exc:
-                self._record_failure(name, "built-in", "nervous", _version(), module, exc)
-                continue
-            self._register(mod, name, "built-in", "nervous", _version(), module)
+            self._register(lazy_plugin(builtin), name, "built-in", "nervous", _version(), module)
 
     def _load_entry_points(self) -> None:
         from .entrypoints import entry_points_for
