@@ -1,0 +1,31 @@
+"""The plugin reference in docs/plugins/ is generated from the code and complete."""
+
+from __future__ import annotations
+
+from nervous.plugin import hookspecs, reference
+
+
+def test_the_hook_reference_is_current() -> None:
+    assert reference.HOOKS_DOC.read_text(encoding="utf-8") == reference.hooks_markdown(), (
+        "docs/plugins/hooks.md is stale: run python -m nervous.plugin.reference --write")
+
+
+def test_every_hook_is_documented() -> None:
+    text = reference.HOOKS_DOC.read_text(encoding="utf-8")
+    hooks = [n for n in dir(hookspecs) if n.startswith("nervous_")]
+    assert hooks and all(f"## `{hook}`" in text for hook in hooks)
+    assert all(getattr(hookspecs, hook).__doc__ for hook in hooks)
+
+
+def test_the_record_reference_is_current_and_every_field_has_a_meaning() -> None:
+    text = reference.RECORDS_DOC.read_text(encoding="utf-8")
+    assert text == reference.records_markdown(reference.read_meanings(text)), (
+        "docs/plugins/records.md is stale: run python -m nervous.plugin.reference --write")
+    assert reference.undocumented(text) == []
+
+
+def test_a_field_without_a_meaning_is_caught() -> None:
+    text = reference.RECORDS_DOC.read_text(encoding="utf-8")
+    broken = text.replace("| the skill's slug (or repository name on GitHub) |", "|  |")
+    assert reference.undocumented(broken) == ["SkillRef.name"]
+    assert reference.main([]) == 0
