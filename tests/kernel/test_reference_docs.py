@@ -29,3 +29,17 @@ def test_a_field_without_a_meaning_is_caught() -> None:
     broken = text.replace("| the skill's slug (or repository name on GitHub) |", "|  |")
     assert reference.undocumented(broken) == ["SkillRef.name"]
     assert reference.main([]) == 0
+
+
+def test_the_fingerprint_example_is_right() -> None:
+    import hashlib
+    import re
+
+    from nervous.plugin.toolkit import skill_fingerprint
+
+    text = (reference.ROOT / "docs" / "plugins" / "fingerprint.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| `([^`]+)` \| `([^`]+)` \|$", text, re.M)
+    files = {path: content.encode().decode("unicode_escape").encode() for path, content in rows}
+    assert set(files) == {"SKILL.md", "scripts/run.sh", "Notes.md"}
+    published = re.search(r"has the fingerprint `([0-9a-f]{64})`", text).group(1)  # type: ignore[union-attr]
+    assert skill_fingerprint((p, hashlib.sha256(d).hexdigest()) for p, d in files.items()) == published
