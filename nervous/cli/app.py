@@ -11,7 +11,7 @@ from typing import Any
 import click
 
 from ..errors import EXIT_INTERNAL, EXIT_USAGE, NervousError
-from ..texttable import table  # noqa: F401  (the CLI's table helper, shared with report formats)
+from ..texttable import table as table  # the CLI's table helper, shared with report formats
 
 
 class App:
