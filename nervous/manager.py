@@ -416,6 +416,12 @@ class PluginManager:
         cfg = self.config
         for kind in PROVIDER_HOOKS:
             self.providers(kind)
+        known = set(self._infos) | {name for kind in PROVIDER_HOOKS for name in self.providers(kind)}
+        for name in sorted(set(cfg.plugins.settings) - known):
+            warning = (f"[plugins.{name}] configures no known plugin or provider; known: "
+                       f"{', '.join(sorted(known))}")
+            if warning not in self.warnings:
+                self.warnings.append(warning)
         registries = list(cfg.registries.use)
         if cfg.origin("registries.use") == "defaults":
             dropped = [n for n in registries if n not in self.providers("registry") and self._is_blocked(n)]

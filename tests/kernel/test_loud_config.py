@@ -146,3 +146,13 @@ def test_config_show_says_which_layer_set_each_key(nervous_cli: Any, nervous_hom
     human = nervous_cli("-c", "registries.timeout=3", "config", "show").stdout
     assert any(line.startswith("registries.timeout") and line.rstrip().endswith("-c registries.timeout=3")
                for line in human.splitlines())
+
+
+def test_a_settings_block_for_an_unknown_plugin_is_reported(nervous_cli: Any, nervous_home: Path) -> None:
+    (nervous_home / ".nervous.toml").write_text('[plugins.clawhb]\nurl = "https://example.test"\n'
+                                                '[plugins.clawhub]\ntimeout = 5\n', encoding="utf-8")
+    res = nervous_cli("config", "validate", "--json")
+    assert res.exit_code == 0
+    unknown = [w for w in res.json["warnings"] if "configures no known plugin" in w]
+    assert len(unknown) == 1 and unknown[0].startswith("[plugins.clawhb] configures no known plugin or provider")
+    assert "clawhub" in unknown[0].split("known: ")[1].split(", ")
