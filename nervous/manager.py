@@ -7,7 +7,6 @@ plugin reach the caller as :class:`PluginError` naming the plugin (the original 
 from __future__ import annotations
 
 import contextlib
-import importlib
 import os
 import re
 import sys

@@ -88,4 +88,12 @@ def __dir__() -> list[str]:
     return sorted([*globals(), *_SOURCES])
 
 
-__all__ = ["hookimpl", "Provider", "ProviderContext", *_SOURCES]
+__all__ = [
+    "hookimpl", "hookspec", "Provider", "ProviderContext",
+    "Registry", "InstallTarget", "ReviewPolicy", "Matcher", "RankingPolicy", "DrainPolicy",
+    "Store", "StoreInfo", "Problem", "Snapshot", "Updated", "R", "MemoryStore", "SCHEMA_VERSION",
+    "check_collection", "check_document", "check_key",
+    "DECISION_ORDER", "Event", "FileDigest", "Finding", "InstallRecord", "IntentVerdict", "ReviewDecision",
+    "RiskAssessment", "ScanContext", "ScanStatus", "SearchHit", "SideEffects", "SkillBundle", "SkillFile",
+    "SkillMetadata", "SkillRef", "SkillVersion",
+]

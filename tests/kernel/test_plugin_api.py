@@ -55,3 +55,8 @@ def test_importing_the_plugin_api_stays_light() -> None:
             "'nervous_plugins') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_the_public_names_are_the_lazy_table() -> None:
+    table = set(nervous.plugin._SOURCES) | {"hookimpl", "Provider", "ProviderContext"}
+    assert set(nervous.plugin.__all__) == table

@@ -9,7 +9,15 @@ from typing import Any
 import pytest
 
 from nervous.errors import NotFound
-from nervous.plugin import FileDigest, SearchHit, SkillBundle, SkillFile, SkillMetadata, SkillRef, SkillVersion
+from nervous.plugin import (
+    FileDigest,
+    SearchHit,
+    SkillBundle,
+    SkillFile,
+    SkillMetadata,
+    SkillRef,
+    SkillVersion,
+)
 from nervous.testing.registry_suite import RegistryConformance
 
 SKILL = b"---\nname: demo\ndescription: says hello\n---\nSay hello.\n"
