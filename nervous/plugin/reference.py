@@ -117,8 +117,11 @@ def _default(f: Any) -> str:
     return f"`{f.default!r}`"
 
 
-def _type(f: Any) -> str:
-    t = f.type if isinstance(f.type, str) else getattr(f.type, "__name__", str(f.type))
+def _type(cls: type, f: Any) -> str:
+    """The annotation as written in the source (``attrs.resolve_types`` may have replaced ``f.type``)."""
+    written = next((vars(c)["__annotations__"][f.name] for c in cls.__mro__
+                    if f.name in vars(c).get("__annotations__", {})), f.type)
+    t = written if isinstance(written, str) else getattr(written, "__name__", str(written))
     return f"`{t}`".replace("|", "\\|")
 
 
@@ -151,7 +154,7 @@ def records_markdown(meanings: dict[tuple[str, str], str]) -> str:
                 "| field | type | default | meaning |", "|---|---|---|---|"]
         for f in attrs.fields(cls):
             meaning = meanings.get((short, f.name), "")
-            out.append(f"| `{f.name}` | {_type(f)} | {_default(f)} | {meaning} |")
+            out.append(f"| `{f.name}` | {_type(cls, f)} | {_default(f)} | {meaning} |")
         out.append("")
     return "\n".join(out).rstrip() + "\n"
 

@@ -43,3 +43,13 @@ def test_the_fingerprint_example_is_right() -> None:
     assert set(files) == {"SKILL.md", "scripts/run.sh", "Notes.md"}
     published = re.search(r"has the fingerprint `([0-9a-f]{64})`", text).group(1)  # type: ignore[union-attr]
     assert skill_fingerprint((p, hashlib.sha256(d).hexdigest()) for p, d in files.items()) == published
+
+
+def test_the_reference_does_not_depend_on_resolved_types() -> None:
+    import attrs
+
+    from nervous.records import ScanStatus, SearchHit
+
+    attrs.resolve_types(ScanStatus)  # other code (cattrs) may have done this earlier in the process
+    attrs.resolve_types(SearchHit)
+    assert reference.main([]) == 0
