@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import tomllib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import UnionType
@@ -315,6 +314,8 @@ def read_toml(path: Path) -> dict[str, Any]:
         raise ConfigError(f"{path}: cannot read ({exc.strerror or exc})") from None
     except UnicodeDecodeError:
         raise ConfigError(f"{path}: not UTF-8 text") from None
+    import tomllib  # only when there is a file to read (start-up)
+
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -399,6 +400,8 @@ def parse_override(text: str) -> dict[str, Any]:
     keys = [k.strip() for k in path.split(".") if k.strip()]
     if len(keys) < 2:
         raise ConfigError(f"-c {text!r}: expected section.key=value")
+    import tomllib
+
     try:
         parsed = tomllib.loads(f"v = {value}")["v"]
     except tomllib.TOMLDecodeError:
