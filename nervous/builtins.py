@@ -110,8 +110,19 @@ class _LazyFactory:
                           f"on {self.hook}", plugin=self.plugin.builtin.name)
 
 
+_PROXIES: dict[tuple[str, tuple[tuple[str, Any], ...], bool], Any] = {}
+
+
 def _proxy(hook: str, options: dict[str, Any], provider: bool) -> Any:
-    """A hook implementation with the hookspec's own argument names, forwarding to the real module."""
+    """A hook implementation with the hookspec's own argument names, forwarding to the real module
+    (one per hook and options, shared by the built-ins)."""
+    key = (hook, tuple(sorted(options.items())), provider)
+    if key not in _PROXIES:
+        _PROXIES[key] = _make_proxy(hook, options, provider)
+    return _PROXIES[key]
+
+
+def _make_proxy(hook: str, options: dict[str, Any], provider: bool) -> Any:
     from .plugin import hookspecs
 
     args = list(inspect.signature(getattr(hookspecs, hook)).parameters)
