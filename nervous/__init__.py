@@ -1,7 +1,8 @@
 """nervous: let AI agents acquire the skills they lack, safely, and learn from every use.
 
-Plugin authors need :data:`hookimpl` and the records in :mod:`nervous.records`; host agents use
-:class:`nervous.api.Nervous` (imported lazily as ``nervous.Nervous``).
+Plugin authors import :mod:`nervous.plugin` (hooks, records, Protocols) and
+:mod:`nervous.plugin.toolkit`; host agents use :class:`nervous.api.Nervous` (imported lazily as
+``nervous.Nervous``).
 """
 
 from __future__ import annotations
@@ -9,8 +10,6 @@ from __future__ import annotations
 from typing import Any
 
 import pluggy
-
-from .provider import Provider
 
 __version__ = "0.1.0"
 
@@ -25,4 +24,8 @@ def __getattr__(name: str) -> Any:
         from .api import Nervous
 
         return Nervous
+    if name == "Provider":  # the plugin API's record, also reachable here (``nervous.plugin.Provider``)
+        from .plugin.provider import Provider
+
+        return Provider
     raise AttributeError(f"module 'nervous' has no attribute {name!r}")

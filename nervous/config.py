@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import tomllib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import UnionType
@@ -178,13 +177,19 @@ class Config:
     #: where each layer came from, lowest first (not part of the file format)
     sources: list[str] = field(factory=list, eq=False)
     paths: Paths | None = field(default=None, eq=False)
+    #: ``section.key`` -> the layer that set it last (keys absent here have their default)
+    origins: dict[str, str] = field(factory=dict, eq=False)
+
+    def origin(self, key: str) -> str:
+        """Which layer set ``section.key`` (``"defaults"`` when none did)."""
+        return self.origins.get(key, "defaults")
 
     def plugin_settings(self, name: str) -> dict[str, Any]:
         """The ``[plugins.<name>]`` block, or an empty dict."""
         return dict(self.plugins.settings.get(name, {}))
 
     def to_dict(self) -> dict[str, Any]:
-        out = asdict(self, filter=lambda a, _v: a.name not in ("sources", "paths"))
+        out = asdict(self, filter=lambda a, _v: a.name not in ("sources", "paths", "origins"))
         registries = out["registries"]
         for name, block in registries.pop("named").items():  # shown as [registries.<name>], token masked
             registries[name] = {k: ("***" if k == "token" and v else v) for k, v in block.items() if v is not None}
@@ -198,7 +203,7 @@ class Config:
 # Loading
 # --------------------------------------------------------------------------------------------
 
-_SECTIONS = {f.name for f in fields(Config)} - {"sources", "paths"}
+_SECTIONS = {f.name for f in fields(Config)} - {"sources", "paths", "origins"}
 _RESERVED_PLUGIN_KEYS = {"disable", "autoload"}
 
 
@@ -253,7 +258,7 @@ def _build(tp: Any, value: Any, path: str) -> Any:
         known = {f.name for f in fields(tp) if f.init}
         unknown = sorted(set(value) - known)
         if unknown:
-            expected = ", ".join(sorted(known - {"sources", "paths"}))
+            expected = ", ".join(sorted(known - {"sources", "paths", "origins"}))
             raise _Invalid(path, f"unknown key(s) {', '.join(unknown)}; expected one of: {expected}")
         kwargs = {k: _build(hints[k], v, f"{path}.{k}" if path else k) for k, v in value.items()}
         return tp(**kwargs)
@@ -360,6 +365,8 @@ def read_toml(path: Path) -> dict[str, Any]:
         raise ConfigError(f"{path}: cannot read ({exc.strerror or exc})") from None
     except UnicodeDecodeError:
         raise ConfigError(f"{path}: not UTF-8 text") from None
+    import tomllib  # only when there is a file to read (start-up)
+
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -444,6 +451,8 @@ def parse_override(text: str) -> dict[str, Any]:
     keys = [k.strip() for k in path.split(".") if k.strip()]
     if len(keys) < 2:
         raise ConfigError(f"-c {text!r}: expected section.key=value")
+    import tomllib
+
     try:
         parsed = tomllib.loads(f"v = {value}")["v"]
     except tomllib.TOMLDecodeError:
@@ -485,13 +494,43 @@ def load_config(
     for o in overrides:
         layers.append((f"-c {o}", parse_override(o)))
     merged: dict[str, Any] = {}
+    origins: dict[str, str] = {}
     for where, layer in layers:
         validate_layer(layer, where)
         merged = _deep_merge(merged, _prepare(layer))
+        origins.update(dict.fromkeys(_key_paths(layer), where))
     cfg = structure(merged)
     cfg.sources = ["defaults", *(w for w, _ in layers)]
+    cfg.origins = origins
     cfg.paths = paths
     return cfg
+
+
+def _key_paths(layer: Mapping[str, Any], prefix: str = "") -> list[str]:
+    """``section.key`` paths a layer sets (plugin settings blocks down to their own keys)."""
+    out = []
+    for key, value in layer.items():
+        path = f"{prefix}{key}"
+        if isinstance(value, Mapping) and (not prefix or path.startswith("plugins.")):
+            out += _key_paths(value, path + ".")
+        else:
+            out.append(path)
+    return out
+
+
+def flat_items(cfg: Config) -> list[tuple[str, Any, str]]:
+    """Every effective ``(section.key, value, layer)``, sorted: what ``config show`` prints."""
+    def walk(data: Mapping[str, Any], prefix: str) -> list[tuple[str, Any, str]]:
+        out = []
+        for key, value in data.items():
+            path = f"{prefix}{key}"
+            if isinstance(value, Mapping) and value and (not prefix or path.startswith("plugins.")):
+                out += walk(value, path + ".")
+            else:
+                out.append((path, value, cfg.origin(path)))
+        return out
+
+    return sorted(walk(cfg.to_dict(), ""))
 
 
 def dump_json(cfg: Config) -> str:

@@ -11,12 +11,12 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import NamedTuple
 
-from attrs import asdict, frozen
 
+class EntryPointInfo(NamedTuple):
+    """One entry point as cached (a tuple: creating an attrs class here would cost start-up time)."""
 
-@frozen
-class EntryPointInfo:
     name: str
     value: str
     dist: str | None
@@ -73,7 +73,7 @@ def entry_points_for(group: str, cache_dir: Path | None) -> list[EntryPointInfo]
     try:
         cache_dir.mkdir(parents=True, exist_ok=True)
         tmp = cache.with_suffix(f".tmp.{os.getpid()}")
-        tmp.write_text(json.dumps({"key": key, "entries": [asdict(e) for e in entries]}), encoding="utf-8")
+        tmp.write_text(json.dumps({"key": key, "entries": [e._asdict() for e in entries]}), encoding="utf-8")
         os.replace(tmp, cache)
     except OSError:
         pass  # a read-only cache dir only costs speed

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from attrs import frozen
 
@@ -17,6 +17,9 @@ from . import gate
 from .errors import NervousError, NotFound, Refused
 from .gate import verify_bundle
 from .records import InstallRecord, ScanContext, SkillBundle, SkillMetadata, SkillRef, SkillVersion
+
+if TYPE_CHECKING:
+    from .manager import PluginManager
 
 
 @frozen
@@ -39,7 +42,7 @@ class InstallPlan:
 class Installer:
     """Installs skills from the configured registries into the configured install target."""
 
-    def __init__(self, pm: Any, *, reflex: bool = False) -> None:
+    def __init__(self, pm: PluginManager, *, reflex: bool = False) -> None:
         self.pm = pm
         self.reflex = reflex
 

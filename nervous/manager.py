@@ -6,43 +6,34 @@ plugin reach the caller as :class:`PluginError` naming the plugin (the original 
 
 from __future__ import annotations
 
-import importlib
+import contextlib
 import os
 import re
+import sys
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import pluggy
-from attrs import define, field, frozen
+from attrs import define, field
 
-from . import hookspecs
+from .blame import Blamed, failure
+from .builtins import BUILTINS, lazy_plugin
 from .config import Config
-from .context import ProviderContext
 from .errors import PluginError, ProviderError
 from .paths import Paths
-from .provider import Provider
+from .plugin import hookspecs
+from .plugin.context import ProviderContext
+from .plugin.provider import Provider
 
 if TYPE_CHECKING:
+    from .plugin.protocols import DrainPolicy, InstallTarget, Matcher, RankingPolicy, Registry, ReviewPolicy
     from .records import IntentVerdict, RiskAssessment, ScanContext, SideEffects, SkillBundle
+    from .storage import Store
 
-#: Built-in plugins, registered from this explicit list (name, module). They use only the public
-#: hookspecs and records and can be blocked like any third-party plugin (``-p no:NAME``).
-BUILTIN_PLUGINS: tuple[tuple[str, str], ...] = (
-    ("file", "nervous_plugins.builtin.file"),
-    ("sqlite", "nervous_plugins.builtin.sqlite"),
-    ("postgres", "nervous_plugins.builtin.postgres"),
-    ("clawhub", "nervous_plugins.builtin.clawhub"),
-    ("github", "nervous_plugins.builtin.github"),
-    ("local", "nervous_plugins.builtin.local"),
-    ("skills-dir", "nervous_plugins.builtin.skills_dir"),
-    ("review-policy", "nervous_plugins.review_policy"),
-    ("reports", "nervous_plugins.reports"),
-    ("ranking", "nervous_plugins.builtin.ranking"),
-    ("lexical", "nervous_plugins.builtin.lexical"),
-    ("drain-policies", "nervous_plugins.drain_policies"),
-    ("audit", "nervous_plugins.audit"),
-    ("intent-command", "nervous_plugins.intent_command"),
-)
+#: Built-in plugins (name, module), registered from the static table in :mod:`nervous.builtins`
+#: without importing them. They use only the plugin API and can be blocked like any third-party
+#: plugin (``-p no:NAME``).
+BUILTIN_PLUGINS: tuple[tuple[str, str], ...] = tuple((b.name, b.module) for b in BUILTINS)
 
 ENTRY_POINT_GROUP = "nervous"
 PROVIDER_HOOKS = {
@@ -55,6 +46,22 @@ PROVIDER_HOOKS = {
     "ranking policy": "nervous_ranking_policies",
     "drain policy": "nervous_drain_policies",
 }
+
+
+#: ``(before, after)`` pairs given to every new manager's :meth:`pluggy.PluginManager.add_hookcall_monitoring`
+#: (see :func:`add_hookcall_monitoring`); tests use it to check that every hook is exercised.
+_MONITORS: list[tuple[Callable[..., None], Callable[..., None]]] = []
+
+
+def add_hookcall_monitoring(before: Callable[..., None], after: Callable[..., None]) -> Callable[[], None]:
+    """Monitor the hook calls of every plugin manager created from now on (pluggy's monitoring).
+
+    ``before(hook_name, hook_impls, kwargs)`` and ``after(outcome, hook_name, hook_impls, kwargs)``
+    are pluggy's signatures. Returns a function that stops monitoring for managers created later.
+    """
+    pair = (before, after)
+    _MONITORS.append(pair)
+    return lambda: _MONITORS.remove(pair) if pair in _MONITORS else None
 
 
 def _norm(name: str) -> str:
@@ -73,14 +80,8 @@ class PluginInfo:
     module: str | None = None
     reason: str | None = None
     hooks: list[str] = field(factory=list)
-
-
-@frozen
-class _Impl:
-    plugin: str
-    function: Callable[..., Any]
-    #: the arguments this implementation asks for (pluggy lets it take a subset of the spec's)
-    argnames: tuple[str, ...] = ()
+    #: the providers it offers, by kind (``{"registry": ["clawhub"]}``)
+    providers: dict[str, list[str]] = field(factory=dict)
 
 
 class PluginManager:
@@ -101,6 +102,11 @@ class PluginManager:
         self.paths = paths or self.config.paths or Paths.from_env()
         self._pm = pluggy.PluginManager("nervous")
         self._pm.add_hookspecs(hookspecs)
+        for before, after in _MONITORS:
+            self._pm.add_hookcall_monitoring(before, after)
+        if os.environ.get("NERVOUS_TRACE_PLUGINS", "") not in ("", "0"):
+            self._pm.trace.root.setwriter(sys.stderr.write)
+            self._pm.enable_tracing()
         self._infos: dict[str, PluginInfo] = {}
         self._blocked = {_norm(b) for b in (*blocked, *self.config.plugins.disable) if b}
         env_blocked = os.environ.get("NERVOUS_DISABLE_PLUGINS", "")
@@ -108,6 +114,8 @@ class PluginManager:
         self._strict = os.environ.get("NERVOUS_STRICT_PLUGINS", "") not in ("", "0")
         self._providers: dict[str, dict[str, Provider]] = {}
         self._instances: dict[tuple[str, str], Any] = {}
+        #: what the user should hear about on every command (a plugin that failed to load...)
+        self.warnings: list[str] = []
         if autoload is None:
             autoload = self.config.plugins.autoload and os.environ.get(
                 "NERVOUS_DISABLE_PLUGIN_AUTOLOAD", ""
@@ -120,6 +128,16 @@ class PluginManager:
             self._pm.check_pending()
         except pluggy.PluginValidationError as exc:
             self._fail_validation(exc)
+        if autoload:  # without autoload an unknown name may be an entry point never scanned
+            self._warn_unknown_blocked()
+
+    def _warn_unknown_blocked(self) -> None:
+        known = {_norm(n) for n in self._infos} | {_norm(i.distribution) for i in self._infos.values()
+                                                     if i.distribution and i.source != "built-in"}
+        for name in sorted(self._blocked - known):
+            self.warnings.append(f"plugin {name!r} named in a disable list (-p no:, [plugins] disable, "
+                                 f"NERVOUS_DISABLE_PLUGINS) is unknown; known plugins: "
+                                 f"{', '.join(sorted(self._infos)) or 'none'}")
 
     # ---------------------------------------------------------------- loading
 
@@ -127,34 +145,35 @@ class PluginManager:
         return any(n is not None and _norm(n) in self._blocked for n in names)
 
     def _load_builtins(self) -> None:
-        for name, module in BUILTIN_PLUGINS:
+        for builtin in BUILTINS:
+            name, module = builtin.name, builtin.module
             if self._is_blocked(name):
                 self._infos[name] = PluginInfo(name, "built-in", "blocked", "nervous", _version(), module)
                 continue
-            try:
-                mod = importlib.import_module(module)
-            except ModuleNotFoundError as exc:
-                if exc.name == module:  # not shipped in this build: not an error
-                    continue
-                self._record_failure(name, "built-in", "nervous", _version(), module, exc)
-                continue
-            except Exception as exc:
-                self._record_failure(name, "built-in", "nervous", _version(), module, exc)
-                continue
-            self._register(mod, name, "built-in", "nervous", _version(), module)
+            self._register(lazy_plugin(builtin), name, "built-in", "nervous", _version(), module)
 
     def _load_entry_points(self) -> None:
         from .entrypoints import entry_points_for
 
         for ep in entry_points_for(ENTRY_POINT_GROUP, self.paths.cache_dir):
             dist_name, dist_version = ep.dist, ep.version
-            if ep.name in self._infos and self._infos[ep.name].source == "built-in":
-                continue
             if self._is_blocked(ep.name, dist_name):
-                self._infos[ep.name] = PluginInfo(ep.name, "entry point", "blocked", dist_name, dist_version, ep.value)
+                key = ep.name if ep.name not in self._infos else f"{ep.name} ({dist_name})"
+                self._infos[key] = PluginInfo(key, "entry point", "blocked", dist_name, dist_version, ep.value)
+                continue
+            clash = self._infos.get(ep.name)
+            if clash is not None and clash.status != "blocked":
+                theirs = f"{dist_name or 'unknown distribution'} {dist_version or ''}".strip()
+                ours = f"{clash.distribution or 'registered in-process'} {clash.version or ''}".strip()
+                self._record_failure(
+                    f"{ep.name} ({theirs})", "entry point", dist_name, dist_version, ep.value,
+                    PluginError(f"entry point name {ep.name!r} of distribution {theirs} clashes with the "
+                                f"{clash.source} plugin {ep.name!r} of {ours}; it was not loaded (the distribution "
+                                f"must rename its entry point; block it with -p no:{dist_name or ep.name})"))
                 continue
             try:
-                plugin = ep.load()
+                with _quiet_stdout():
+                    plugin = ep.load()
             except Exception as exc:
                 self._record_failure(ep.name, "entry point", dist_name, dist_version, ep.value, exc)
                 continue
@@ -163,8 +182,11 @@ class PluginManager:
     def _record_failure(
         self, name: str, source: str, dist: str | None, version: str | None, module: str, exc: BaseException
     ) -> None:
-        reason = f"{type(exc).__name__}: {exc}"
+        reason = str(exc) if isinstance(exc, PluginError) else f"{type(exc).__name__}: {exc}"
         self._infos[name] = PluginInfo(name, source, "failed", dist, version, module, reason)
+        origin = f" ({dist} {version})" if dist and version else (f" ({dist})" if dist else "")
+        self.warnings.append(f"plugin {name!r}{origin} failed to load and is skipped: {reason}"
+                             if not isinstance(exc, PluginError) else reason)
         if self._strict:
             raise PluginError(f"plugin {name!r} ({dist or 'unknown distribution'}) failed to load: {reason}",
                               plugin=name) from exc
@@ -185,6 +207,7 @@ class PluginManager:
         info = self._infos.get(name)
         if info:
             info.status, info.reason = "failed", str(exc)
+        self.warnings.append(f"plugin {name!r} is skipped: {exc} (block it with -p no:{name})")
         if self._strict:
             raise PluginError(f"plugin {name!r}: {exc}", plugin=name) from exc
         try:
@@ -193,15 +216,60 @@ class PluginManager:
             self._fail_validation(again)
 
     def register(self, plugin: Any, name: str) -> None:
-        """Register an in-process plugin (host agents, tests)."""
+        """Register an in-process plugin (host agents, tests).
+
+        The plugin is validated first (every hook known, every argument offered by the hookspec):
+        an invalid plugin raises :class:`PluginError` naming it and leaves nothing registered.
+        """
         if self._is_blocked(name):
             self._infos[name] = PluginInfo(name, "registered", "blocked")
             return
-        self._pm.register(plugin, name=name)
-        self._pm.check_pending()
+        problems = self.validate(plugin)
+        if problems:
+            raise PluginError(f"plugin {name!r} cannot be registered: {'; '.join(problems)}", plugin=name)
+        try:
+            self._pm.register(plugin, name=name)
+        except (ValueError, pluggy.PluginValidationError) as exc:
+            if self._pm.get_plugin(name) is plugin:
+                self._pm.unregister(plugin)
+            raise PluginError(f"plugin {name!r} cannot be registered: {exc}", plugin=name) from exc
         self._infos[name] = PluginInfo(name, "registered", "active", module=getattr(plugin, "__name__", None))
         self._providers.clear()
         self._instances.clear()
+
+    def validate(self, plugin: Any) -> list[str]:
+        """What is wrong with ``plugin``'s hook implementations (empty when it can be registered)."""
+        import inspect
+
+        problems = []
+        for attr in dir(plugin):
+            try:
+                opts = self._pm.parse_hookimpl_opts(plugin, attr)
+            except Exception:
+                continue
+            if opts is None:
+                continue
+            caller = getattr(self._pm.hook, attr, None)
+            if caller is None or caller.spec is None:
+                known = ", ".join(self.hook_names())
+                problems.append(f"unknown hook {attr!r} (known hooks: {known})")
+                continue
+            function = getattr(plugin, attr)
+            try:
+                params = inspect.signature(function).parameters.values()
+            except (TypeError, ValueError):
+                problems.append(f"hook {attr!r} is not a function")
+                continue
+            extra = [p.name for p in params if p.default is p.empty and p.name not in caller.spec.argnames
+                     and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+            if extra:
+                problems.append(f"hook {attr!r} asks for {', '.join(map(repr, extra))}, which the hookspec does not "
+                                f"offer (it offers: {', '.join(caller.spec.argnames) or 'nothing'})")
+            if opts.get("wrapper") and opts.get("hookwrapper"):
+                problems.append(f"hook {attr!r} is both wrapper and hookwrapper")
+            if (opts.get("wrapper") or opts.get("hookwrapper")) and not inspect.isgeneratorfunction(function):
+                problems.append(f"hook {attr!r} is a wrapper but not a generator function")
+        return problems
 
     def unregister(self, name: str) -> None:
         self._pm.unregister(name=name)
@@ -211,12 +279,21 @@ class PluginManager:
 
     def plugins(self) -> list[PluginInfo]:
         """Every known plugin with its status and the hooks it implements."""
+        offered: dict[str, dict[str, list[str]]] = {}
+        for kind in PROVIDER_HOOKS:
+            try:
+                provs = self.providers(kind)
+            except (PluginError, ProviderError):
+                continue  # reported where the kind is used
+            for prov in provs.values():
+                offered.setdefault(prov.plugin, {}).setdefault(kind, []).append(prov.name)
         out = []
         for name, info in self._infos.items():
             plugin = self._pm.get_plugin(name)
             if plugin is not None:
                 callers = self._pm.get_hookcallers(plugin) or []
                 info.hooks = sorted(c.name for c in callers)
+            info.providers = {kind: sorted(names) for kind, names in offered.get(name, {}).items()}
             out.append(info)
         return sorted(out, key=lambda i: (i.source != "built-in", i.name))
 
@@ -225,30 +302,48 @@ class PluginManager:
 
     # ---------------------------------------------------------------- calling
 
-    def _impls(self, hook_name: str) -> list[_Impl]:
+    def _blame(self, hook_name: str, exc: BaseException) -> str | None:
+        """The plugin whose hook implementation raised ``exc``: the innermost implementation frame."""
         caller = getattr(self._pm.hook, hook_name)
-        # pluggy calls implementations last-registered-first; keep that order
-        return [_Impl(impl.plugin_name, impl.function, tuple(impl.argnames))
-                for impl in reversed(caller.get_hookimpls())]
+        owners = {impl.function.__code__: impl.plugin_name for impl in caller.get_hookimpls()
+                  if hasattr(impl.function, "__code__")}
+        found = None
+        tb = exc.__traceback__
+        while tb is not None:
+            found = owners.get(tb.tb_frame.f_code, found)
+            tb = tb.tb_next
+        return found
 
-    def _call(self, hook_name: str, impl: _Impl, kwargs: dict[str, Any]) -> Any:
+    def _hook(self, hook_name: str, caller: Any = None, **kwargs: Any) -> Any:
+        """Call a hook through pluggy; an exception is re-raised as a :class:`PluginError` naming its plugin."""
         try:
-            return impl.function(**{k: v for k, v in kwargs.items() if k in impl.argnames})
+            return (caller or getattr(self._pm.hook, hook_name))(**kwargs)
         except PluginError:
             raise
         except Exception as exc:
-            err = PluginError(
-                f"plugin {impl.plugin!r} failed in {hook_name}: {type(exc).__name__}: {exc}"
-                f" (disable it with -p no:{impl.plugin})",
-                plugin=impl.plugin,
-            )
-            raise err from exc
+            from .errors import NervousError
 
-    def _each(self, hook_name: str, **kwargs: Any) -> Iterator[tuple[str, Any]]:
-        for impl in self._impls(hook_name):
-            result = self._call(hook_name, impl, kwargs)
+            plugin = self._blame(hook_name, exc)
+            if plugin is None:
+                if isinstance(exc, NervousError):
+                    raise
+                plugin = "?"
+            raise failure(plugin, hook_name, exc) from exc
+
+    def _callers(self, hook_name: str) -> list[tuple[str, Any]]:
+        """One pluggy caller per implementing plugin (call order), so each result keeps its provenance."""
+        impls = getattr(self._pm.hook, hook_name).get_hookimpls()
+        names = list(dict.fromkeys(impl.plugin_name for impl in reversed(impls)))
+        plugins = {n: self._pm.get_plugin(n) for n in names}
+        return [(name, self._pm.subset_hook_caller(
+                    hook_name, remove_plugins=[p for n, p in plugins.items() if n != name and p is not None]))
+                for name in names]
+
+    def _per_plugin(self, hook_name: str, **kwargs: Any) -> Iterator[tuple[str, Any]]:
+        for name, caller in self._callers(hook_name):
+            result = self._hook(hook_name, caller, **kwargs)
             if result is not None:
-                yield impl.plugin, result
+                yield name, result
 
     # ---------------------------------------------------------------- providers
 
@@ -256,8 +351,8 @@ class PluginManager:
         """All providers of one kind (``"registry"``, ``"storage backend"``...), by name."""
         if kind not in self._providers:
             found: dict[str, Provider] = {}
-            for plugin, provs in self._each(PROVIDER_HOOKS[kind]):
-                for p in provs:
+            for plugin, results in self._per_plugin(PROVIDER_HOOKS[kind]):
+                for p in (item for provs in results for item in (provs or ())):
                     if not isinstance(p, Provider):
                         raise PluginError(f"plugin {plugin!r} returned {p!r} from {PROVIDER_HOOKS[kind]}; "
                                           "expected nervous.Provider records", plugin=plugin)
@@ -307,7 +402,7 @@ class PluginManager:
                 settings = {**self.config.plugin_settings(prov.plugin), **self.config.plugin_settings(name)}
             ctx = ProviderContext(config=self.config, paths=self.paths, manager=self, settings=settings)
             try:
-                self._instances[key] = prov.factory(ctx)
+                self._instances[key] = Blamed(prov.factory(ctx), prov.plugin, f"{kind} {name!r}")
             except (PluginError, ProviderError):
                 raise
             except Exception as exc:
@@ -321,57 +416,94 @@ class PluginManager:
                 ) from exc
         return self._instances[key]
 
-    def check_selection(self) -> dict[str, list[str]]:
+    #: configuration key of each selectable kind (lists select several, in order)
+    SELECTION_KEYS: dict[str, str] = {
+        "registry": "registries.use",
+        "storage backend": "storage.backend",
+        "install target": "install.target",
+        "review policy": "review.policy",
+        "matcher": "cortex.matcher",
+        "ranking policy": "cortex.ranking_policy",
+    }
+
+    def check_selection(self, *, build: bool = False) -> dict[str, list[str]]:
         """Resolve every provider the configuration selects; raise :class:`ProviderError` on a bad name.
 
-        Also surfaces duplicate provider names of every kind.
+        Surfaces duplicate provider names of every kind. A registry that a *default* ``[registries]
+        use`` names but whose plugin the user blocked drops out of the stack with a warning. With
+        ``build``, every selected provider is also created (its factory checks its settings).
         """
         cfg = self.config
+        for kind in PROVIDER_HOOKS:
+            self.providers(kind)
+        known = set(self._infos) | {name for kind in PROVIDER_HOOKS for name in self.providers(kind)}
+        for name in sorted(set(cfg.plugins.settings) - known):
+            warning = (f"[plugins.{name}] configures no known plugin or provider; known: "
+                       f"{', '.join(sorted(known))}")
+            if warning not in self.warnings:
+                self.warnings.append(warning)
+        registries = list(cfg.registries.use)
+        if cfg.origin("registries.use") == "defaults":
+            dropped = [n for n in registries if n not in self.providers("registry") and self._is_blocked(n)]
+            for name in dropped:
+                self.warnings.append(f"registry {name!r} is left out of the default [registries] use: "
+                                     f"its plugin is blocked")
+            kept = [n for n in registries if n not in dropped]
+            if dropped and kept:
+                cfg.registries.use = registries = kept
         selected = {
-            "registry": list(cfg.registries.use),
+            "registry": registries,
             "storage backend": [cfg.storage.backend],
             "install target": [cfg.install.target],
             "review policy": [cfg.review.policy],
             "matcher": [cfg.cortex.matcher],
             "ranking policy": [cfg.cortex.ranking_policy],
         }
-        for kind in PROVIDER_HOOKS:
-            self.providers(kind)
         for kind, names in selected.items():
             for name in names:
                 if kind == "registry" and self._named_registry(name) is not None:
                     continue
-                self.provider(kind, name)
+                try:
+                    self.provider(kind, name)
+                except ProviderError as exc:
+                    key = self.SELECTION_KEYS[kind]
+                    blocked = " (its plugin is blocked: -p no:NAME, [plugins] disable or NERVOUS_DISABLE_PLUGINS)" \
+                        if self._is_blocked(name) else ""
+                    raise ProviderError(f"{key} = {name!r} (set by {cfg.origin(key)}): {exc.message}{blocked}") from None
+        if build:
+            for kind, names in selected.items():
+                for name in names:
+                    self.create(kind, name)
         return selected
 
-    def registries(self, names: Iterable[str] | None = None) -> list[Any]:
+    def registries(self, names: Iterable[str] | None = None) -> list[Registry]:
         """The configured registries, in order (``[registries] use``)."""
         return [self.create("registry", n) for n in (names or self.config.registries.use)]
 
-    def registry(self, name: str) -> Any:
-        return self.create("registry", name)
+    def registry(self, name: str) -> Registry:
+        return self.create("registry", name)  # type: ignore[no-any-return]
 
-    def storage(self) -> Any:
+    def storage(self) -> Store:
         """The configured storage backend (``[storage] backend``), a :class:`nervous.storage.Store`."""
-        return self.create("storage backend", self.config.storage.backend)
+        return self.create("storage backend", self.config.storage.backend)  # type: ignore[no-any-return]
 
-    def install_target(self) -> Any:
-        return self.create("install target", self.config.install.target)
+    def install_target(self) -> InstallTarget:
+        return self.create("install target", self.config.install.target)  # type: ignore[no-any-return]
 
-    def review_policy(self) -> Any:
-        return self.create("review policy", self.config.review.policy)
+    def review_policy(self) -> ReviewPolicy:
+        return self.create("review policy", self.config.review.policy)  # type: ignore[no-any-return]
 
     def report_format(self, name: str) -> Callable[[dict[str, Any]], str]:
         return self.create("report format", name)  # type: ignore[no-any-return]
 
-    def matcher(self) -> Any:
-        return self.create("matcher", self.config.cortex.matcher)
+    def matcher(self) -> Matcher:
+        return self.create("matcher", self.config.cortex.matcher)  # type: ignore[no-any-return]
 
-    def ranking_policy(self, name: str | None = None) -> Any:
-        return self.create("ranking policy", name or self.config.cortex.ranking_policy)
+    def ranking_policy(self, name: str | None = None) -> RankingPolicy:
+        return self.create("ranking policy", name or self.config.cortex.ranking_policy)  # type: ignore[no-any-return]
 
-    def drain_policy(self, name: str) -> Any:
-        return self.create("drain policy", name)
+    def drain_policy(self, name: str) -> DrainPolicy:
+        return self.create("drain policy", name)  # type: ignore[no-any-return]
 
     # ---------------------------------------------------------------- contributions
 
@@ -380,7 +512,7 @@ class PluginManager:
         from .records import SideEffects
 
         result: SideEffects | None = None
-        for _plugin, se in self._each("nervous_classify", bundle=bundle, context=context):
+        for se in self._hook("nervous_classify", bundle=bundle, context=context):
             result = se if result is None else result.merge(se)
         if result is None:
             return SideEffects(tags=("delete:?", "network:*", "shell:*", "write:?"), flags=("incomplete",),
@@ -392,20 +524,18 @@ class PluginManager:
         from .records import RiskAssessment
 
         result: RiskAssessment | None = None
-        for _plugin, ra in self._each("nervous_score_risk", bundle=bundle, side_effects=side_effects,
-                                      context=context):
+        for ra in self._hook("nervous_score_risk", bundle=bundle, side_effects=side_effects, context=context):
             result = ra if result is None else result.merge(ra)
         return result or RiskAssessment("high", ("no risk scorer is active: assuming the worst",))
 
     def judge_intent(self, bundle: SkillBundle, side_effects: SideEffects, context: ScanContext) -> IntentVerdict | None:
-        for _plugin, verdict in self._each("nervous_judge_intent", bundle=bundle, side_effects=side_effects,
-                                           context=context, manager=self):
-            return verdict  # type: ignore[no-any-return]
-        return None
+        verdict = self._hook("nervous_judge_intent", bundle=bundle, side_effects=side_effects,
+                             context=context, manager=self)
+        return verdict  # type: ignore[no-any-return]
 
     def hard_stop_terms(self) -> dict[str, list[str]]:
         merged: dict[str, list[str]] = {}
-        for _plugin, terms in self._each("nervous_hard_stop_terms"):
+        for terms in self._hook("nervous_hard_stop_terms"):
             for category, words in terms.items():
                 bucket = merged.setdefault(category, [])
                 bucket.extend(w for w in words if w not in bucket)
@@ -418,9 +548,9 @@ class PluginManager:
 
         event = Event(kind=kind, at=utc_timestamp(), data=dict(data or {}), source=source)
         warnings = []
-        for impl in self._impls("nervous_event"):
+        for _name, caller in self._callers("nervous_event"):  # one failure does not silence the others
             try:
-                self._call("nervous_event", impl, {"event": event, "manager": self})
+                self._hook("nervous_event", caller, event=event, manager=self)
             except PluginError as exc:
                 warnings.append(exc.message)
         return warnings
@@ -434,6 +564,13 @@ class PluginManager:
                 except Exception:
                     pass
         self._instances.clear()
+
+
+@contextlib.contextmanager
+def _quiet_stdout() -> Iterator[None]:
+    """A plugin that prints while loading must not corrupt ``--json`` output or the MCP stream."""
+    with contextlib.redirect_stdout(sys.stderr):
+        yield
 
 
 def _version() -> str:

@@ -14,7 +14,7 @@ from typing import Any, Literal
 from attrs import field, frozen
 
 from .errors import UsageError
-from .provider import Provider as Provider  # re-exported: part of the shared vocabulary
+from .plugin.provider import Provider as Provider  # re-exported: part of the shared vocabulary
 
 RiskLevel = Literal["low", "medium", "high"]
 Decision = Literal["allow", "review", "refuse"]

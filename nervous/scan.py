@@ -14,7 +14,7 @@ import threading
 import time
 import weakref
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from attrs import asdict, field, frozen
 
@@ -28,6 +28,9 @@ from .records import (
     SkillBundle,
 )
 from .sideeffects import ASSUME_WORST, classes_of, icons_of, mcp_hints
+
+if TYPE_CHECKING:
+    from .manager import PluginManager
 
 SCHEMA = "nervous.skill-scan.v1"
 LIMIT_RULE = "NV-LIMIT-001"
@@ -137,7 +140,7 @@ def refusal_for_bad_input(details: Mapping[str, Any], message: str) -> Finding:
                    evidence={k: v for k, v in details.items() if k in ("limit", "entry")})
 
 
-def scan_bundle(pm: Any, bundle: SkillBundle, context: ScanContext | None = None, *,
+def scan_bundle(pm: PluginManager, bundle: SkillBundle, context: ScanContext | None = None, *,
                 limits: ScanLimits = DEFAULT_LIMITS, source: str | None = None,
                 extra_findings: tuple[Finding, ...] = ()) -> ScanReport:
     """Scan a bundle held in memory and build its report. Never executes anything from it."""

@@ -12,12 +12,15 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from attrs import frozen
 
 from .errors import BadInput, UsageError
 from .records import Finding, ScanContext, SkillBundle, SkillRef
+
+if TYPE_CHECKING:
+    from .manager import PluginManager
 
 #: loader refusals that are scan outcomes (a refused skill), not unusable input
 _REFUSAL_CODES = {"limit_exceeded", "unsafe_bundle", "encrypted_archive"}
@@ -54,7 +57,7 @@ def _load_path(path: Path, limits: Any) -> SkillBundle:
     raise BadInput(f"{path}: expected a skill folder, a SKILL.md or a .zip archive", code="bad_input")
 
 
-def _fetch(manager: Any, text: str, version: str | None, purpose: str) -> ScanTarget:
+def _fetch(manager: PluginManager, text: str, version: str | None, purpose: str) -> ScanTarget:
     from .installer import Installer, verify_bundle
 
     plan = Installer(manager).plan(text, version)
@@ -66,7 +69,7 @@ def _fetch(manager: Any, text: str, version: str | None, purpose: str) -> ScanTa
     return ScanTarget(bundle, context, plan.registry)
 
 
-def load_scan_target(manager: Any, target: str | os.PathLike[str], *, version: str | None = None,
+def load_scan_target(manager: PluginManager, target: str | os.PathLike[str], *, version: str | None = None,
                      purpose: str = "install") -> ScanTarget:
     """Read ``target`` into memory for a scan; nothing is executed or installed."""
     from .scan import DEFAULT_LIMITS, refusal_for_bad_input
@@ -91,7 +94,7 @@ def load_scan_target(manager: Any, target: str | os.PathLike[str], *, version: s
                           (refusal_for_bad_input(exc.details, exc.message),))
 
 
-def scan_target(manager: Any, target: str | os.PathLike[str], *, version: str | None = None,
+def scan_target(manager: PluginManager, target: str | os.PathLike[str], *, version: str | None = None,
                 purpose: str = "install") -> Any:
     """Load and scan ``target``; returns a :class:`nervous.scan.ScanReport`."""
     from .scan import scan_bundle

@@ -11,12 +11,15 @@ import queue
 import threading
 import time
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from attrs import frozen
 
 from .errors import NervousError
 from .records import SearchHit
+
+if TYPE_CHECKING:
+    from .manager import PluginManager
 
 
 @frozen
@@ -62,7 +65,7 @@ def merge(per_registry: Iterable[list[SearchHit]]) -> list[SearchHit]:
 
 
 def search(
-    pm: Any,
+    pm: PluginManager,
     query: str,
     *,
     registries: Iterable[str] | None = None,

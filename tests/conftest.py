@@ -10,19 +10,18 @@ import os
 
 import pytest
 
-from nervous import manager as _manager
+from nervous.manager import add_hookcall_monitoring
 
 CALLED_HOOKS: set[str] = set()
 
-_original_call = _manager.PluginManager._call
+
+def _before(hook_name: str, hook_impls: list[object], kwargs: object) -> None:
+    if hook_impls:  # a hook counts as exercised when an implementation actually ran
+        CALLED_HOOKS.add(hook_name)
 
 
-def _recording_call(self, hook_name, impl, kwargs):  # type: ignore[no-untyped-def]
-    CALLED_HOOKS.add(hook_name)
-    return _original_call(self, hook_name, impl, kwargs)
-
-
-_manager.PluginManager._call = _recording_call  # type: ignore[method-assign]
+# pluggy's public monitoring, installed on every plugin manager the tests build
+add_hookcall_monitoring(_before, lambda outcome, hook_name, hook_impls, kwargs: None)
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:

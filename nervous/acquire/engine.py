@@ -10,7 +10,7 @@ from __future__ import annotations
 import copy
 import shutil
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import clock, gate
 from ..cortex.entities import TaskText, extract_signals, filter_words
@@ -20,6 +20,9 @@ from ..records import ScanContext, SearchHit, SkillRef
 from ..sideeffects import classes_of, icons_of, is_secret_env, reflex_eligible
 from . import session as S
 from .plan import build_plan
+
+if TYPE_CHECKING:
+    from ..manager import PluginManager
 
 OUTCOMES = ("success", "task_mismatch", "runtime_error", "auth_error", "dependency_missing", "api_error")
 #: failures after which the next candidate is suggested (switching needs the user's consent)
@@ -59,7 +62,7 @@ def notice_traits(tags: list[str]) -> list[str]:
 class Acquirer:
     """Runs the loop over the configured registries, classifier, policy, cortex and store."""
 
-    def __init__(self, manager: Any) -> None:
+    def __init__(self, manager: PluginManager) -> None:
         from ..cortex.engine import Cortex
 
         self.pm = manager

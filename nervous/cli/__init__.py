@@ -136,6 +136,7 @@ def main(ctx: click.Context, plugin_opts: tuple[str, ...], disable_plugin_autolo
          config_files: tuple[str, ...], overrides: tuple[str, ...]) -> None:
     """nervous: acquire the skills an agent lacks, safely, and learn from every use."""
     ctx.obj = App.from_params(ctx.params)
+    ctx.obj.command = ctx.invoked_subcommand
     main.last_app = ctx.obj  # type: ignore[attr-defined]  # lets run_main report warnings on failure
 
 

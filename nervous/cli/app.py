@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -12,6 +11,8 @@ from typing import Any
 import click
 
 from ..errors import EXIT_INTERNAL, EXIT_USAGE, NervousError
+from ..texttable import table as table  # the CLI's table helper, shared with report formats
+from ..texttable import terminal_safe as terminal_safe
 
 
 class App:
@@ -25,6 +26,8 @@ class App:
         self._config: Any = None
         self._manager: Any = None
         self.warnings: list[str] = []
+        #: the command being run (set by the group), e.g. ``"install"``
+        self.command: str | None = None
 
     @classmethod
     def from_params(cls, params: dict[str, Any]) -> App:
@@ -44,12 +47,21 @@ class App:
             self._config = load_config(files=[Path(f) for f in self.files], overrides=self.overrides)
         return self._config
 
+    #: commands that must work with a broken selection (to show and fix it)
+    LENIENT = frozenset({"config", "plugins", None})
+
     @property
     def manager(self) -> Any:
         if self._manager is None:
             from ..manager import PluginManager
 
-            self._manager = PluginManager(self.config, blocked=self.blocked, autoload=self.autoload)
+            manager = PluginManager(self.config, blocked=self.blocked, autoload=self.autoload)
+            self._manager = manager
+            self.warnings.extend(w for w in manager.warnings if w not in self.warnings)
+            if self.command not in self.LENIENT:
+                # every selected provider is resolved before the command does anything
+                manager.check_selection()
+                self.warnings.extend(w for w in manager.warnings if w not in self.warnings)
         return self._manager
 
     def collect_store_warnings(self) -> list[str]:
@@ -63,6 +75,22 @@ class App:
                     continue
                 self.warnings.extend(w for w in found if w not in self.warnings)
         return self.warnings
+
+    def all_warnings(self) -> list[str]:
+        """Warnings for the user: this run's, and the plugin manager's (built now if the command did not).
+
+        A plugin that failed to load is reported on every command, even one that needs no plugin.
+        """
+        if self._manager is None and self._config is not None:
+            try:
+                from ..manager import PluginManager
+
+                self._manager = PluginManager(self.config, blocked=self.blocked, autoload=self.autoload)
+            except Exception:  # noqa: BLE001 - reporting must never fail the command
+                pass
+        self.collect_store_warnings()
+        extra = list(self._manager.warnings) if self._manager is not None else []
+        return list(dict.fromkeys(self.warnings + extra))
 
 
 def get_app() -> App:
@@ -84,7 +112,7 @@ def emit(as_json: bool, data: dict[str, Any], human: Callable[[], None] | str | 
     """
     app_warnings = list(warnings)
     try:
-        app_warnings = get_app().collect_store_warnings() + app_warnings
+        app_warnings = get_app().all_warnings() + app_warnings
     except (RuntimeError, AssertionError):
         pass
     if as_json:
@@ -104,18 +132,6 @@ def emit(as_json: bool, data: dict[str, Any], human: Callable[[], None] | str | 
         raise click.exceptions.Exit(exit_code)
 
 
-def terminal_safe(text: Any) -> str:
-    """Stored or remote text made harmless for a terminal: control and format characters (escape
-    sequences, bidirectional overrides) and undecodable bytes are shown as ``\\x1b``-style escapes."""
-    text = str(text)
-    if text.isprintable():
-        return text
-    import unicodedata
-
-    return "".join(c if c == " " or unicodedata.category(c)[0] not in "CZ" or c == "\u3000"
-                   else c.encode("unicode_escape").decode("ascii") for c in text)
-
-
 def _json_text(value: Any, indent: int | None = None) -> str:
     """JSON for standard output; text that is not valid Unicode (undecodable file names) as escapes."""
     text = json.dumps(value, indent=indent, ensure_ascii=False, default=str)
@@ -124,29 +140,6 @@ def _json_text(value: Any, indent: int | None = None) -> str:
     except UnicodeEncodeError:
         text = json.dumps(value, indent=indent, ensure_ascii=True, default=str)
     return text
-
-
-def table(rows: list[list[str]], headers: list[str], width: int | None = None) -> str:
-    """A plain text table that fits the terminal (long cells are shortened with '…', controls escaped)."""
-    headers = [terminal_safe(h) for h in headers]
-    rows = [[terminal_safe(v) for v in r] for r in rows]
-    width = width or min(os.get_terminal_size(sys.stdout.fileno()).columns if sys.stdout.isatty() else 80, 120)
-    cols = len(headers)
-    widths = [max(len(str(r[i])) for r in [headers, *rows]) for i in range(cols)]
-    budget = width - 2 * (cols - 1)
-    while sum(widths) > budget and max(widths) > 8:
-        i = widths.index(max(widths))
-        widths[i] -= 1
-
-    def cell(v: Any, w: int) -> str:
-        s = str(v)
-        return s if len(s) <= w else s[: max(w - 1, 0)] + "…"
-
-    lines = ["  ".join(cell(h, w).ljust(w) for h, w in zip(headers, widths, strict=True)).rstrip()]
-    lines.append("  ".join("-" * w for w in widths))
-    for r in rows:
-        lines.append("  ".join(cell(v, w).ljust(w) for v, w in zip(r, widths, strict=False)).rstrip())
-    return "\n".join(lines)
 
 
 def _wants_json(argv: list[str]) -> bool:
@@ -213,7 +206,7 @@ def _check_argument_sizes(argv: list[str]) -> None:
 def _pending_warnings(main: click.Group) -> list[str]:
     """Warnings gathered before a failure (a quarantined file...), so they are not lost."""
     app = getattr(main, "last_app", None)
-    return list(app.collect_store_warnings()) if isinstance(app, App) else []
+    return app.all_warnings() if isinstance(app, App) else []
 
 
 def _report_error(err: dict[str, Any], argv: list[str], warnings: list[str] | None = None) -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from ..config import find_project_file, read_toml, validate_layer
-from .app import emit, get_app, json_option
+from .app import emit, get_app, json_option, table
 
 
 @click.group()
@@ -18,11 +18,20 @@ def config() -> None:
 @config.command()
 @json_option
 def show(as_json: bool) -> None:
-    """The effective configuration after every layer."""
-    from ..config import dump_json
+    """The effective configuration after every layer, and which layer set each key."""
+    import json
+
+    from ..config import flat_items
 
     cfg = get_app().config
-    emit(as_json, {"config": cfg.to_dict(), "sources": cfg.sources}, lambda: click.echo(dump_json(cfg)))
+    items = flat_items(cfg)
+
+    def human() -> None:
+        click.echo(table([[key, json.dumps(value, ensure_ascii=False), layer] for key, value, layer in items],
+                         ["key", "value", "set by"]))
+
+    emit(as_json, {"config": cfg.to_dict(), "sources": cfg.sources,
+                   "origins": {key: layer for key, _value, layer in items}}, human)
 
 
 @config.command()
@@ -55,9 +64,9 @@ def validate(as_json: bool, file: str | None) -> None:
     if file is None:
         app = get_app()
         cfg = app.config
-        selected = app.manager.check_selection()
+        selected = app.manager.check_selection(build=True)
         emit(as_json, {"valid": True, "sources": cfg.sources, "selected": selected},
-             f"valid: {', '.join(cfg.sources)}")
+             f"valid: {', '.join(cfg.sources)}; every selected provider was built")
         return
     p = Path(file)
     data = read_toml(p)

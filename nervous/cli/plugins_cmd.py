@@ -11,7 +11,7 @@ from .app import emit, get_app, json_option, table
 @json_option
 @click.option("--hook", "hook", default=None, help="Only plugins implementing this hook.")
 def plugins(as_json: bool, hook: str | None) -> None:
-    """List plugins: name, distribution and version, source, status and hooks."""
+    """List plugins: name, distribution and version, source, status, providers by kind and hooks."""
     pm = get_app().manager
     if hook is not None and hook not in pm.hook_names():
         raise click.UsageError(f"unknown hook {hook!r}; hooks: {', '.join(pm.hook_names())}")
@@ -26,6 +26,7 @@ def plugins(as_json: bool, hook: str | None) -> None:
             "reason": p.reason,
             "module": p.module,
             "hooks": p.hooks,
+            "providers": p.providers,
         }
         for p in infos
     ]
@@ -33,7 +34,8 @@ def plugins(as_json: bool, hook: str | None) -> None:
     def human() -> None:
         click.echo(table([[r["name"], f"{r['distribution'] or '-'} {r['version'] or ''}".strip(), r["source"],
                            r["status"] if not r["reason"] else f"{r['status']}: {r['reason']}",
-                           ", ".join(h.removeprefix("nervous_") for h in r["hooks"])] for r in rows],
-                         ["name", "distribution", "source", "status", "hooks"]))
+                           "; ".join(f"{kind}: {', '.join(names)}" for kind, names in r["providers"].items())
+                           or ", ".join(h.removeprefix("nervous_") for h in r["hooks"])] for r in rows],
+                         ["name", "distribution", "source", "status", "providers (or hooks)"]))
 
     emit(as_json, {"plugins": rows}, human)

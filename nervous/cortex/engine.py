@@ -14,7 +14,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from .. import clock
 from ..errors import BadInput, NotFound, StorageBusy, StorageError, UsageError
@@ -30,6 +30,9 @@ from .entities import (
 from .matching import MatcherMemory
 from .policy import FAILURE_OUTCOMES, SUCCESS, CandidateView
 from .results import OutcomeResult, Perception
+
+if TYPE_CHECKING:
+    from ..manager import PluginManager
 
 R = TypeVar("R")
 OUTCOMES = (SUCCESS, *sorted(FAILURE_OUTCOMES))
@@ -82,7 +85,7 @@ class _Tx:
 class Cortex:
     """The skill cortex over one store (default: the configured storage backend)."""
 
-    def __init__(self, manager: Any, store: Any | None = None) -> None:
+    def __init__(self, manager: PluginManager, store: Any | None = None) -> None:
         self.manager = manager
         self.cfg = manager.config.cortex
         self._store = store

@@ -10,9 +10,8 @@ This module stays light: the plugins and the engine import it at start-up.
 
 from __future__ import annotations
 
-import random
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, ClassVar
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from attrs import field, frozen
 
@@ -99,52 +98,8 @@ def has_writing_tag(tags: Iterable[str]) -> bool:
     return any(tag.startswith(WRITING_PREFIXES) for tag in tags)
 
 
-class RankingPolicy:
-    """Base class for ranking policies (implements :class:`nervous.interfaces.RankingPolicy`).
-
-    ``rank`` returns the eligible candidates in order (the engine has already removed blacklisted
-    ones). ``on_outcome`` runs inside the learning transaction, after the seed update, and returns
-    ``{identity: new state}`` for any candidates of the region whose state changes (a policy may
-    update unused candidates, e.g. to discount them). ``on_version_change`` returns the state to
-    keep when a candidate's version or fingerprint changes, or ``None`` to clear it. The optional
-    ``reflex_allowed`` may withhold the fast path from the first-ranked candidate. Everything must
-    be deterministic given ``rng``: no other source of randomness, no wall clock.
-    """
-
-    name: ClassVar[str] = "base"
-    description: ClassVar[str] = ""
-
-    def __init__(self, *, min_effective: float = 0.3) -> None:
-        self.min_effective = min_effective
-
-    def rank(
-        self, region: str, candidates: Sequence[CandidateView], now: float, rng: random.Random
-    ) -> list[CandidateView]:
-        return seed_order(candidates, self.min_effective)
-
-    def on_outcome(
-        self,
-        region: str,
-        candidates: Sequence[CandidateView],
-        used: CandidateView | str,
-        outcome: str,
-        now: float,
-    ) -> dict[str, dict[str, Any]]:
-        return {}
-
-    def on_version_change(self, candidate: CandidateView) -> dict[str, Any] | None:
-        return None
-
-    def reflex_allowed(self, region: str, ranked: Sequence[CandidateView]) -> tuple[bool, str]:
-        """Optional veto of the fast path for ``ranked[0]``, consulted only after every seed gate holds.
-
-        The default allows it, so the seed reflex behaviour is unchanged; the reason is shown when vetoed.
-        """
-        return True, ""
-
-    def __repr__(self) -> str:
-        return f"<{type(self).__name__} {self.name!r}>"
-
+# one spelling of the contract: the Protocol (with its defaults) lives in the plugin API
+from ..plugin.protocols import RankingPolicy  # noqa: E402
 
 __all__ = [
     "FAILURE_OUTCOMES",

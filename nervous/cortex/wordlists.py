@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import unicodedata
 from functools import cache
+from pathlib import Path
 
 LISTS = ("stopwords", "temporal", "allowlist", "vocabulary", "given_names")
 
@@ -13,9 +14,8 @@ def words(name: str) -> frozenset[str]:
     """One list, normalised (NFKC, case-folded); ``#`` lines are comments."""
     if name not in LISTS:
         raise KeyError(f"unknown word list {name!r}; available: {', '.join(LISTS)}")
-    from importlib import resources
-
-    text = resources.files("nervous.cortex").joinpath("data").joinpath(f"{name}.txt").read_text(encoding="utf-8")
+    # read beside this module: importlib.resources would pull in importlib.metadata and email (start-up)
+    text = (Path(__file__).with_name("data") / f"{name}.txt").read_text(encoding="utf-8")
     out = set()
     for line in text.splitlines():
         line = line.strip()

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from datetime import UTC
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from .. import clock, gate
 from ..errors import Refused
@@ -41,6 +41,9 @@ from .record import (
 from .risk import assess, check_draft_bytes
 from .state import CONFIG, DEFAULT_CONFIG, REGISTRY, State, rendering_path
 from .status import transition
+
+if TYPE_CHECKING:
+    from ..manager import PluginManager
 
 T = TypeVar("T")
 LOCK = f"{STATE_DIR}/.lock"
@@ -84,7 +87,7 @@ def _required_text(params: Mapping[str, Any], key: str) -> str:
 class Evolver:
     """Managed skill candidates of one workspace: create, review, merge, publish, roll back, promote."""
 
-    def __init__(self, manager: Any, workspace: Path | str | None = None, *, lock_timeout: float = 5.0) -> None:
+    def __init__(self, manager: PluginManager, workspace: Path | str | None = None, *, lock_timeout: float = 5.0) -> None:
         self.manager = manager
         if workspace is None:
             workspace = getattr(getattr(getattr(manager, "config", None), "evolver", None), "workspace", ".")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import clock, gate
 from . import audit, backups
@@ -21,6 +21,9 @@ from .names import (
 from .risk import Assessment, assess, check_draft_bytes
 from .skillfile import ManagedInfo, compose, managed_info, retarget
 from .state import State
+
+if TYPE_CHECKING:
+    from ..manager import PluginManager
 
 
 def rel(path: str | None) -> str | None:
@@ -79,7 +82,7 @@ class PublishPlan:
         self.version, self.draft, self.assessment = version, draft, assessment
 
 
-def plan_publish(state: State, pm: Any, record: dict[str, Any], *, publish_as: str | None = None,
+def plan_publish(state: State, pm: PluginManager, record: dict[str, Any], *, publish_as: str | None = None,
                  canary: bool = False, require_low: bool = False) -> PublishPlan:
     change = record.get("change_type")
     target = check_skill_name(str(record.get("target_skill")))

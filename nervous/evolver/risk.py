@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from attrs import field, frozen
 
 from .errors import EvolverError
 from .record import max_risk
+
+if TYPE_CHECKING:
+    from ..manager import PluginManager
 
 MAX_DRAFT_BYTES = 64 * 1024
 
@@ -121,7 +124,7 @@ def _approval_lines(text: str) -> set[str]:
     return {" ".join(line.split()) for line in text.split("\n") if _APPROVAL_RE.search(line)}
 
 
-def assess(pm: Any, draft: str, *, change_type: str, declared: str, baseline: bytes | None = None,
+def assess(pm: PluginManager, draft: str, *, change_type: str, declared: str, baseline: bytes | None = None,
            stated_purpose: str = "", name: str = "learned-draft") -> Assessment:
     """Scan the draft, apply the refuse rules, and compute derived and effective risk.
 

@@ -8,9 +8,12 @@ warnings}`` instead. :func:`dispatch` is the same mapping for callers that prefe
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .errors import EvolverError
+
+if TYPE_CHECKING:
+    from ..manager import PluginManager
 
 OPERATIONS: dict[str, frozenset[str]] = {
     "create_candidate": frozenset({"source_summary", "signal_type", "signal_count", "proposed_skill_content",
@@ -115,7 +118,7 @@ def dispatch(evolver: Any, params: Mapping[str, Any]) -> dict[str, Any]:
     return evolver.repair_state()  # type: ignore[no-any-return]
 
 
-def handle(manager: Any, params: object) -> dict[str, Any]:
+def handle(manager: PluginManager, params: object) -> dict[str, Any]:
     """Run the tool: always returns a result object, with ``ok: false`` and an error code on refusal."""
     import os
 

@@ -12,7 +12,7 @@ import json
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from attrs import define, field
 
@@ -42,6 +42,9 @@ from .render import (
 from .settings import describe
 from .settings import set_config as apply_config
 from .status import ACTIONABLE, NON_TERMINAL, WAITING
+
+if TYPE_CHECKING:
+    from ..manager import PluginManager
 
 COLLECTION = "goals"
 #: where ``reset`` keeps the documents it cleared, keyed ``<scope>@<archive id>``
@@ -88,7 +91,7 @@ class Goals:
     ``manager.storage()``; tests and embedders may pass ``store`` and ``scope`` explicitly.
     """
 
-    def __init__(self, manager: Any, *, store: Store | None = None, scope: Scope | None = None) -> None:
+    def __init__(self, manager: PluginManager, *, store: Store | None = None, scope: Scope | None = None) -> None:
         self.manager = manager
         self.scope = scope or resolve_scope()
         if store is None:

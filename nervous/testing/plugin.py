@@ -6,7 +6,7 @@ directory; ``nervous_pm`` builds a plugin manager with only built-ins (no autolo
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,15 +18,38 @@ from .. import clock
 @pytest.fixture
 def nervous_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """An isolated ``NERVOUS_HOME`` (config, data, state and cache under one temp dir)."""
+    import os
+
     home = tmp_path / "nervous-home"
     home.mkdir()
-    monkeypatch.setenv("NERVOUS_HOME", str(home))
-    for var in ("NERVOUS_DISABLE_PLUGINS", "NERVOUS_STRICT_PLUGINS", "NERVOUS_CORTEX_PATH",
-                "NERVOUS_GOALS_PATH", "NERVOUS_STATE_ROOT", "NERVOUS_STORAGE_BACKEND", "NERVOUS_STORAGE_PATH",
-                "NERVOUS_REGISTRIES", "NERVOUS_SKILLS_DIR", "CLAWHUB_REGISTRY", "CLAWHUB_TOKEN", "GITHUB_TOKEN",
-                "NERVOUS_NOW"):
+    # every NERVOUS_* setting of the developer's shell is dropped, not only the ones known today
+    for var in [v for v in os.environ if v.startswith("NERVOUS_") and v not in KEEP_VARIABLES]:
         monkeypatch.delenv(var, raising=False)
+    for var in ("CLAWHUB_REGISTRY", "CLAWHUB_TOKEN", "GITHUB_TOKEN"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("NERVOUS_HOME", str(home))
     return home
+
+
+#: variables that describe the test machine rather than a user's settings (kept by ``nervous_home``)
+KEEP_VARIABLES = frozenset({"NERVOUS_TEST_POSTGRES_DSN", "NERVOUS_REQUIRE_POSTGRES", "NERVOUS_CHECK_HOOK_COVERAGE",
+                            "NERVOUS_CLAWHUB_CLI", "NERVOUS_SUITE_SEED", "NERVOUS_TRACEBACK"})
+
+
+@pytest.fixture
+def nervous_cli(nervous_home: Path) -> Callable[..., Any]:
+    """Run the CLI in-process: ``nervous_cli("search", "x", "--json")`` returns a
+    :class:`nervous.testing.cli.CliResult` (``exit_code``, ``stdout``, ``stderr``, parsed ``json``).
+
+    The working directory is ``nervous_home`` during the run unless ``cwd=`` is given.
+    """
+    from .cli import run_cli
+
+    def run(*args: str, input: str | None = None, env: dict[str, str | None] | None = None,
+            cwd: Path | None = None) -> Any:
+        return run_cli(*args, input=input, env=env, cwd=cwd or nervous_home)
+
+    return run
 
 
 @pytest.fixture

@@ -33,7 +33,7 @@ from typing import Any
 import pytest
 from attrs import field, frozen
 
-from ..errors import BadInput, NervousError, NotFound, StorageBusy
+from ..errors import BadInput, NervousError, NotFound, StorageBusy, UnsupportedVersion
 from ..storage import SCHEMA_VERSION, MemoryStore, Store, migrate
 
 
@@ -60,6 +60,9 @@ class StoreSpec:
     factory: str
     kwargs: dict[str, Any] = field(factory=dict)
     corruptor: str | None = None
+    #: ``"module:callable"`` called with ``(store, version)``: record ``version`` as the store's schema
+    #: version, as a newer release would. The suite then checks that the store refuses to open it.
+    future_schema: str | None = None
 
     def open(self) -> Store:
         store = _resolve(self.factory)(**self.kwargs)
@@ -70,6 +73,11 @@ class StoreSpec:
     @property
     def can_corrupt(self) -> bool:
         return self.corruptor is not None
+
+    def write_future_schema(self, store: Store, version: int) -> None:
+        if self.future_schema is None:
+            raise NotImplementedError("this store spec has no future_schema")
+        _resolve(self.future_schema)(store, version)
 
     def corrupt(self, store: Store, collection: str, key: str) -> None:
         if self.corruptor is None:
@@ -273,6 +281,25 @@ class StoreConformance:
         assert store.schema_version == SCHEMA_VERSION
         assert isinstance(info.backend, str) and info.backend
         assert isinstance(info.location, str) and info.location
+
+    def test_a_newer_schema_is_refused_and_left_alone(self, store_spec: StoreSpec, store: Store) -> None:
+        """A store written by a newer release must not be read (nor "migrated") by this one."""
+        if store_spec.future_schema is None:
+            pytest.fail("StoreSpec.future_schema is required: the suite must see the store refuse a newer "
+                        "schema version (a store that reads it may corrupt data it does not understand)")
+        store.update("docs", "kept", lambda d: _set(d, value=1))
+        store_spec.write_future_schema(store, SCHEMA_VERSION + 1)
+        close = getattr(store, "close", None)
+        if callable(close):
+            close()
+        with pytest.raises(UnsupportedVersion):
+            reopened = store_spec.open()
+            reopened.read("docs", "kept")
+            reopened.update("docs", "kept", lambda d: _set(d, value=2))
+        # nothing was changed by the refused open: back at this release's version, the data is intact
+        store_spec.write_future_schema(store, SCHEMA_VERSION)
+        again = store_spec.open()
+        assert again.read("docs", "kept").value == {"value": 1}
 
     def test_crud(self, store: Store) -> None:
         assert store.read("things", "a").value is None

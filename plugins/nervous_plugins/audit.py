@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from typing import Any
 
-import nervous
+from nervous.plugin import hookimpl
 
 LOG = "audit"
 
 
-@nervous.hookimpl(trylast=True)
+@hookimpl(trylast=True)
 def nervous_event(event: Any, manager: Any) -> None:
     if manager.config.plugin_settings("audit").get("enabled", True) is False:
         return

@@ -15,7 +15,7 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from nervous.errors import NervousError, NotFound, Refused, RegistryError, UsageError
-from nervous.records import (
+from nervous.plugin import (
     FileDigest,
     ScanStatus,
     SearchHit,
@@ -26,8 +26,8 @@ from nervous.records import (
 )
 
 if TYPE_CHECKING:
-    from nervous.context import ProviderContext
-    from nervous.http import HttpClient, HttpStatusError
+    from nervous.plugin import ProviderContext
+    from nervous.plugin.toolkit import HttpClient, HttpStatusError
 
 DEFAULT_SITE = "https://clawhub.ai"
 #: how long a skill or version answer is reused within one process (plan, then fetch)
@@ -97,7 +97,7 @@ class ClawHubRegistry:
         return self._registry
 
     def _discover(self) -> str:
-        from nervous.http import HttpClient
+        from nervous.plugin.toolkit import HttpClient
 
         probe = HttpClient(self.site, timeout=self.timeout, retries=0, **self.http_options)
         for path in ("/.well-known/clawhub.json", "/.well-known/clawdhub.json"):
@@ -135,7 +135,7 @@ class ClawHubRegistry:
     @property
     def http(self) -> HttpClient:
         if self._http is None:
-            from nervous.http import HttpClient
+            from nervous.plugin.toolkit import HttpClient
 
             self._http = HttpClient(self.base_url, token=self.token, timeout=self.timeout,
                                     download_timeout=self.download_timeout, **self.http_options)
@@ -269,7 +269,7 @@ class ClawHubRegistry:
         )
         fingerprint = None
         if files and all(f.sha256 for f in files):
-            from nervous.fingerprint import skill_fingerprint
+            from nervous.plugin.toolkit import skill_fingerprint
 
             fingerprint = skill_fingerprint((f.path, f.sha256 or "") for f in files)
         return SkillVersion(version=str(body.get("version") or version), created_at=_iso(body.get("createdAt")),
@@ -304,7 +304,7 @@ class ClawHubRegistry:
             raise NotFound(f"clawhub: {ref.qualified} has no hosted version", code="no_version")
         detail = self.version(meta.ref, version, _reuse=True)
         data = self.download(meta.ref, version, progress=progress)
-        from nervous.bundle import Limits, load_zip
+        from nervous.plugin.toolkit import Limits, load_zip
 
         limits = Limits()
         if self.limits is not None:
@@ -330,7 +330,7 @@ class ClawHubRegistry:
         return self._call(lambda: self.http.get_json(path, q), ref, what)
 
     def _call(self, fn: Any, ref: SkillRef | None, what: str) -> Any:
-        from nervous.http import HttpStatusError
+        from nervous.plugin.toolkit import HttpStatusError
 
         try:
             return fn()
@@ -366,7 +366,7 @@ class ClawHubRegistry:
         """After a 404, ``/scan`` tells why a known skill is unavailable (current servers)."""
         from urllib.parse import quote
 
-        from nervous.http import HttpStatusError
+        from nervous.plugin.toolkit import HttpStatusError
 
         q = {"ownerHandle": ref.owner} if ref.owner else {}
         try:
@@ -384,7 +384,7 @@ class ClawHubRegistry:
 
 
 def _error_text(exc: HttpStatusError) -> str:
-    from nervous.http import clean_error_text
+    from nervous.plugin.toolkit import clean_error_text
 
     resp = exc.response
     if (resp.header("content-type") or "").startswith("application/json"):
@@ -449,6 +449,6 @@ def _int(value: Any) -> int | None:
 def _iso(ms: Any) -> str | None:
     if not isinstance(ms, (int, float)) or isinstance(ms, bool):
         return None
-    from nervous.clock import utc_timestamp
+    from nervous.plugin.toolkit import utc_timestamp
 
     return utc_timestamp(ms / 1000.0)

@@ -10,8 +10,7 @@ from typing import Any
 
 from attrs import frozen
 
-import nervous
-from nervous import Provider
+from nervous.plugin import Provider, hookimpl
 
 
 @frozen
@@ -41,6 +40,6 @@ def _factory(name: str) -> Any:
     return make
 
 
-@nervous.hookimpl
+@hookimpl
 def nervous_drain_policies() -> list[Provider]:
     return [Provider(name, spec[3], _factory(name)) for name, spec in BUDGETS.items()]

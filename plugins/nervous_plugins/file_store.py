@@ -24,7 +24,21 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from nervous.durable import (
+from nervous.errors import BadInput, NotFound, StorageError, UnsupportedVersion
+from nervous.plugin import (
+    SCHEMA_VERSION,
+    Problem,
+    R,
+    Snapshot,
+    Store,
+    StoreInfo,
+    Updated,
+    check_collection,
+    check_document,
+    check_key,
+    shape_validator,
+)
+from nervous.plugin.toolkit import (
     FileLock,
     atomic_write_bytes,
     atomic_write_json,
@@ -37,20 +51,6 @@ from nervous.durable import (
     parse_object,
     pid_alive,
     read_lock_holder,
-)
-from nervous.errors import BadInput, NotFound, StorageError, UnsupportedVersion
-from nervous.storage import (
-    SCHEMA_VERSION,
-    Problem,
-    R,
-    Snapshot,
-    Store,
-    StoreInfo,
-    Updated,
-    check_collection,
-    check_document,
-    check_key,
-    shape_validator,
 )
 
 MARKER = ".nervous-store.json"
@@ -467,3 +467,9 @@ def _factory(ctx: Any) -> FileStore:
     return FileStore(root, lock_timeout=cfg.lock_timeout)
 
 
+
+
+def write_schema_version(store: Store, version: int) -> None:
+    """Record ``version`` in the store's marker, as another release would (for the conformance suite)."""
+    assert isinstance(store, FileStore)
+    atomic_write_json(store.root / MARKER, {"schema_version": version}, backup=False)

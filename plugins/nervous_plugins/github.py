@@ -26,7 +26,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from nervous.errors import BadInput, NervousError, NotFound, RegistryError, UsageError
-from nervous.records import (
+from nervous.plugin import (
     FileDigest,
     ScanStatus,
     SearchHit,
@@ -37,8 +37,8 @@ from nervous.records import (
 )
 
 if TYPE_CHECKING:
-    from nervous.context import ProviderContext
-    from nervous.http import HttpClient, HttpStatusError, Response
+    from nervous.plugin import ProviderContext
+    from nervous.plugin.toolkit import HttpClient, HttpStatusError, Response
 
 NAME = "github"
 DEFAULT_API = "https://api.github.com"
@@ -92,7 +92,7 @@ class GitHubRegistry:
     @property
     def http(self) -> HttpClient:
         if self._http is None:
-            from nervous.http import HttpClient
+            from nervous.plugin.toolkit import HttpClient
 
             options = {"sleep": time.sleep, "clock": time.time, **self.http_options}
             self._http = HttpClient(
@@ -309,8 +309,7 @@ class GitHubRegistry:
         out.append((rel, int(size or 0), sha))
 
     def fetch(self, ref: SkillRef, version: str | None = None) -> SkillBundle:
-        from nervous.bundle import Limits, check_listing, make_bundle
-        from nervous.fingerprint import is_fingerprinted_path
+        from nervous.plugin.toolkit import Limits, check_listing, is_fingerprinted_path, make_bundle
 
         pinned = self.pin(ref if version is None else _with_revision(ref, version))
         owner, repo, _ = _split(pinned)
@@ -347,7 +346,7 @@ class GitHubRegistry:
             timeout=self.http.download_timeout), what, None)
 
     def _call(self, fn: Any, what: str, ref: SkillRef | None) -> Response:
-        from nervous.http import HttpStatusError
+        from nervous.plugin.toolkit import HttpStatusError
 
         try:
             return fn()  # type: ignore[no-any-return]

@@ -15,8 +15,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-import nervous
-from nervous.records import IntentVerdict, ScanContext, SideEffects, SkillBundle
+from nervous.plugin import IntentVerdict, ScanContext, SideEffects, SkillBundle, hookimpl
 
 REQUEST_SCHEMA = "nervous.intent-request.v1"
 
@@ -42,8 +41,7 @@ def build_request(bundle: SkillBundle, side_effects: SideEffects, context: ScanC
     Text is sent SKILL.md first, then the other files by path, until ``max_chars`` is spent; every file
     is listed, with ``truncated`` when its text was cut or left out.
     """
-    from nervous.sideeffects import classes_of
-    from nervous.skillmd import parse_skill_md
+    from nervous.plugin.toolkit import classes_of, parse_skill_md
 
     skill_md = bundle.skill_md
     doc = parse_skill_md(skill_md.data) if skill_md is not None else None
@@ -144,7 +142,7 @@ def run_judge(command: list[str], request: dict[str, Any], *, timeout: float) ->
     return out
 
 
-@nervous.hookimpl(trylast=True)
+@hookimpl(trylast=True)
 def nervous_judge_intent(bundle: SkillBundle, side_effects: SideEffects, context: ScanContext,
                          manager: Any) -> IntentVerdict | None:
     review = manager.config.review

@@ -21,9 +21,8 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from nervous.cortex.matching import MatcherMemory
-from nervous.cortex.wordlists import words
 from nervous.errors import ConfigError
+from nervous.plugin.cortex import MatcherMemory, words
 
 from .lexical_words import light_stem, related_terms
 

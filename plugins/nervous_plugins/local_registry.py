@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from nervous.errors import NotFound, RegistryError, UsageError
-from nervous.records import (
+from nervous.plugin import (
     FileDigest,
     ScanStatus,
     SearchHit,
@@ -31,8 +31,8 @@ from nervous.records import (
 )
 
 if TYPE_CHECKING:
-    from nervous.context import ProviderContext
-    from nervous.skillmd import SkillDoc
+    from nervous.plugin import ProviderContext
+    from nervous.plugin.toolkit import SkillDoc
 
 NAME = "local"
 DEFAULT_VERSION = "0.0.0"
@@ -112,7 +112,7 @@ class LocalRegistry:
 
     def catalog(self) -> dict[str, _Entry]:
         """Every valid skill by folder name (read fresh: the folders are the source of truth)."""
-        from nervous.skillmd import find_skill_file, parse_skill_md
+        from nervous.plugin.toolkit import find_skill_file, parse_skill_md
 
         if not self.paths:
             raise RegistryError("local: no skill folders configured (set [plugins.local] paths)",
@@ -185,7 +185,7 @@ class LocalRegistry:
         return [self.version(ref)]
 
     def version(self, ref: SkillRef, version: str | None = None) -> SkillVersion:
-        from nervous.fingerprint import bundle_fingerprint
+        from nervous.plugin.toolkit import bundle_fingerprint
 
         bundle = self.fetch(ref, version)
         return SkillVersion(version=bundle.version or DEFAULT_VERSION,
@@ -193,7 +193,7 @@ class LocalRegistry:
                             scan=UNKNOWN_SCAN, fingerprint=bundle_fingerprint(bundle))
 
     def fetch(self, ref: SkillRef, version: str | None = None) -> SkillBundle:
-        from nervous.bundle import Limits, load_directory
+        from nervous.plugin.toolkit import Limits, load_directory
 
         e = self._entry(ref)
         wanted = version or ref.revision

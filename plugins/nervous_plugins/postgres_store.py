@@ -29,7 +29,7 @@ from nervous.errors import (
     StorageError,
     UnsupportedVersion,
 )
-from nervous.storage import (
+from nervous.plugin import (
     SCHEMA_VERSION,
     Problem,
     Snapshot,
@@ -43,7 +43,7 @@ from nervous.storage import (
 )
 
 if TYPE_CHECKING:
-    from nervous.context import ProviderContext
+    from nervous.plugin import ProviderContext
 
 R = TypeVar("R")
 
@@ -655,3 +655,10 @@ def corrupt_document(store: PostgresStore, collection: str, key: str) -> None:
     with store._direct_connection() as conn:
         conn.execute(f"UPDATE {store._s}.documents SET doc = left(doc, length(doc) / 2) || '\u2026'"
                      " WHERE collection = %s AND key = %s", (collection, key))
+
+
+def write_schema_version(store: PostgresStore, version: int) -> None:
+    """Record ``version`` as the schema's version, as another release would (the conformance suite's
+    ``StoreSpec.future_schema``); nervous itself never calls it."""
+    with store._direct_connection() as conn:
+        conn.execute(f"UPDATE {store._s}.meta SET value = %s WHERE key = 'schema_version'", (str(version),))

@@ -16,7 +16,8 @@ import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from nervous.cortex.policy import (
+from nervous.errors import ConfigError
+from nervous.plugin.cortex import (
     CandidateView,
     RankingPolicy,
     identity_of,
@@ -24,7 +25,6 @@ from nervous.cortex.policy import (
     seed_order,
     seed_sort_key,
 )
-from nervous.errors import ConfigError
 
 if TYPE_CHECKING:
     import random

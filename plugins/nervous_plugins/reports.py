@@ -12,8 +12,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-import nervous
-from nervous.records import Provider
+from nervous.plugin import Provider, hookimpl
+from nervous.plugin.toolkit import nervous_version
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 SECURITY_SEVERITY = {"critical": 9.5, "high": 8.0, "medium": 5.5, "low": 3.0, "info": 1.0}
@@ -93,7 +93,7 @@ def render_sarif(report: dict[str, Any]) -> str:
         "runs": [{
             "tool": {"driver": {
                 "name": "nervous",
-                "semanticVersion": tool.get("version", nervous.__version__),
+                "semanticVersion": tool.get("version", nervous_version),
                 "informationUri": "https://github.com/nervous-agents/nervous",
                 "rules": rules,
                 "properties": {"rules_version": tool.get("rules_version"),
@@ -117,7 +117,7 @@ def render_sarif(report: dict[str, Any]) -> str:
 
 def render_table(report: dict[str, Any]) -> str:
     """A short summary and one row per finding, for people."""
-    from nervous.cli.app import table
+    from nervous.plugin.toolkit import table
 
     caps = report.get("capabilities", {})
     target = report.get("target", {})
@@ -150,7 +150,7 @@ def _factory(fn: Callable[[dict[str, Any]], str]) -> Callable[[Any], Callable[[d
     return lambda ctx: fn
 
 
-@nervous.hookimpl
+@hookimpl
 def nervous_report_formats() -> list[Provider]:
     return [
         Provider("json", "The nervous.skill-scan.v1 JSON report.", _factory(render_json)),

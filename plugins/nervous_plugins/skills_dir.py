@@ -22,11 +22,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from nervous.errors import BadInput, Refused, StorageError
-from nervous.records import FileDigest, InstallRecord, SkillBundle, SkillRef
+from nervous.plugin import FileDigest, InstallRecord, SkillBundle, SkillRef
 
 if TYPE_CHECKING:
-    from nervous.context import ProviderContext
-    from nervous.storage import Store
+    from nervous.plugin import ProviderContext, Store
 
 NAME = "skills-dir"
 #: the registry provider whose CLI writes .clawhub/lock.json and origin.json
@@ -74,7 +73,7 @@ class SkillsDirTarget:
     def store(self) -> Store:
         if self._store is None:
             if self._store_factory is None:
-                from nervous.storage import MemoryStore
+                from nervous.plugin import MemoryStore
 
                 self._store = MemoryStore()
             else:
@@ -135,7 +134,7 @@ class SkillsDirTarget:
                 if not isinstance(data, dict) or data.get("version") != 1 or not isinstance(data.get("skills"), dict):
                     raise ValueError("expected {\"version\": 1, \"skills\": {...}}")
             except ValueError as exc:
-                from nervous.clock import now
+                from nervous.plugin.toolkit import now
 
                 aside = path.with_name(f"lock.json.corrupt-{int(now() * 1000)}")
                 if not any(p.name.startswith("lock.json.corrupt-") for p in path.parent.iterdir()):
@@ -178,7 +177,7 @@ class SkillsDirTarget:
 
     def _dir_lock(self) -> Any:
         """One install or uninstall at a time in this skills folder, across threads and processes."""
-        from nervous.durable import FileLock
+        from nervous.plugin.toolkit import FileLock
 
         self.skills_dir.mkdir(parents=True, exist_ok=True)
         return FileLock(self.skills_dir / INSTALL_LOCK, timeout=max(30.0, self._lock_timeout()))
@@ -203,8 +202,7 @@ class SkillsDirTarget:
         """
         import shutil
 
-        from nervous.clock import now, utc_timestamp
-        from nervous.gate import require_admission
+        from nervous.plugin.toolkit import now, require_admission, utc_timestamp
 
         require_admission(f"installing {bundle.ref.qualified}")
         self.warnings.extend(self.recover())
@@ -226,7 +224,7 @@ class SkillsDirTarget:
         lock_before = self.lock_path.read_bytes() if self.lock_path.is_file() else None
         try:
             self._write_files(staging, bundle)
-            from nervous.fingerprint import folder_fingerprint
+            from nervous.plugin.toolkit import folder_fingerprint
 
             installed_fp = folder_fingerprint(staging)
             installed_at_ms = int(now() * 1000)
@@ -252,7 +250,7 @@ class SkillsDirTarget:
                 fingerprint=installed_fp, path=str(target), installed_at=utc_timestamp(), target=NAME,
                 files=tuple(FileDigest(f.path, f.size, f.sha256) for f in bundle.files),
             )
-            from nervous.serialize import to_json
+            from nervous.plugin.toolkit import to_json
 
             manifest = snapshot(staging)
             journal = target.parent / (_temp_name(JOURNAL_PREFIX, target.name) + ".json")
@@ -307,7 +305,7 @@ class SkillsDirTarget:
 
     def _save_record(self, key: str, record: InstallRecord, source: dict[str, Any],
                      manifest: dict[str, str] | None = None) -> None:
-        from nervous.serialize import to_json
+        from nervous.plugin.toolkit import to_json
 
         doc = to_json(record)
 
@@ -332,7 +330,7 @@ class SkillsDirTarget:
             return self._uninstall(slug)
 
     def _uninstall(self, slug: str) -> InstallRecord:
-        from nervous.serialize import from_json
+        from nervous.plugin.toolkit import from_json
 
         self.warnings.extend(self.recover())
         ref = SkillRef.parse(slug) if not isinstance(slug, SkillRef) else slug
@@ -373,7 +371,7 @@ class SkillsDirTarget:
         return self.store.delete(COLLECTION, self._record_key(key))
 
     def installed(self) -> list[InstallRecord]:
-        from nervous.serialize import from_json
+        from nervous.plugin.toolkit import from_json
 
         # finish an interrupted install first, so its record (not the previous one) is compared
         self.warnings.extend(w for w in self.recover() if w not in self.warnings)
@@ -393,7 +391,7 @@ class SkillsDirTarget:
         symbolic links included): ``changes`` lists each added, removed or altered path. ``version`` is
         the one another tool (``clawhub update``) wrote into the origin file, if any.
         """
-        from nervous.fingerprint import folder_fingerprint
+        from nervous.plugin.toolkit import folder_fingerprint
 
         folder = Path(record.path)
         if folder.is_symlink():
@@ -439,7 +437,7 @@ class SkillsDirTarget:
         swap never happened (its folder is missing), else removed — the old or the new skill,
         never a mix and never nothing.
         """
-        from nervous.durable import pid_alive, remove_stale_lock
+        from nervous.plugin.toolkit import pid_alive, remove_stale_lock
 
         done: list[str] = []
         if not self.skills_dir.is_dir():
@@ -475,8 +473,7 @@ class SkillsDirTarget:
 
     def _finish_commit(self, journal: Path, target: Path) -> list[str]:
         """Complete an install killed after its swap (the folder is the journal's), else drop the journal."""
-        from nervous.fingerprint import folder_fingerprint
-        from nervous.serialize import from_json
+        from nervous.plugin.toolkit import folder_fingerprint, from_json
 
         try:
             intent = json.loads(journal.read_bytes())

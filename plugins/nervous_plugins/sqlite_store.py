@@ -20,9 +20,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from nervous.durable import ensure_dir, parse_object
 from nervous.errors import NotFound, StorageBusy, StorageError, UnsupportedVersion
-from nervous.storage import (
+from nervous.plugin import (
     Problem,
     R,
     Snapshot,
@@ -34,6 +33,7 @@ from nervous.storage import (
     check_key,
     shape_validator,
 )
+from nervous.plugin.toolkit import ensure_dir, parse_object
 
 DEFAULT_FILE = "nervous.sqlite3"
 
@@ -442,3 +442,13 @@ def _factory(ctx: Any) -> SqliteStore:
     return SqliteStore(path, lock_timeout=cfg.lock_timeout)
 
 
+
+
+def write_schema_version(store: Store, version: int) -> None:
+    """Record ``version`` as the database's schema version, as another release would (conformance suite)."""
+    assert isinstance(store, SqliteStore)
+    conn = sqlite3.connect(store.path, isolation_level=None)
+    try:
+        conn.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(version),))
+    finally:
+        conn.close()

@@ -51,6 +51,8 @@ def test_reflex_and_mcp() -> None:
 
 
 def test_risk_levels() -> None:
+    from nervous_plugins.review_policy import risk as se  # the review policy's scoring, not the vocabulary
+
     assert se.risk_level(["network:api.example.com"]) == "low"
     assert se.risk_level(["read:env:API_KEY"]) == "medium"
     assert se.risk_level(["shell:cp"], shell_tiers={"cp": "CAUTION"}) == "medium"

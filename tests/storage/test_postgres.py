@@ -127,7 +127,8 @@ class TestPostgresConformance(StoreConformance):
     @pytest.fixture
     def store_spec(self, schema: str) -> StoreSpec:
         return StoreSpec("nervous_plugins.postgres_store:open_store", {"dsn": SERVER_DSN, "schema": schema},
-                         corruptor="nervous_plugins.postgres_store:corrupt_document")
+                         corruptor="nervous_plugins.postgres_store:corrupt_document",
+                         future_schema="nervous_plugins.postgres_store:write_schema_version")
 
 
 # ------------------------------------------------------------------------------------ plumbing

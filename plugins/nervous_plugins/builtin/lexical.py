@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import nervous
-from nervous import Provider
+from nervous.plugin import Provider, hookimpl
 
 
 def _factory(ctx: Any) -> Any:
@@ -18,7 +17,7 @@ def _factory(ctx: Any) -> Any:
     return create(ctx)
 
 
-@nervous.hookimpl
+@hookimpl
 def nervous_matchers() -> list[Provider]:
     return [Provider("lexical", "offline word matcher: signals, region names and a bounded "
                              "index of entity-filtered words (no model)", _factory)]

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import nervous
-from nervous import Provider
+from nervous.plugin import Provider, hookimpl
 
 
 def _factory(ctx: Any) -> Any:
@@ -18,7 +17,7 @@ def _factory(ctx: Any) -> Any:
     return create(ctx)
 
 
-@nervous.hookimpl
+@hookimpl
 def nervous_storage_backends() -> list[Provider]:
     return [Provider("postgres", "PostgreSQL: one store shared by many processes and hosts (psycopg 3)",
                      _factory)]

@@ -10,8 +10,7 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
-import nervous
-from nervous import Provider
+from nervous.plugin import Provider, hookimpl
 
 #: (name, description) of every policy, as the policy classes declare them
 POLICIES = (
@@ -29,6 +28,6 @@ def _factory(name: str, ctx: Any) -> Any:
     return create(name, ctx)
 
 
-@nervous.hookimpl
+@hookimpl
 def nervous_ranking_policies() -> list[Provider]:
     return [Provider(name, description, partial(_factory, name)) for name, description in POLICIES]

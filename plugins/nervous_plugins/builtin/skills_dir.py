@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import nervous
-from nervous import Provider
+from nervous.plugin import Provider, hookimpl
 
 
 def _factory(ctx: Any) -> Any:
@@ -18,7 +17,7 @@ def _factory(ctx: Any) -> Any:
     return create(ctx)
 
 
-@nervous.hookimpl
+@hookimpl
 def nervous_install_targets() -> list[Provider]:
     return [Provider("skills-dir", "A skills folder with a clawhub-compatible lockfile (default ./skills)",
                              _factory)]

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import nervous
-from nervous import Provider
+from nervous.plugin import Provider, hookimpl
 
 
 def _factory(ctx: Any) -> Any:
@@ -18,6 +17,6 @@ def _factory(ctx: Any) -> Any:
     return create(ctx)
 
 
-@nervous.hookimpl
+@hookimpl
 def nervous_storage_backends() -> list[Provider]:
     return [Provider("sqlite", "one SQLite database (WAL), embedded, no server", _factory)]

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import nervous
-from nervous.records import Provider, RiskAssessment, ScanContext, SideEffects, SkillBundle
+from nervous.plugin import Provider, RiskAssessment, ScanContext, SideEffects, SkillBundle, hookimpl
 
 _CLASSIFIER: Any = None
 
@@ -24,12 +23,12 @@ def _classifier() -> Any:
     return _CLASSIFIER
 
 
-@nervous.hookimpl
+@hookimpl
 def nervous_classify(bundle: SkillBundle, context: ScanContext) -> SideEffects:
     return _classifier().classify(bundle, context)  # type: ignore[no-any-return]
 
 
-@nervous.hookimpl
+@hookimpl
 def nervous_score_risk(bundle: SkillBundle, side_effects: SideEffects, context: ScanContext) -> RiskAssessment:
     from .scorer import score
 
@@ -42,7 +41,7 @@ def _default_policy(ctx: Any) -> Any:
     return DefaultReviewPolicy()
 
 
-@nervous.hookimpl
+@hookimpl
 def nervous_review_policies() -> list[Provider]:
     return [Provider("default", "Refuse malicious patterns, review powerful or undecidable skills, else allow.",
                      _default_policy)]

@@ -10,8 +10,8 @@ import bisect
 import re
 from collections.abc import Iterable
 
-from nervous.records import Finding, ScanContext, SideEffects, SkillBundle, SkillFile
-from nervous.sideeffects import ASSUME_WORST, classes_of, normalize_host, normalize_tags
+from nervous.plugin import Finding, ScanContext, SideEffects, SkillBundle, SkillFile
+from nervous.plugin.toolkit import ASSUME_WORST, classes_of, normalize_host, normalize_tags
 
 from . import jscode, prose, pycode, rx, shell
 from .catalogue import BY_ID
@@ -207,7 +207,7 @@ class Classifier:
     # ------------------------------------------------------------------ SKILL.md frontmatter
 
     def _frontmatter(self, c: Collector, f: SkillFile) -> tuple[str | None, set[str]]:
-        from nervous.skillmd import parse_skill_md
+        from nervous.plugin.toolkit import parse_skill_md
 
         path = f.path
         doc = parse_skill_md(f.data, max_bytes=max(len(f.data), 1))

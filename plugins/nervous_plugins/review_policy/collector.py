@@ -6,7 +6,7 @@ from typing import Any
 
 from attrs import define, field
 
-from nervous.sideeffects import normalize_tag
+from nervous.plugin.toolkit import normalize_tag
 
 TIER_ORDER = {"SAFE": 0, "CAUTION": 1, "RISKY": 2, "DANGEROUS": 3}
 

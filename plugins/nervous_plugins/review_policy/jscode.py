@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from nervous.sideeffects import is_credential_path, normalize_host
+from nervous.plugin.toolkit import is_credential_path, normalize_host
 
 from . import rx, shell
 from .collector import Collector
@@ -108,7 +108,7 @@ def analyze(c: Collector, file: str, source: str, *, lines_offset: int = 0) -> N
             for m2 in ENV_READ.finditer(line):
                 name = next((g for g in m2.groups() if g), None)
                 if name and not rx.search(r"(?i)authorization|bearer|x-api-key|headers", line):
-                    from nervous.sideeffects import is_secret_env
+                    from nervous.plugin.toolkit import is_secret_env
 
                     if is_secret_env(name):
                         for u in urls:

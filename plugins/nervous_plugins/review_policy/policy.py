@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from nervous.records import (
+from nervous.plugin import (
     DECISION_ORDER,
     IntentVerdict,
     ReviewDecision,

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from nervous.sideeffects import is_credential_path
+from nervous.plugin.toolkit import is_credential_path
 
 from . import rx
 from .collector import Collector
@@ -483,7 +483,7 @@ def analyze_line(c: Collector, file: str, lineno: int, line: str, *, in_code: bo
         c.flags.add("network_send")
         c.fact("network_send", file, lineno, "prose-exfil")
     if not in_code and _gate(low, "EXFIL_INSTR") and rx.search(rf"(?i)\b{SEND_VERB}\b", line):
-        from nervous.sideeffects import is_secret_env
+        from nervous.plugin.toolkit import is_secret_env
 
         from .text import URL_RE
 

@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from nervous.sideeffects import is_credential_path, normalize_host
+from nervous.plugin.toolkit import is_credential_path, normalize_host
 
 from . import rx, shell
 from .collector import Collector
@@ -451,7 +451,7 @@ def _env_names_in(node: ast.AST, env_vars: dict[str, set[str]]) -> set[str]:
 
 def _secret_refs(call: ast.Call, env_vars: dict[str, set[str]]) -> set[str]:
     """Secret-named variables that reach a request outside its ``headers``/``auth`` arguments."""
-    from nervous.sideeffects import is_secret_env
+    from nervous.plugin.toolkit import is_secret_env
 
     out: set[str] = set()
     parts: list[ast.AST] = list(call.args) + [kw.value for kw in call.keywords
@@ -471,7 +471,7 @@ DECODERS = {"b64decode", "urlsafe_b64decode", "b32decode", "b85decode", "a85deco
 
 
 def _secret_names(node: ast.AST, env_vars: dict[str, set[str]]) -> set[str]:
-    from nervous.sideeffects import is_secret_env
+    from nervous.plugin.toolkit import is_secret_env
 
     return {n for n in _env_names_in(node, env_vars) if is_secret_env(n)}
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from nervous.records import RiskAssessment, ScanContext, SideEffects
-from nervous.sideeffects import classes_of, risk_level, risk_reasons
+from nervous.plugin import RiskAssessment, ScanContext, SideEffects
+from nervous.plugin.toolkit import classes_of
+
+from .risk import risk_level, risk_reasons
 
 
 def score(side_effects: SideEffects, context: ScanContext) -> RiskAssessment:

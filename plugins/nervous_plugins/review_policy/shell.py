@@ -11,7 +11,7 @@ import functools
 import re
 import shlex
 
-from nervous.sideeffects import is_credential_path, normalize_host
+from nervous.plugin.toolkit import is_credential_path, normalize_host
 
 from . import rx
 from .collector import Collector
@@ -239,7 +239,7 @@ def _strip_headers(line: str) -> str:
 
 
 def _is_secret_name(name: str) -> bool:
-    from nervous.sideeffects import is_secret_env
+    from nervous.plugin.toolkit import is_secret_env
 
     return is_secret_env(name) and name not in NOT_ENV
 

@@ -129,7 +129,7 @@ def snippet(text: str, start: int = 0, end: int | None = None, width: int = 200)
 
 
 def url_host(url: str) -> str:
-    from nervous.sideeffects import normalize_host
+    from nervous.plugin.toolkit import normalize_host
 
     return normalize_host(url)
 

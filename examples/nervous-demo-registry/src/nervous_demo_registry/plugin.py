@@ -12,13 +12,22 @@ import json
 from pathlib import Path
 from typing import Any
 
-import nervous
 from nervous.errors import ConfigError, NotFound
-from nervous.records import FileDigest, SearchHit, SkillBundle, SkillFile, SkillMetadata, SkillRef, SkillVersion
+from nervous.plugin import (
+    FileDigest,
+    Provider,
+    SearchHit,
+    SkillBundle,
+    SkillFile,
+    SkillMetadata,
+    SkillRef,
+    SkillVersion,
+    hookimpl,
+)
 
 
 class CatalogRegistry:
-    """Implements :class:`nervous.interfaces.Registry` over a JSON file."""
+    """Implements :class:`nervous.plugin.Registry` over a JSON file."""
 
     name = "demo"
 
@@ -79,6 +88,6 @@ def _factory(ctx: Any) -> CatalogRegistry:
     return CatalogRegistry(Path(catalog))
 
 
-@nervous.hookimpl
-def nervous_registries() -> list[nervous.Provider]:
-    return [nervous.Provider("demo", "Skills from a JSON catalog file (example plugin)", _factory)]
+@hookimpl
+def nervous_registries() -> list[Provider]:
+    return [Provider("demo", "Skills from a JSON catalog file (example plugin)", _factory)]

@@ -2,14 +2,14 @@
 
 Two kinds of hooks:
 
-* **Provider hooks** (``nervous_<things>()``) return a list of :class:`~nervous.records.Provider`
+* **Provider hooks** (``nervous_<things>()``) return a list of :class:`~nervous.plugin.Provider`
   records. The kernel merges the lists of all plugins; two providers with one name is an error
   naming both plugins; configuration picks providers by name and an unknown name is an error
   listing the available ones.
 * **Contribution hooks** are called on every plugin; the kernel combines the results by the rule
   stated in each docstring. Only hooks marked *first result wins* stop at the first non-``None``.
 
-Plugins implement hooks with :data:`nervous.hookimpl`. The kernel calls hooks only through
+Plugins implement hooks with :data:`nervous.plugin.hookimpl`. The kernel calls hooks only through
 :class:`nervous.manager.PluginManager`'s typed methods, never through ``pm.hook`` directly.
 """
 
@@ -20,9 +20,8 @@ from typing import TYPE_CHECKING
 import pluggy
 
 if TYPE_CHECKING:
-    from .manager import PluginManager
-    from .provider import Provider
-    from .records import (
+    from ..manager import PluginManager
+    from ..records import (
         Event,
         IntentVerdict,
         RiskAssessment,
@@ -30,6 +29,7 @@ if TYPE_CHECKING:
         SideEffects,
         SkillBundle,
     )
+    from .provider import Provider
 
 hookspec = pluggy.HookspecMarker("nervous")
 
@@ -43,7 +43,7 @@ def nervous_registries() -> list[Provider]:
     """Offer skill registries (skill sources).
 
     :returns: providers whose ``factory(ctx)`` returns an object implementing
-        :class:`nervous.interfaces.Registry` (search, resolve metadata and versions, fetch a
+        :class:`nervous.plugin.Registry` (search, resolve metadata and versions, fetch a
         version's files). ``[registries] use`` selects them, in order.
     Combined: all lists are merged; duplicate names are an error.
     """
@@ -54,7 +54,7 @@ def nervous_install_targets() -> list[Provider]:
     """Offer install targets: where and how installed skills are laid out.
 
     :returns: providers whose ``factory(ctx)`` returns an
-        :class:`nervous.interfaces.InstallTarget`. ``[install] target`` selects one.
+        :class:`nervous.plugin.InstallTarget`. ``[install] target`` selects one.
     Combined: all lists are merged; duplicate names are an error.
     """
 
@@ -93,7 +93,7 @@ def nervous_score_risk(
 def nervous_review_policies() -> list[Provider]:
     """Offer review policies that decide allow / review / refuse.
 
-    :returns: providers whose ``factory(ctx)`` returns a :class:`nervous.interfaces.ReviewPolicy`.
+    :returns: providers whose ``factory(ctx)`` returns a :class:`nervous.plugin.ReviewPolicy`.
         ``[review] policy`` selects one.
     Combined: all lists are merged; duplicate names are an error.
     """
@@ -132,7 +132,7 @@ def nervous_report_formats() -> list[Provider]:
 def nervous_storage_backends() -> list[Provider]:
     """Offer storage backends for the agent-level durable state.
 
-    :returns: providers whose ``factory(ctx)`` returns a :class:`nervous.storage.Store`.
+    :returns: providers whose ``factory(ctx)`` returns a :class:`nervous.plugin.Store`.
         ``[storage] backend`` selects exactly one.
     Combined: all lists are merged; duplicate names are an error.
     """
@@ -147,7 +147,7 @@ def nervous_storage_backends() -> list[Provider]:
 def nervous_matchers() -> list[Provider]:
     """Offer perception matchers that route a task description to a learned region or a miss.
 
-    :returns: providers whose ``factory(ctx)`` returns a :class:`nervous.interfaces.Matcher`.
+    :returns: providers whose ``factory(ctx)`` returns a :class:`nervous.plugin.Matcher`.
         ``[cortex] matcher`` selects one.
     Combined: all lists are merged; duplicate names are an error.
     """
@@ -158,7 +158,7 @@ def nervous_ranking_policies() -> list[Provider]:
     """Offer candidate ranking policies.
 
     :returns: providers whose ``factory(ctx)`` returns a
-        :class:`nervous.interfaces.RankingPolicy`. ``[cortex] ranking_policy`` selects one.
+        :class:`nervous.plugin.RankingPolicy`. ``[cortex] ranking_policy`` selects one.
     Combined: all lists are merged; duplicate names are an error.
     """
 
@@ -172,7 +172,7 @@ def nervous_ranking_policies() -> list[Provider]:
 def nervous_drain_policies() -> list[Provider]:
     """Offer drain policies (budgets for replans, retries and no-progress runs).
 
-    :returns: providers whose ``factory(ctx)`` returns a :class:`nervous.interfaces.DrainPolicy`.
+    :returns: providers whose ``factory(ctx)`` returns a :class:`nervous.plugin.DrainPolicy`.
     Combined: all lists are merged; duplicate names are an error.
     """
 

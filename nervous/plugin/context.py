@@ -7,9 +7,9 @@ from typing import TYPE_CHECKING, Any
 from attrs import frozen
 
 if TYPE_CHECKING:
-    from .config import Config
-    from .manager import PluginManager
-    from .paths import Paths
+    from ..config import Config
+    from ..manager import PluginManager
+    from ..paths import Paths
 
 
 @frozen

@@ -1,0 +1,1 @@
+"""The storage plugin built in docs/plugins/tutorial.md."""

@@ -1,0 +1,48 @@
+"""The static table of built-ins says exactly what the plugin modules declare, and loading it imports
+none of them."""
+
+from __future__ import annotations
+
+import importlib
+import subprocess
+import sys
+
+import pluggy
+import pytest
+
+from nervous.builtins import BUILTINS, Builtin
+from nervous.manager import PROVIDER_HOOKS
+from nervous.plugin import hookspecs
+
+PROVIDER_HOOK_NAMES = set(PROVIDER_HOOKS.values())
+
+
+@pytest.mark.parametrize("builtin", BUILTINS, ids=lambda b: b.name)
+def test_the_table_matches_the_module(builtin: Builtin) -> None:
+    pm = pluggy.PluginManager("nervous")
+    pm.add_hookspecs(hookspecs)
+    module = importlib.import_module(builtin.module)
+    hooks, providers = {}, {}
+    for attr in dir(module):
+        opts = pm.parse_hookimpl_opts(module, attr)
+        if opts is None:
+            continue
+        if attr in PROVIDER_HOOK_NAMES:
+            providers[attr] = tuple((p.name, p.description) for p in getattr(module, attr)())
+        else:
+            hooks[attr] = {k: v for k, v in opts.items() if v and k != "specname"}
+    assert (hooks, providers) == (builtin.hooks, builtin.providers)
+
+
+def test_building_a_manager_imports_no_builtin_module() -> None:
+    code = ("import sys; from nervous.manager import PluginManager; from nervous.config import Config; "
+            "pm = PluginManager(Config(), autoload=False); pm.check_selection(); pm.plugins(); "
+            "print(sorted(m for m in sys.modules if m.startswith('nervous_plugins') or m == 'importlib.metadata'))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+def test_a_builtin_is_imported_when_its_provider_is_created(nervous_pm: object) -> None:
+    policy = nervous_pm.drain_policy("conservative")  # type: ignore[attr-defined]
+    assert (policy.name, policy.max_replans) == ("conservative", 1)
+    assert "nervous_plugins.drain_policies" in sys.modules
