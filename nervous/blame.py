@@ -52,6 +52,8 @@ def _guard(plugin: str, what: str, method: Callable[..., Any]) -> Callable[..., 
             return method(*args, **kwargs)
         except (NervousError, KeyboardInterrupt):
             raise
+        except (OSError, RecursionError, UnicodeError, MemoryError):
+            raise  # the input or the environment (a path too long, a full disk): documented codes, not a bug
         except Exception as exc:
             if getattr(exc, _CALLER, False):
                 raise

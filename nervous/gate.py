@@ -16,15 +16,14 @@ Why one module: front ends differ only in how they ask a person; none keeps its 
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
 import getpass
 import json
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from attrs import field, frozen
 
+from .admission import admission, admitted, require_admission
 from .errors import BadInput, Refused, RegistryError
 from .records import ScanContext, SkillBundle, SkillMetadata, SkillRef, SkillVersion
 
@@ -37,9 +36,6 @@ FLOOR_CATEGORIES = ("execution", "exfiltration")
 FLOOR_RULES = ("NV-LIMIT-001",)
 #: registry verdicts and integrity failures: no approval of any kind overrides them
 HARD_CODES = ("malware", "removed", "unavailable", "integrity", "unsafe_path", "meta_mismatch")
-
-_ADMITTED: contextvars.ContextVar[Verdict | None] = contextvars.ContextVar("nervous_gate_admitted", default=None)
-
 
 @frozen
 class Approval:
@@ -333,29 +329,6 @@ class Gate:
             self.pm.emit("install.override", data)
         self.pm.emit("gate.admit", data)
         return result
-
-
-@contextlib.contextmanager
-def admission(verdict: Verdict) -> Iterator[Verdict]:
-    """Mark ``verdict`` as admitted while the staged install runs (only :meth:`Gate.admit` should enter it)."""
-    token = _ADMITTED.set(verdict)
-    try:
-        yield verdict
-    finally:
-        _ADMITTED.reset(token)
-
-
-def admitted() -> Verdict | None:
-    """The verdict of the admission in progress (install targets refuse writes outside one)."""
-    return _ADMITTED.get()
-
-
-def require_admission(what: str) -> Verdict:
-    """Raise unless an admission is in progress: install targets call this before writing."""
-    verdict = _ADMITTED.get()
-    if verdict is None:
-        raise Refused(f"{what}: skills reach the disk only through the install gate", code="not_admitted")
-    return verdict
 
 
 __all__ = ["Approval", "Gate", "admission", "NeedsPerson", "Verdict", "admitted", "approval_mode", "check_approval",

@@ -86,7 +86,7 @@ def token_create(handle: str, moderator: bool, as_json: bool) -> None:
 def token_revoke(tok: str, as_json: bool) -> None:
     """Revoke a token."""
     done = _catalog().revoke_token(tok)
-    emit(as_json, {"revoked": done}, "revoked" if done else "no such token", exit_code=0 if done else 4)
+    emit(as_json, {"revoked": done}, "revoked" if done else "no such token", exit_code=0 if done else 1)
 
 
 @registry.command()

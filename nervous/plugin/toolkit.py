@@ -36,7 +36,7 @@ _SOURCES: dict[str, str] = {
     # a plain text table for report formats written for people, and text made safe for a terminal
     **dict.fromkeys(["table", "terminal_safe"], "nervous.texttable"),
     # install targets: the install gate's proof that a write was admitted (every install passes the gate)
-    **dict.fromkeys(["admitted", "require_admission"], "nervous.gate"),
+    **dict.fromkeys(["admitted", "require_admission"], "nervous.admission"),
     # the running nervous version
     "nervous_version": "nervous",
 }

@@ -15,9 +15,10 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).parents[2]
-FRONT_ENDS = ("nervous.cli", "nervous.mcp", "nervous.api", "nervous.integrations", "nervous.__main__")
+FRONT_ENDS = ("nervous.cli", "nervous.mcp", "nervous.api", "nervous.integrations", "nervous.registry_server",
+              "nervous.__main__")
 ENGINES = ("nervous.acquire", "nervous.cortex", "nervous.goals", "nervous.evolver", "nervous.search",
-           "nervous.installer", "nervous.scan", "nervous.scan_target")
+           "nervous.installer", "nervous.scan", "nervous.scan_target", "nervous.gate")
 TOOLING = ("nervous.testing",)  # test kits for plugin authors: may use anything
 #: the cortex contract (candidate views, matcher memory, word lists): kernel modules that live beside
 #: the cortex engine and are published through nervous.plugin.cortex
