@@ -113,6 +113,10 @@ class RankingPolicy:
 
     name: ClassVar[str] = "base"
     description: ClassVar[str] = ""
+    #: True when :meth:`reflex_allowed` is a complete evidence rule: the engine then promotes, keeps
+    #: and demotes reflex on it instead of the seed's weight and streak gates (the read-only,
+    #: clean-scan, source and blacklist conditions always apply)
+    reflex_rule: ClassVar[bool] = False
 
     def __init__(self, *, min_effective: float = 0.3) -> None:
         self.min_effective = min_effective
@@ -139,6 +143,8 @@ class RankingPolicy:
         """Optional veto of the fast path for ``ranked[0]``, consulted only after every seed gate holds.
 
         The default allows it, so the seed reflex behaviour is unchanged; the reason is shown when vetoed.
+        With :attr:`reflex_rule` set, it is consulted instead of the seed's evidence gates, both for
+        promotion after an outcome and for the fast path.
         """
         return True, ""
 
