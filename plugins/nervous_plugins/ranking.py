@@ -285,7 +285,7 @@ class SeedConfidentPolicy(SeedProbePolicy):
     reflex_rule: ClassVar[bool] = True
 
     def __init__(self, *, min_effective: float = 0.3, promote: float = 0.8, memory: int = 8,
-                 fallback_tail: bool = True, z: float = 2.33, min_rate: float = 0.8) -> None:
+                 fallback_tail: bool = True, z: float = 1.96, min_rate: float = 0.8) -> None:
         super().__init__(min_effective=min_effective, promote=promote, memory=memory, fallback_tail=fallback_tail)
         if not 0 < z <= 10 or not 0 <= min_rate <= 1:
             raise ConfigError(f"seed-confident: reflex_z must be in (0, 10] and reflex_min_rate in [0, 1], "
@@ -430,7 +430,7 @@ def _seed_confident(ctx: Any) -> SeedConfidentPolicy:
         promote=_setting(ctx.settings, "promote_confidence", 0.8, low=0.5, high=1.0),
         memory=int(_setting(ctx.settings, "rival_memory", 8, low=0, high=64)),
         fallback_tail=tail,
-        z=_setting(ctx.settings, "reflex_z", 2.33, low=0.1, high=10.0),
+        z=_setting(ctx.settings, "reflex_z", 1.96, low=0.1, high=10.0),
         min_rate=_setting(ctx.settings, "reflex_min_rate", 0.8, low=0.0, high=1.0),
     )
 
