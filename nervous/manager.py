@@ -39,6 +39,7 @@ BUILTIN_PLUGINS: tuple[tuple[str, str], ...] = (
     ("reports", "nervous_plugins.reports"),
     ("ranking", "nervous_plugins.builtin.ranking"),
     ("lexical", "nervous_plugins.builtin.lexical"),
+    ("semantic", "nervous_plugins.builtin.semantic"),
     ("drain-policies", "nervous_plugins.drain_policies"),
     ("audit", "nervous_plugins.audit"),
     ("intent-command", "nervous_plugins.intent_command"),

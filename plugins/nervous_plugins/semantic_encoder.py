@@ -43,7 +43,8 @@ def _erf(x: np.ndarray) -> np.ndarray:
     a = np.abs(x)
     t = 1.0 / (1.0 + 0.3275911 * a)
     poly = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))))
-    return sign * (1.0 - poly * np.exp(-a * a))
+    out: np.ndarray = sign * (1.0 - poly * np.exp(-a * a))
+    return out
 
 
 def _gelu(x: np.ndarray) -> np.ndarray:
@@ -53,7 +54,8 @@ def _gelu(x: np.ndarray) -> np.ndarray:
 def _layer_norm(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, eps: float) -> np.ndarray:
     mean = x.mean(axis=-1, keepdims=True)
     var = ((x - mean) ** 2).mean(axis=-1, keepdims=True)
-    return (x - mean) / np.sqrt(var + eps) * weight + bias
+    out: np.ndarray = (x - mean) / np.sqrt(var + eps) * weight + bias
+    return out
 
 
 class MiniLMEncoder:
@@ -128,7 +130,8 @@ class MiniLMEncoder:
             x = _layer_norm(ff + x, layer["ln2_w"], layer["ln2_b"], self.eps)
         pooled = x.mean(axis=0)
         norm = float(np.linalg.norm(pooled))
-        return (pooled / norm if norm else pooled).astype(np.float32)
+        unit: np.ndarray = (pooled / norm if norm else pooled).astype(np.float32)
+        return unit
 
 
 def load_encoder() -> Any:
