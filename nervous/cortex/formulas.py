@@ -58,15 +58,20 @@ def apply_failure(cand: Candidate, failure: str, detail: str, now: float, cfg: A
     cand.set("last_fail", {"type": failure, "detail": detail, "date": cand.today.isoformat()})
 
 
-def promotion_blockers(cand: Candidate, blacklisted: bool, cfg: Any) -> list[str]:
-    """Why the candidate may not be promoted to reflex (§4.2.4); empty when every condition holds."""
+def promotion_blockers(cand: Candidate, blacklisted: bool, cfg: Any, *, seed_evidence: bool = True) -> list[str]:
+    """Why the candidate may not be promoted to reflex (§4.2.4); empty when every condition holds.
+
+    ``seed_evidence=False`` leaves out the weight and streak gates, for a ranking policy whose own
+    evidence rule replaces them; the content, source and blacklist conditions always apply.
+    """
     out = []
-    if not at_least(cand.weight, cfg.reflex_min_weight):
-        out.append(f"stored weight {cand.weight:.4f} < {cfg.reflex_min_weight}")
-    if cand.consecutive < cfg.reflex_min_consecutive:
-        out.append(f"{cand.consecutive} consecutive successes < {cfg.reflex_min_consecutive}")
-    if cand.successes < cfg.reflex_min_successes:
-        out.append(f"{cand.successes} successes < {cfg.reflex_min_successes}")
+    if seed_evidence:
+        if not at_least(cand.weight, cfg.reflex_min_weight):
+            out.append(f"stored weight {cand.weight:.4f} < {cfg.reflex_min_weight}")
+        if cand.consecutive < cfg.reflex_min_consecutive:
+            out.append(f"{cand.consecutive} consecutive successes < {cfg.reflex_min_consecutive}")
+        if cand.successes < cfg.reflex_min_successes:
+            out.append(f"{cand.successes} successes < {cfg.reflex_min_successes}")
     out.extend(_content_blockers(cand.tags, cand.fingerprint, cand.side_effects_for, cand.scan_decision,
                                  cand.source))
     if blacklisted:
@@ -88,19 +93,20 @@ def _content_blockers(tags: Iterable[str], fingerprint: str | None, side_effects
     return out
 
 
-def fast_path_reasons(cand: Candidate, effective: float, cfg: Any) -> list[str]:
+def fast_path_reasons(cand: Candidate, effective: float, cfg: Any, *, seed_evidence: bool = True) -> list[str]:
     """The locally checkable fast-path conditions that fail (§4.2.5); empty = eligible.
 
     Registry checks (latest version, scan status, fingerprint of the published files) are made by
-    the acquisition loop before installing.
+    the acquisition loop before installing. ``seed_evidence=False`` as in :func:`promotion_blockers`.
     """
     out = []
     if not cand.reflex:
         out.append("reflex flag not set")
-    if below(effective, cfg.reflex_min_effective):
-        out.append(f"effective weight {effective:.4f} < {cfg.reflex_min_effective}")
-    if cand.consecutive < cfg.reflex_min_consecutive:
-        out.append(f"{cand.consecutive} consecutive successes < {cfg.reflex_min_consecutive}")
+    if seed_evidence:
+        if below(effective, cfg.reflex_min_effective):
+            out.append(f"effective weight {effective:.4f} < {cfg.reflex_min_effective}")
+        if cand.consecutive < cfg.reflex_min_consecutive:
+            out.append(f"{cand.consecutive} consecutive successes < {cfg.reflex_min_consecutive}")
     out.extend(_content_blockers(cand.tags, cand.fingerprint, cand.side_effects_for, cand.scan_decision,
                                  cand.source))
     return out

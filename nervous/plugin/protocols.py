@@ -100,6 +100,10 @@ class RankingPolicy(Protocol):
 
     name: ClassVar[str] = "base"
     description: ClassVar[str] = ""
+    #: True when :meth:`reflex_allowed` is a complete evidence rule: the engine then promotes, keeps
+    #: and demotes reflex on it instead of the seed's weight and streak gates (the read-only,
+    #: clean-scan, source and blacklist conditions always apply)
+    reflex_rule: ClassVar[bool] = False
     #: candidates whose effective weight is below this floor are not ranked
     min_effective: float
 
@@ -125,6 +129,8 @@ class RankingPolicy(Protocol):
         """Optional veto of the fast path for ``ranked[0]``, consulted only after every seed gate holds.
 
         The default allows it, so the seed reflex behaviour is unchanged; the reason is shown when vetoed.
+        With :attr:`reflex_rule` set, it is consulted instead of the seed's evidence gates, both for
+        promotion after an outcome and for the fast path.
         """
         return True, ""
 

@@ -3,6 +3,8 @@
 * ``seed`` — the original skill-cortex order (the default).
 * ``seed-probe`` — the seed order plus evidence-driven probes, so a neglected candidate that has
   improved is tried again and can win the top rank back, and a reflex veto for near-equal rivals.
+* ``seed-confident`` — ``seed-probe``'s order with a reflex rule on confidence bounds (per content,
+  against every rival) in place of the seed's weight gates.
 * ``thompson``, ``ucb1``, ``discounted-thompson`` — bandit baselines measured against them by
   ``benchmarks/learning.py``.
 
@@ -248,6 +250,71 @@ class SeedProbePolicy(RankingPolicy):
         return True, ""
 
 
+def wilson_bounds(successes: int, failures: int, z: float) -> tuple[float, float]:
+    """The Wilson score interval of a success rate; ``(0, 1)`` without runs."""
+    n = successes + failures
+    if n <= 0:
+        return 0.0, 1.0
+    rate = successes / n
+    zz = z * z
+    centre = (rate + zz / (2 * n)) / (1 + zz / n)
+    half = z / (1 + zz / n) * math.sqrt(rate * (1 - rate) / n + zz / (4 * n * n))
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+class SeedConfidentPolicy(SeedProbePolicy):
+    """``seed-probe``'s order with a reflex rule on confidence bounds instead of the seed's weight gates.
+
+    The seed weight is a harsh estimator for a skill used often (a p = 0.8 skill used daily settles
+    near 0.2), so the weight >= 0.9 gate rarely opens, and when it does it says nothing about the
+    rivals. Here, per candidate and per content (the counts reset on a version or fingerprint
+    change), the Wilson interval of the success rate at ``z`` decides:
+
+    * the candidate's lower bound is at least ``min_rate``; and
+    * it is above the upper bound of every rival of the region, remembered pruned rivals included,
+      and of every rival, so a rival with few runs (wide interval) or a new version (no runs)
+      holds the reflex back until its own runs rule it out.
+
+    The engine promotes on a success when the rule holds, keeps the flag while it holds, and
+    demotes as soon as a failure or a rival's evidence breaks it; the fast path re-checks it. The
+    read-only, clean-scan, source and blacklist conditions are the engine's and always apply.
+    """
+
+    name: ClassVar[str] = "seed-confident"
+    description: ClassVar[str] = "seed-probe's order with a reflex rule on Wilson confidence bounds"
+    reflex_rule: ClassVar[bool] = True
+
+    def __init__(self, *, min_effective: float = 0.3, promote: float = 0.8, memory: int = 8,
+                 fallback_tail: bool = True, z: float = 1.96, min_rate: float = 0.8) -> None:
+        super().__init__(min_effective=min_effective, promote=promote, memory=memory, fallback_tail=fallback_tail)
+        if not 0 < z <= 10 or not 0 <= min_rate <= 1:
+            raise ConfigError(f"seed-confident: reflex_z must be in (0, 10] and reflex_min_rate in [0, 1], "
+                              f"got {z}, {min_rate}")
+        self.z = z
+        self.min_rate = min_rate
+
+    def reflex_allowed(self, region: str, ranked: Sequence[CandidateView]) -> tuple[bool, str]:
+        if not ranked:
+            return False, "no candidate"
+        top = ranked[0]
+        s, f = self.evidence(top)
+        low, _high = wilson_bounds(s, f, self.z)
+        if round(low, 10) < round(self.min_rate, 10):
+            return False, (f"{top.slug}: lower bound {low:.3f} of its success rate ({s}/{s + f} for this "
+                           f"content) is below {self.min_rate}")
+        rivals = {c.identity: (c.slug, self.evidence(c)) for c in ranked[1:] if c.identity != top.identity}
+        if self.memory:
+            rivals.update((k, (k, v)) for k, v in self.remembered(ranked).items()
+                          if k not in rivals and k != top.identity)
+        for key in sorted(rivals):
+            label, (rs, rf) = rivals[key]
+            _rlow, rhigh = wilson_bounds(rs, rf, self.z)
+            if round(rhigh, 10) >= round(low, 10):
+                return False, (f"{top.slug}'s lower bound {low:.3f} does not beat {label}'s upper bound "
+                               f"{rhigh:.3f} ({rs}/{rs + rf} runs)")
+        return True, ""
+
+
 class ThompsonPolicy(RankingPolicy):
     """Beta(1 + successes, 1 + failures) per candidate; rank by one sample each. No filter."""
 
@@ -354,6 +421,20 @@ def _seed_probe(ctx: Any) -> SeedProbePolicy:
     )
 
 
+def _seed_confident(ctx: Any) -> SeedConfidentPolicy:
+    tail = ctx.settings.get("fallback_tail", True)
+    if not isinstance(tail, bool):
+        raise ConfigError(f"ranking policy setting 'fallback_tail': expected true or false, got {tail!r}")
+    return SeedConfidentPolicy(
+        min_effective=_min_effective(ctx),
+        promote=_setting(ctx.settings, "promote_confidence", 0.8, low=0.5, high=1.0),
+        memory=int(_setting(ctx.settings, "rival_memory", 8, low=0, high=64)),
+        fallback_tail=tail,
+        z=_setting(ctx.settings, "reflex_z", 1.96, low=0.1, high=10.0),
+        min_rate=_setting(ctx.settings, "reflex_min_rate", 0.8, low=0.0, high=1.0),
+    )
+
+
 def _thompson(ctx: Any) -> ThompsonPolicy:
     return ThompsonPolicy(min_effective=_min_effective(ctx))
 
@@ -368,11 +449,12 @@ def _discounted_thompson(ctx: Any) -> DiscountedThompsonPolicy:
 
 
 POLICIES: tuple[type[RankingPolicy], ...] = (
-    SeedPolicy, SeedProbePolicy, ThompsonPolicy, UCB1Policy, DiscountedThompsonPolicy,
+    SeedPolicy, SeedProbePolicy, SeedConfidentPolicy, ThompsonPolicy, UCB1Policy, DiscountedThompsonPolicy,
 )
 _FACTORIES = {
     "seed": _seed,
     "seed-probe": _seed_probe,
+    "seed-confident": _seed_confident,
     "thompson": _thompson,
     "ucb1": _ucb1,
     "discounted-thompson": _discounted_thompson,

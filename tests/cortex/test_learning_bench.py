@@ -34,14 +34,14 @@ def smoke(bench: ModuleType) -> dict[str, Any]:
     args = bench.parse_args([
         "--seeds", "20", "--regions", "2", "--days", "60", "--rate", "2", "--jobs", "2",
         "--scenarios", "stationary-easy,neglected-improves",
-        "--policies", "seed,seed-probe,thompson,random,oracle",
+        "--policies", "seed,seed-probe,seed-confident,thompson,random,oracle",
     ])
     return bench.run(args)  # type: ignore[no-any-return]
 
 
 def test_smoke_figures_are_sane(smoke: dict[str, Any]) -> None:
     for scenario, rows in smoke.items():
-        assert set(rows) == {"seed", "seed-probe", "thompson", "random", "oracle"}
+        assert set(rows) == {"seed", "seed-probe", "seed-confident", "thompson", "random", "oracle"}
         for name, row in rows.items():
             mean, se, n = row["regret"]
             assert n == 20 and mean >= 0 and se >= 0, (scenario, name)

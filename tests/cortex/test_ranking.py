@@ -10,11 +10,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from nervous_plugins.ranking import (
     DiscountedThompsonPolicy,
+    SeedConfidentPolicy,
     SeedPolicy,
     SeedProbePolicy,
     ThompsonPolicy,
     UCB1Policy,
     beta_beats,
+    wilson_bounds,
 )
 
 from nervous.config import Config
@@ -45,7 +47,7 @@ def slugs(views: list[CandidateView]) -> list[str]:
 
 def test_every_builtin_policy_is_offered_and_seed_is_the_default(nervous_pm: Any) -> None:
     names = set(nervous_pm.providers("ranking policy"))
-    assert {"seed", "seed-probe", "thompson", "ucb1", "discounted-thompson"} <= names
+    assert {"seed", "seed-probe", "seed-confident", "thompson", "ucb1", "discounted-thompson"} <= names
     assert nervous_pm.ranking_policy().name == "seed"
     for name in names:
         policy = nervous_pm.ranking_policy(name)
@@ -365,3 +367,94 @@ def test_registration_names_and_describes_every_policy_as_the_classes_do() -> No
     from nervous_plugins.builtin import ranking as registration
 
     assert registration.POLICIES == tuple((cls.name, cls.description) for cls in ranking.POLICIES)
+
+
+# ------------------------------------------------------------------------------ seed-confident
+
+
+def test_wilson_bounds_match_the_textbook_interval() -> None:
+    assert wilson_bounds(0, 0, 1.96) == (0.0, 1.0)
+    low, high = wilson_bounds(8, 2, 1.96)
+    assert round(low, 3) == 0.490 and round(high, 3) == 0.943
+    low, high = wilson_bounds(50, 0, 1.96)
+    assert high == 1.0 and round(low, 3) == 0.929
+    assert wilson_bounds(0, 50, 1.96)[0] == 0.0
+
+
+def test_seed_confident_rule_needs_a_high_lower_bound_that_beats_every_rival() -> None:
+    policy = SeedConfidentPolicy()
+    top = view("top", 0.2, state=ev(60, 2))  # a low seed weight does not matter: the counts do
+    assert policy.reflex_allowed("r", [top, view("bad", 0.3, state=ev(2, 20))]) == (True, "")
+    assert policy.reflex_allowed("r", [top]) == (True, "")
+    # a rival tried once, or a rival's new version (no runs yet), may still be better
+    allowed, why = policy.reflex_allowed("r", [top, view("once", 0.3, state=ev(1, 0))])
+    assert not allowed and "does not beat once's upper bound" in why
+    assert not policy.reflex_allowed("r", [top, view("new", 0.5, state=ev(0, 0))])[0]
+    # close rivals are not ruled out
+    assert not policy.reflex_allowed("r", [top, view("close", 0.5, state=ev(55, 3))])[0]
+    # too few runs, or a rate that is merely good, keep the lower bound under the threshold
+    allowed, why = policy.reflex_allowed("r", [view("few", 0.9, state=ev(4, 0))])
+    assert not allowed and "lower bound" in why and "below 0.8" in why
+    assert not policy.reflex_allowed("r", [view("meh", 0.9, state=ev(140, 60))])[0]
+    assert SeedConfidentPolicy(min_rate=0.6).reflex_allowed("r", [view("meh", 0.9, state=ev(140, 60))])[0]
+    # a pruned rival is remembered, unless memory is off
+    alone = view("top", 0.2, state=ev(60, 2, gone=(3, 1)))
+    assert not policy.reflex_allowed("r", [alone])[0]
+    assert SeedConfidentPolicy(memory=0).reflex_allowed("r", [alone])[0]
+    assert not policy.reflex_allowed("r", [])[0]
+
+
+def test_seed_confident_settings_are_validated() -> None:
+    cfg = Config()
+    cfg.plugins.settings["seed-confident"] = {"reflex_z": 1.64, "reflex_min_rate": 0.7, "rival_memory": 2}
+    policy = PluginManager(cfg, autoload=False).ranking_policy("seed-confident")
+    assert (policy.z, policy.min_rate, policy.memory, policy.reflex_rule) == (1.64, 0.7, 2, True)
+    for key, value in (("reflex_z", 0), ("reflex_min_rate", 1.5), ("fallback_tail", 1)):
+        bad = Config()
+        bad.plugins.settings["seed-confident"] = {key: value}
+        with pytest.raises(ConfigError, match=key):
+            PluginManager(bad, autoload=False).ranking_policy("seed-confident")
+
+
+def _record(cortex: Any, slug: str, outcome: str, at: float, *, version: str = "1.0.0",
+            tags: tuple[str, ...] = ("network:api.example.com",)) -> Any:
+    fingerprint = (slug[0] * 63) + version[0]
+    return cortex.record_outcome("notes", slug, outcome, version=version, fingerprint=fingerprint.ljust(64, "0"),
+                                 tags=tags, scan_decision="allow", now=at)
+
+
+def test_seed_confident_promotes_on_evidence_the_seed_weight_would_not_reach() -> None:
+    cortex = _cortex("seed-confident")
+    at = NOW
+    for i in range(12):  # a weak rival, ruled out by its own runs
+        at += 3600
+        _record(cortex, "twin", "success" if i == 0 else "api_error", at)
+    results = []
+    for i in range(40):  # daily use with one failure: the seed weight stays far below 0.9
+        at += DAY
+        results.append(_record(cortex, "reader", "runtime_error" if i == 10 else "success", at))
+    last = results[-1]
+    assert last.reflex and last.weight < 0.9
+    assert not results[10].reflex  # a failure demotes at once
+    assert not results[5].reflex and any("lower bound" in b for b in results[5].reflex_blockers)
+    ranked = cortex.rank_region("notes", now=at + 3600, rng=random.Random(0))
+    assert ranked[0].slug == "reader" and cortex.fast_path_check("notes", ranked, now=at + 3600) == []
+    # same evidence, other way: the rival publishes a new version; its runs no longer count
+    _record(cortex, "twin", "success", at + 7200, version="2.0.0")
+    ranked = cortex.rank_region("notes", now=at + 3 * 3600, rng=random.Random(0))
+    reader = next(v for v in ranked if v.slug == "reader")
+    assert not reader.reflex
+    reasons = cortex.fast_path_check("notes", [reader, *(v for v in ranked if v.slug != "reader")],
+                                     now=at + 3 * 3600)
+    assert reasons and reasons[0] == "reflex flag not set"
+
+
+def test_seed_confident_keeps_the_content_conditions() -> None:
+    cortex = _cortex("seed-confident")
+    at = NOW
+    result = None
+    for _ in range(40):
+        at += DAY
+        result = _record(cortex, "writer", "success", at, tags=("write:~/notes",))
+    assert result is not None and not result.reflex
+    assert any("write:/delete:/shell:" in b for b in result.reflex_blockers)

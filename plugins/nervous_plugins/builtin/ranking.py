@@ -16,6 +16,7 @@ from nervous.plugin import Provider, hookimpl
 POLICIES = (
     ("seed", "the original order: effective weight, candidates below 0.3 dropped (default)"),
     ("seed-probe", "seed order plus posterior-sampled probes of neglected candidates and a reflex veto"),
+    ("seed-confident", "seed-probe's order with a reflex rule on Wilson confidence bounds"),
     ("thompson", "Thompson sampling on total successes and failures (baseline)"),
     ("ucb1", "UCB1 upper confidence bound on success rate (baseline)"),
     ("discounted-thompson", "Thompson sampling with discounted evidence, gamma 0.95 (baseline)"),
