@@ -24,8 +24,8 @@ from typing import Any
 
 import numpy as np
 
-from nervous.plugin.cortex import MatcherMemory
 from nervous.errors import ConfigError
+from nervous.plugin.cortex import MatcherMemory
 
 from .lexical_matcher import DEFAULTS as LEXICAL_DEFAULTS
 from .lexical_matcher import LexicalMatcher, _valid_words
