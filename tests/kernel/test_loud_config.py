@@ -80,7 +80,7 @@ def test_an_unknown_ranking_policy_fails_before_anything_is_done(nervous_cli: An
     assert res.exit_code == 2
     message = res.json["error"]["message"]
     assert "cortex.ranking_policy = 'nope' (set by -c" in message
-    assert "available: discounted-thompson, seed, seed-probe, thompson, ucb1" in message
+    assert "available: discounted-thompson, seed, seed-confident, seed-probe, thompson, ucb1" in message
     assert not (nervous_home / "skills").exists()
     assert nervous_cli("-c", 'cortex.ranking_policy="nope"', "config", "show").exit_code == 0  # still inspectable
 
