@@ -52,6 +52,8 @@ class SeedPolicy(RankingPolicy):
 
 #: pseudo-runs of the sceptical prior on a rival, at the incumbent's success rate (seed-probe veto)
 RIVAL_PRIOR = 40.0
+#: region outcomes after which a rival's counts weigh half in the seed-confident reflex rule
+RIVAL_HALF_LIFE = 30.0
 
 
 def _count(value: Any) -> int | None:
@@ -250,7 +252,7 @@ class SeedProbePolicy(RankingPolicy):
         return True, ""
 
 
-def wilson_bounds(successes: int, failures: int, z: float) -> tuple[float, float]:
+def wilson_bounds(successes: float, failures: float, z: float) -> tuple[float, float]:
     """The Wilson score interval of a success rate; ``(0, 1)`` without runs."""
     n = successes + failures
     if n <= 0:
@@ -275,6 +277,17 @@ class SeedConfidentPolicy(SeedProbePolicy):
       and of every rival, so a rival with few runs (wide interval) or a new version (no runs)
       holds the reflex back until its own runs rule it out.
 
+    *Ageing.* A rival's counts only rule it out while they are recent. Each candidate's state
+    keeps ``age``, the number of the region's outcomes since it was last tried; a present rival's
+    counts are weighted by ``0.5 ** (age / half_life)`` before its interval is taken, so a rival
+    that lost its early runs, or has silently improved, widens back until it blocks the reflex
+    again. The order then probes it: when the first candidate's own evidence would allow the
+    reflex and a rival blocks it only because its evidence aged, that rival goes first for one
+    task (the stalest first), and its fresh run either rules it out again for a while or brings
+    its new version in. Age counts the region's tasks, not days: the exposure that matters is how
+    many tasks the holder takes on faith, and an idle region takes none. Rivals pruned from the
+    region cannot be probed and keep their counts unaged.
+
     The engine promotes on a success when the rule holds, keeps the flag while it holds, and
     demotes as soon as a failure or a rival's evidence breaks it; the fast path re-checks it. The
     read-only, clean-scan, source and blacklist conditions are the engine's and always apply.
@@ -285,13 +298,77 @@ class SeedConfidentPolicy(SeedProbePolicy):
     reflex_rule: ClassVar[bool] = True
 
     def __init__(self, *, min_effective: float = 0.3, promote: float = 0.8, memory: int = 8,
-                 fallback_tail: bool = True, z: float = 1.96, min_rate: float = 0.8) -> None:
+                 fallback_tail: bool = True, z: float = 1.96, min_rate: float = 0.8,
+                 half_life: float = RIVAL_HALF_LIFE) -> None:
         super().__init__(min_effective=min_effective, promote=promote, memory=memory, fallback_tail=fallback_tail)
-        if not 0 < z <= 10 or not 0 <= min_rate <= 1:
-            raise ConfigError(f"seed-confident: reflex_z must be in (0, 10] and reflex_min_rate in [0, 1], "
-                              f"got {z}, {min_rate}")
+        if not 0 < z <= 10 or not 0 <= min_rate <= 1 or not half_life > 0:
+            raise ConfigError(f"seed-confident: reflex_z must be in (0, 10], reflex_min_rate in [0, 1] and "
+                              f"rival_half_life > 0, got {z}, {min_rate}, {half_life}")
         self.z = z
         self.min_rate = min_rate
+        self.half_life = half_life
+
+    # ------------------------------------------------------------------ ageing
+
+    @staticmethod
+    def age(view: CandidateView) -> int:
+        """The region's outcomes since this candidate was last tried (0 when unknown)."""
+        return _count(view.policy_state.get("age")) or 0
+
+    def aged_evidence(self, view: CandidateView) -> tuple[float, float]:
+        """(successes, failures) of the current content, weighted down by the time since its last run."""
+        s, f = self.evidence(view)
+        weight = 0.5 ** (self.age(view) / self.half_life)
+        return s * weight, f * weight
+
+    def on_outcome(
+        self,
+        region: str,
+        candidates: Sequence[CandidateView],
+        used: CandidateView | str,
+        outcome: str,
+        now: float,
+    ) -> dict[str, dict[str, Any]]:
+        states = super().on_outcome(region, candidates, used, outcome, now)
+        used_id = identity_of(used)
+        for view in candidates:
+            if view.identity in states:
+                states[view.identity]["age"] = 0 if view.identity == used_id else self.age(view) + 1
+        return states
+
+    def on_version_change(self, candidate: CandidateView) -> dict[str, Any] | None:
+        state = super().on_version_change(candidate) or {}
+        return {**state, "age": self.age(candidate)}
+
+    # ------------------------------------------------------------------ order: probe what aged
+
+    def rank(
+        self, region: str, candidates: Sequence[CandidateView], now: float, rng: random.Random
+    ) -> list[CandidateView]:
+        order = super().rank(region, candidates, now, rng)
+        if not order:
+            return order
+        stale = self._stale_blocker(order)
+        if stale is None:
+            return order
+        return [stale, *(c for c in order if c.identity != stale.identity)]
+
+    def _stale_blocker(self, ranked: Sequence[CandidateView]) -> CandidateView | None:
+        """The stalest rival that blocks the first candidate's reflex only because its evidence aged."""
+        top = ranked[0]
+        s, f = self.evidence(top)
+        low, _high = wilson_bounds(s, f, self.z)
+        if round(low, 10) < round(self.min_rate, 10):
+            return None
+        blockers = []
+        for c in _by_identity(ranked[1:]):
+            if c.identity == top.identity:
+                continue
+            _l, raw_high = wilson_bounds(*self.evidence(c), self.z)
+            _l, aged_high = wilson_bounds(*self.aged_evidence(c), self.z)
+            if round(raw_high, 10) < round(low, 10) <= round(aged_high, 10):
+                blockers.append(c)
+        return max(blockers, key=lambda c: (self.age(c), c.identity)) if blockers else None
 
     def reflex_allowed(self, region: str, ranked: Sequence[CandidateView]) -> tuple[bool, str]:
         if not ranked:
@@ -302,7 +379,8 @@ class SeedConfidentPolicy(SeedProbePolicy):
         if round(low, 10) < round(self.min_rate, 10):
             return False, (f"{top.slug}: lower bound {low:.3f} of its success rate ({s}/{s + f} for this "
                            f"content) is below {self.min_rate}")
-        rivals = {c.identity: (c.slug, self.evidence(c)) for c in ranked[1:] if c.identity != top.identity}
+        rivals: dict[str, tuple[str, tuple[float, float]]] = {
+            c.identity: (c.slug, self.aged_evidence(c)) for c in ranked[1:] if c.identity != top.identity}
         if self.memory:
             rivals.update((k, (k, v)) for k, v in self.remembered(ranked).items()
                           if k not in rivals and k != top.identity)
@@ -311,7 +389,7 @@ class SeedConfidentPolicy(SeedProbePolicy):
             _rlow, rhigh = wilson_bounds(rs, rf, self.z)
             if round(rhigh, 10) >= round(low, 10):
                 return False, (f"{top.slug}'s lower bound {low:.3f} does not beat {label}'s upper bound "
-                               f"{rhigh:.3f} ({rs}/{rs + rf} runs)")
+                               f"{rhigh:.3f} ({rs:g}/{rs + rf:g} runs, weighted by age)")
         return True, ""
 
 
@@ -432,6 +510,7 @@ def _seed_confident(ctx: Any) -> SeedConfidentPolicy:
         fallback_tail=tail,
         z=_setting(ctx.settings, "reflex_z", 1.96, low=0.1, high=10.0),
         min_rate=_setting(ctx.settings, "reflex_min_rate", 0.8, low=0.0, high=1.0),
+        half_life=_setting(ctx.settings, "rival_half_life", RIVAL_HALF_LIFE, low=0.5, high=100_000.0),
     )
 
 

@@ -458,3 +458,68 @@ def test_seed_confident_keeps_the_content_conditions() -> None:
         result = _record(cortex, "writer", "success", at, tags=("write:~/notes",))
     assert result is not None and not result.reflex
     assert any("write:/delete:/shell:" in b for b in result.reflex_blockers)
+
+
+def _aging_cortex(half_life: float) -> Any:
+    from nervous.cortex import Cortex
+    from nervous.storage import MemoryStore
+
+    cfg = Config()
+    cfg.cortex.ranking_policy = "seed-confident"
+    cfg.plugins.settings["seed-confident"] = {"rival_half_life": half_life}
+    return Cortex(PluginManager(cfg, autoload=False), MemoryStore())
+
+
+def test_seed_confident_ages_a_rivals_evidence_then_probes_it() -> None:
+    cortex = _aging_cortex(10)
+    at = NOW
+    for outcome in ("success", "api_error", "api_error", "api_error", "api_error", "api_error"):
+        at += 3600  # a rival that lost its early runs
+        _record(cortex, "twin", outcome, at)
+    results = []
+    for _ in range(60):
+        at += DAY
+        results.append(_record(cortex, "reader", "success", at))
+    promoted = next(i for i, r in enumerate(results) if r.reflex)
+    # while the holder keeps taking tasks, the rival's old losses fade and block the reflex again
+    demoted = next(i for i, r in enumerate(results) if i > promoted and not r.reflex)
+    assert any("twin" in b and "weighted by age" in b for b in results[demoted].reflex_blockers)
+    # ... and the order probes the stale rival first, instead of ruling it out on old counts
+    ranked = cortex.rank_region("notes", now=at + 3600, rng=random.Random(0))
+    assert ranked[0].slug == "twin"
+    reasons = cortex.fast_path_check("notes", ranked, now=at + 3600)
+    assert reasons
+    # a fresh loss rules it out again, and the next success of the holder restores its reflex
+    _record(cortex, "twin", "api_error", at + 3600)
+    assert _record(cortex, "reader", "success", at + DAY).reflex
+    ranked = cortex.rank_region("notes", now=at + DAY + 3600, rng=random.Random(0))
+    assert ranked[0].slug == "reader" and cortex.fast_path_check("notes", ranked, now=at + DAY + 3600) == []
+
+
+def test_seed_confident_probe_finds_a_neglected_rivals_new_version() -> None:
+    cortex = _aging_cortex(10)
+    at = NOW
+    for outcome in ("api_error",) * 6:
+        at += 3600
+        _record(cortex, "twin", outcome, at)
+    for _ in range(60):
+        at += DAY
+        _record(cortex, "reader", "success", at)
+    ranked = cortex.rank_region("notes", now=at + 3600, rng=random.Random(0))
+    assert ranked[0].slug == "twin"  # the probe: its old counts aged out
+    # the probe tries the rival's new version: its old counts no longer count, the holder loses its reflex
+    result = _record(cortex, "twin", "success", at + 3600, version="2.0.0")
+    assert result.successes >= 1
+    ranked = cortex.rank_region("notes", now=at + 7200, rng=random.Random(0))
+    reader = next(v for v in ranked if v.slug == "reader")
+    assert not reader.reflex
+
+
+def test_seed_confident_ageing_setting_is_validated() -> None:
+    cfg = Config()
+    cfg.plugins.settings["seed-confident"] = {"rival_half_life": 12}
+    assert PluginManager(cfg, autoload=False).ranking_policy("seed-confident").half_life == 12
+    bad = Config()
+    bad.plugins.settings["seed-confident"] = {"rival_half_life": 0}
+    with pytest.raises(ConfigError, match="rival_half_life"):
+        PluginManager(bad, autoload=False).ranking_policy("seed-confident")
