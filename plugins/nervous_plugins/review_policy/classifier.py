@@ -162,6 +162,10 @@ INSTALL_PLUMBING = frozenset({"curl", "wget", "bash", "sh", "zsh", "dash", "sudo
                               "install", "mkdir", "mv", "cp", "rm", "echo", "cat", "source", "export", "cd", "ls"})
 
 
+#: hosts that serve anybody's code: the repository path, not the host, says whose it is
+CODE_HOSTS = frozenset({"raw.githubusercontent.com", "github.com", "gitlab.com", "codeberg.org"})
+
+
 class Classifier:
     """Static side-effect classifier; one instance is reusable and holds no per-bundle state."""
 
@@ -240,6 +244,7 @@ class Classifier:
         c.security_tool = bool(SECURITY_TOOL_ACTION.search(about) and SECURITY_TOOL_OBJECT.search(about))
         c.bins = {b for b in bins if len(b) >= 3} - GENERIC_WORDS
         c.subject = {w for w in rx.split(r"[^a-z0-9]+", words.lower()) if len(w) >= 3} - GENERIC_WORDS
+        c.declared_hosts = {normalize_host(u.group(0)) for u in URL_RE.finditer(_plain(doc.frontmatter))} - {"", "*"}
         if meta.always:
             c.hit("NV-AUTO-001", path, _line_of(f, r"always\s*:"), "always: true")
         tools = doc.allowed_tools
@@ -627,7 +632,7 @@ class Classifier:
         if ip_kind(host) is not None or host_matches(host, url, PASTE_HOSTS):
             return False
         labels = [x for x in host.split(".")[:-1] if len(x) >= 3 and x not in GENERIC_WORDS]
-        if host in ("raw.githubusercontent.com", "github.com", "gitlab.com", "codeberg.org"):
+        if host in CODE_HOSTS:
             path = rx.sub(r"^https://[^/]+/", "", url.lower()).split("/")
             labels = [x for seg in path[:2] for x in rx.split(r"[^a-z0-9]+", seg) if len(x) >= 3]
         parts = {p for lab in labels for p in rx.split(r"[^a-z0-9]+", lab) if len(p) >= 3} - GENERIC_WORDS
@@ -642,6 +647,18 @@ class Classifier:
         # payload host after its own pitch: "free-gpu-credits" from "gpu-credits.example")
         declared = c.bins | ({t.split(":", 1)[1] for t in c.tags if t.startswith("shell:")}
                              - INSTALL_PLUMBING - GENERIC_WORDS)
+        # ... or a host its own frontmatter names (homepage, repository), or a service it is about: its
+        # stated subject names the host AND the SKILL.md names that service throughout (a lure's one-line
+        # pitch is not enough on its own)
+        skill = bundle.skill_md
+        skill_text = URL_RE.sub(" ", skill.text() or "").lower() if skill is not None else ""
+
+        def declared_source(url: str) -> bool:
+            host = normalize_host(url)
+            return (self._coherent_host(url, declared)
+                    or (url.lower().startswith("https://") and any(host == d or host.endswith("." + d)
+                                                                    for d in c.declared_hosts - CODE_HOSTS if "." in d))
+                    or (self._coherent_host(url, c.subject) and self._service_named(url, skill_text)))
         for h in c.hits:
             if h.rule_id in ("NV-EXEC-001", "NV-EXEC-003") and h.action is None:
                 hosts = [x for x in h.evidence.get("hosts", []) if x]
@@ -651,7 +668,7 @@ class Classifier:
                 pairs = list(zip(hosts, urls, strict=False))
                 if all(host_matches(x, u, self.vendor_hosts) for x, u in pairs):
                     h.evidence["vendor_installer"] = True
-                elif all(self._coherent_host(u, declared) for u in urls):
+                elif all(declared_source(u) for u in urls):
                     h.evidence["coherent_installer"] = True
                 else:
                     continue
@@ -838,8 +855,14 @@ class Classifier:
         if src is None:
             return
         dst = sends[0]
+        # a harvest (secrets gathered into what is sent, or stores no skill needs) is the technique; an
+        # environment dump or a key read back in a skill that also sends is capability: a person checks
+        near = any(sf == src[0] and sl is not None and src[1] is not None and abs(sl - src[1]) <= 5
+                   for sf, sl, _ in sends)
+        technique = bool(c.facts.get("harvest_send") or harvest or near)
         c.hit("NV-EXFIL-001", src[0], src[1], "credential read or environment dump combined with a network send",
-              send_file=dst[0], send_line=dst[1], via=src[2], send_via=dst[2])
+              action=None if technique else "review", send_file=dst[0], send_line=dst[1], via=src[2],
+              send_via=dst[2])
 
     # ------------------------------------------------------------------ result
 
@@ -1016,6 +1039,22 @@ def _planted_rule(c: Collector, bundle: SkillBundle, hit: Hit) -> str | None:
     if prose.CRED_LOCATION.search(rx.sub(r"(?i)\S*\.(?:openclaw|clawdbot)\S*|\S*(?:openclaw|clawdbot)\.json\S*", " ", line)):
         return "a credential location"
     return None
+
+
+def _plain(value: object) -> str:
+    """Every string in a parsed frontmatter value, joined (URLs are looked for in it)."""
+    out: list[str] = []
+    stack = [value]
+    while stack and len(out) < 2000:
+        v = stack.pop()
+        if isinstance(v, str):
+            out.append(v)
+        elif isinstance(v, dict):
+            stack.extend(v.values())
+        elif isinstance(v, (list, tuple)):
+            stack.extend(v)
+    # YAML escapes can carry lone surrogates, which no URL holds
+    return " ".join(out).encode("utf-8", "replace").decode("utf-8")
 
 
 def _line_text(bundle: SkillBundle, path: str | None, line: int | None) -> str:
