@@ -162,6 +162,9 @@ INSTALL_PLUMBING = frozenset({"curl", "wget", "bash", "sh", "zsh", "dash", "sudo
                               "install", "mkdir", "mv", "cp", "rm", "echo", "cat", "source", "export", "cd", "ls"})
 
 
+#: secret stores read by command (``read:secret:<first word>``); other ``read:secret:`` tags are words about keys
+SECRET_STORES = frozenset({"security", "secret-tool", "cmdkey", "vaultcmd", "keyring", "pass", "gpg", "op", "bw",
+                           "lpass", "vault", "aws", "gcloud", "kubectl", "gh", "password-dialog"})
 #: hosts that serve anybody's code: the repository path, not the host, says whose it is
 CODE_HOSTS = frozenset({"raw.githubusercontent.com", "github.com", "gitlab.com", "codeberg.org"})
 
@@ -228,9 +231,11 @@ class Classifier:
                 c.tier(name, shell.SHELL_TIERS.get(name, "CAUTION"))
         for e in meta.env:
             c.tag(f"read:env:{e}", path, 1)
+            c.declared_env.add(str(e))
         if meta.primary_env:
             c.tag(f"read:env:{meta.primary_env}", path, 1)
             c.primary_env = meta.primary_env
+            c.declared_env.add(str(meta.primary_env))
         for spec in meta.install:
             kind = str(spec.get("kind") or spec.get("type") or "installer").lower() if hasattr(spec, "get") else "installer"
             c.tag(f"shell:{kind.split()[0] if kind.strip() else 'installer'}", path, 1)
@@ -728,7 +733,23 @@ class Classifier:
             classes = classes_of(c.tags, primary_env=c.primary_env)
             if "sensitive_credentials" in classes and any(t.startswith("network:") for t in c.tags):
                 f, ln, _ = c.facts["untrusted_input"][0]
-                c.hit("NV-FLOW-001", f, ln, "untrusted content, a secret and network access in one skill")
+                # a key the skill declares in its metadata is what every service skill holds: a person has
+                # something to check when the secret is a credential file or a secret store an injection could
+                # leak, or when the skill handles secrets it never declares
+                from nervous.sideeffects import is_credential_path
+
+                stored = sorted(t for t in c.tags if t[len("read:secret:"):] in SECRET_STORES or (
+                    t.startswith("read:file:") and is_credential_path(t[len("read:file:"):])))
+                c.hit("NV-FLOW-001", f, ln, "untrusted content, a secret and network access in one skill",
+                      action=None if stored or not c.declared_env else "note",
+                      secrets="credential files or stores" if stored else
+                      "declared keys only" if c.declared_env else "secrets the metadata does not declare")
+        # money movement and destructive steps gated by an explicit confirmation in the same step are what a
+        # careful skill looks like: the confirmation is the check a reviewer would ask for
+        for h in c.hits:
+            if h.rule_id in ("NV-FIN-001", "NV-DESTR-002") and h.action is None and _confirmed_step(bundle, h.file, h.line):
+                h.action = "note"
+                h.evidence["confirmed"] = "an explicit user confirmation in the same step"
         for h in c.hits:
             if h.rule_id.startswith("NV-EXEC-"):
                 c.tag("shell:*" if h.rule_id != "NV-EXEC-004" else "network:*", h.file, h.line)
@@ -939,9 +960,14 @@ def _finding(h: Hit, purpose: str) -> Finding:
     action = rule.action(purpose)
     if h.action is not None and purpose != "draft":
         action = h.action
+    from .catalogue import what_to_check
+
+    evidence = dict(h.evidence)
+    if action == "review":
+        evidence["check"] = what_to_check(rule.id)
     return Finding(rule_id=rule.id, title=rule.title, category=rule.category, severity=rule.severity,
                    action=action, file=h.file, line=h.line, column=h.column, snippet=h.snippet,
-                   evidence=dict(h.evidence))
+                   evidence=evidence)
 
 
 def _mask(line: str, start: int, end: int) -> str:
@@ -1055,6 +1081,28 @@ def _plain(value: object) -> str:
             stack.extend(v)
     # YAML escapes can carry lone surrogates, which no URL holds
     return " ".join(out).encode("utf-8", "replace").decode("utf-8")
+
+
+#: an explicit confirmation gate written into a step (spec §7, NV-DESTR-002 draft exception)
+CONFIRM_GATE = rx.compile(
+    r"(?i)\b(?:ask(?:s|ing)?\s+(?:the\s+)?user\s+(?:to\s+(?:confirm|approve)|for\s+(?:explicit\s+)?(?:confirmation|approval|"
+    r"permission))|(?:only\s+)?(?:after|once|when)\s+(?:the\s+)?user\s+(?:has\s+)?(?:explicitly\s+)?(?:confirm|approve)\w*|"
+    r"wait\s+for\s+(?:the\s+user'?s?\s+)?(?:explicit\s+)?(?:confirmation|approval)|confirm\s+with\s+the\s+user|"
+    r"(?:user|they)\s+must\s+(?:explicitly\s+)?(?:confirm|approve)|requires?\s+(?:explicit\s+)?(?:user\s+)?(?:confirmation|approval)|"
+    r"explicit\s+(?:user\s+)?(?:confirmation|approval)|never\s+(?:\w+\s+){0,4}without\s+(?:the\s+user'?s?\s+)?"
+    r"(?:explicit\s+)?(?:confirmation|approval|consent))")
+
+
+def _confirmed_step(bundle: SkillBundle, path: str | None, line: int | None) -> bool:
+    """An explicit confirmation gate within three lines of the finding, in the same file."""
+    if path is None or line is None:
+        return False
+    for f in bundle.files:
+        if f.path == path:
+            lines = (f.text() or "").split("\n")
+            window = "\n".join(x[:2000] for x in lines[max(0, line - 4):line + 3])
+            return CONFIRM_GATE.search(window) is not None
+    return False
 
 
 def _line_text(bundle: SkillBundle, path: str | None, line: int | None) -> str:
