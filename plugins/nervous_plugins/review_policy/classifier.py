@@ -1100,7 +1100,8 @@ def _confirmed_step(bundle: SkillBundle, path: str | None, line: int | None) -> 
     for f in bundle.files:
         if f.path == path:
             lines = (f.text() or "").split("\n")
-            window = "\n".join(x[:2000] for x in lines[max(0, line - 4):line + 3])
+            # a skill-wide rule ("always ask the user to confirm before any trade") gates every step of the file
+            window = "\n".join(x[:2000] for x in lines)
             return CONFIRM_GATE.search(window) is not None
     return False
 
