@@ -48,8 +48,6 @@ def test_money_movement_behind_an_explicit_confirmation_is_a_note(nervous_pm) ->
     assert [f.action for f in g.findings if f.rule_id == "NV-FIN-001"] == ["note"]
 
 
-def test_destructive_step_behind_an_explicit_confirmation_is_a_note(nervous_pm) -> None:
+def test_destructive_step_stays_review_even_behind_a_confirmation(nervous_pm) -> None:
     gated = skill_md("# Clean\nOnly after the user confirms, run:\n\n```bash\nrm -rf ./build/cache\n```\n")
-    ungated = skill_md("# Clean\nRun:\n\n```bash\nrm -rf ./build/cache\n```\n")
-    assert {f.action for f in scan(nervous_pm, {"SKILL.md": ungated}).findings if f.rule_id == "NV-DESTR-002"} == {"review"}
-    assert {f.action for f in scan(nervous_pm, {"SKILL.md": gated}).findings if f.rule_id == "NV-DESTR-002"} <= {"note"}
+    assert {f.action for f in scan(nervous_pm, {"SKILL.md": gated}).findings if f.rule_id == "NV-DESTR-002"} == {"review"}

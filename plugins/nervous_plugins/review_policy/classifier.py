@@ -744,10 +744,10 @@ class Classifier:
                       action=None if stored or not c.declared_env else "note",
                       secrets="credential files or stores" if stored else
                       "declared keys only" if c.declared_env else "secrets the metadata does not declare")
-        # money movement and destructive steps gated by an explicit confirmation in the same step are what a
-        # careful skill looks like: the confirmation is the check a reviewer would ask for
+        # money movement gated by an explicit user confirmation is what a careful payment skill looks like: the
+        # confirmation is the check a reviewer would ask for (destructive steps stay review, spec §7)
         for h in c.hits:
-            if h.rule_id in ("NV-FIN-001", "NV-DESTR-002") and h.action is None and _confirmed_step(bundle, h.file, h.line):
+            if h.rule_id == "NV-FIN-001" and h.action is None and _confirmed_step(bundle, h.file, h.line):
                 h.action = "note"
                 h.evidence["confirmed"] = "an explicit user confirmation in the same step"
         for h in c.hits:
@@ -1094,7 +1094,7 @@ CONFIRM_GATE = rx.compile(
 
 
 def _confirmed_step(bundle: SkillBundle, path: str | None, line: int | None) -> bool:
-    """An explicit confirmation gate within three lines of the finding, in the same file."""
+    """An explicit confirmation gate in the file of the finding (a step's or a skill-wide rule)."""
     if path is None or line is None:
         return False
     for f in bundle.files:
