@@ -695,7 +695,7 @@ class Classifier:
                           hosts=[normalize_host(u) for u in remote])
                     break
         self._exfil(c)
-        self._secret_flows(c)
+        self._secret_flows(c, bundle)
         acts = any(t.startswith(("network:", "shell:")) for t in c.tags)
         for name in ("write_intent_file", "write_intent_remote") if acts else ("write_intent_file",):
             for f, ln, _ in c.facts.get(name, [])[:1]:
@@ -815,9 +815,11 @@ class Classifier:
             h.evidence["combined_with"] = "claims to be the official tool" if claim else (
                 "asks for the user's credentials" if asks else ", ".join(fetches))
 
-    def _secret_flows(self, c: Collector) -> None:
+    def _secret_flows(self, c: Collector, bundle: SkillBundle) -> None:
         """NV-EXFIL-005: a secret reaching a request to a host unrelated to the secret and the skill."""
         seen: set[str] = set()
+        skill = bundle.skill_md
+        skill_text = URL_RE.sub(" ", skill.text() or "").lower() if skill is not None else ""
         for f, ln, via in c.facts.get("secret_flow", []):
             name, _, url = via.partition("|")
             host = normalize_host(url)
@@ -828,6 +830,10 @@ class Classifier:
             if tokens & labels or any(t in host for t in tokens if len(t) >= 4) or self._coherent_host(url, c.subject):
                 continue
             if host_matches(host, url, self.vendor_hosts):
+                continue
+            # a host the skill declares (its frontmatter names it) or is about (named throughout its SKILL.md)
+            if any(host == d or host.endswith("." + d) for d in c.declared_hosts - CODE_HOSTS if "." in d) or (
+                    self._service_named(url, skill_text)):
                 continue
             seen.add(host)
             c.hit("NV-EXFIL-005", f, ln, f"secret {name} sent to {host}", secret=name, host=host)
