@@ -13,7 +13,7 @@ from typing import Any
 
 from attrs import asdict, frozen
 
-RULES_VERSION = "7"
+RULES_VERSION = "8"
 
 
 @frozen
@@ -264,6 +264,68 @@ RULES: tuple[Rule, ...] = (
 
 BY_ID: dict[str, Rule] = {r.id: r for r in RULES}
 
+#: for every rule that can ask for a review: the one thing a person should check before approving
+CHECKS: dict[str, str] = {
+    "NV-EXEC-001": "the download host is the tool's own vendor and the tool is one the skill needs",
+    "NV-EXEC-002": "what the decoded command does, and why it is encoded",
+    "NV-EXEC-003": "the downloaded program comes from the tool's own vendor over HTTPS",
+    "NV-EXEC-004": "what the fetched content is and that it is only parsed, never run",
+    "NV-EXEC-005": "the socket command is a documented diagnostic, not a shell wired to the network",
+    "NV-EXEC-006": "what the embedded data is before anything runs it",
+    "NV-SUPPLY-001": "the prerequisite comes from an official source, not a page or paste to copy",
+    "NV-SUPPLY-002": "why an archive needs a password; do not extract it",
+    "NV-SUPPLY-003": "the indicator is quoted as data, not fetched or run",
+    "NV-SUPPLY-003b": "the indicator is quoted as documentation (for example a detection list)",
+    "NV-SUPPLY-004": "who runs the IP address and why it has no name",
+    "NV-SUPPLY-005": "what the paste or throw-away host serves and whether the skill depends on it",
+    "NV-SUPPLY-006": "the package source is the project's own and the version is pinned",
+    "NV-SUPPLY-007": "the publisher is the real maker of the tool the name resembles",
+    "NV-CRED-001": "the credential read is the one the skill needs, and where its value goes",
+    "NV-CRED-002": "whether the literal is a live secret (then it must be rotated)",
+    "NV-CRED-003": "the secret never lands in logs, output or shared files",
+    "NV-CRED-004": "why the whole environment is read and where it goes",
+    "NV-CRED-005": "where the gathered secrets go",
+    "NV-EXFIL-001": "which secrets are read and whether any of them reach the upload",
+    "NV-EXFIL-002": "which files or output are uploaded and that the destination is the skill's service",
+    "NV-EXFIL-003": "the webhook or bot belongs to the user and no secret is in the message",
+    "NV-EXFIL-004": "the destination is one the user chose and the data is the user's to send",
+    "NV-EXFIL-005": "the secret goes to its own service",
+    "NV-PI-001": "what the text keeps from the user, and that no action is hidden",
+    "NV-PI-002": "the override text is quoted, not addressed to the agent",
+    "NV-PI-002b": "the quoted override text cannot reach the agent as an instruction",
+    "NV-PI-003": "the skill reports results faithfully and adds nothing undisclosed",
+    "NV-PI-004": "the agent still asks the user before consequential actions",
+    "NV-OBF-001": "what the invisible characters spell",
+    "NV-OBF-002": "what the comment tells the agent to do",
+    "NV-OBF-003": "what the encoded blob decodes to",
+    "NV-OBF-004": "what the padding pushes out of view",
+    "NV-OBF-005": "what the opaque files do (they could not be read)",
+    "NV-OBF-006": "what the hidden instruction asks",
+    "NV-OBF-007": "where the decoded URL or command leads",
+    "NV-PERSIST-001": "what is scheduled or started at login, and that the user asked for it",
+    "NV-PERSIST-002": "what is written to the agent's memory or settings, and that the user sees it first",
+    "NV-REMOTE-001": "who controls the fetched instructions and whether the agent obeys them",
+    "NV-REMOTE-002": "who can place the file the skill looks for",
+    "NV-PRIV-001": "which commands need administrator rights and why",
+    "NV-PRIV-002": "why the operating system's protection is switched off",
+    "NV-PRIV-003": "which files become writable by everyone",
+    "NV-NET-001": "why certificate checks are off and for which host",
+    "NV-DESTR-001": "the delete cannot reach the home or root directory",
+    "NV-DESTR-002": "what is deleted or overwritten, and that the step asks the user first",
+    "NV-AUTO-001": "why the skill must be active without being invoked",
+    "NV-AUTO-002": "which confirmations are skipped and for what actions",
+    "NV-AUTO-003": "which commands the pre-approval lets the agent run without asking",
+    "NV-FIN-001": "every payment, transfer or order waits for the user's explicit confirmation",
+    "NV-FIN-002": "whose links, orders or fees the skill inserts",
+    "NV-FLOW-001": "which stored secret an injected page could make the agent send, and to where",
+    "NV-LIMIT-001": "which limit was exceeded (the skill was not fully scanned)",
+}
+
+
+def what_to_check(rule_id: str) -> str:
+    """The one line a reviewer needs for a finding (its remediation when no check is written)."""
+    return CHECKS.get(rule_id) or BY_ID[rule_id].remediation
+
 SECURITY_SEVERITY: dict[str, float] = {"critical": 9.5, "high": 8.0, "medium": 5.5, "low": 3.0, "info": 1.0}
 
 
@@ -273,7 +335,7 @@ def rule(rule_id: str) -> Rule:
 
 def catalogue_json() -> list[dict[str, Any]]:
     """The catalogue as plain data (for documentation and fingerprints)."""
-    return [asdict(r) for r in RULES]
+    return [{**asdict(r), "check": what_to_check(r.id)} for r in RULES]
 
 
 def policy_fingerprint(limits: dict[str, Any], extra: dict[str, Any] | None = None) -> str:

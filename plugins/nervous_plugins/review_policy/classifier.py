@@ -162,6 +162,13 @@ INSTALL_PLUMBING = frozenset({"curl", "wget", "bash", "sh", "zsh", "dash", "sudo
                               "install", "mkdir", "mv", "cp", "rm", "echo", "cat", "source", "export", "cd", "ls"})
 
 
+#: secret stores read by command (``read:secret:<first word>``); other ``read:secret:`` tags are words about keys
+SECRET_STORES = frozenset({"security", "secret-tool", "cmdkey", "vaultcmd", "keyring", "pass", "gpg", "op", "bw",
+                           "lpass", "vault", "aws", "gcloud", "kubectl", "gh", "password-dialog"})
+#: hosts that serve anybody's code: the repository path, not the host, says whose it is
+CODE_HOSTS = frozenset({"raw.githubusercontent.com", "github.com", "gitlab.com", "codeberg.org"})
+
+
 class Classifier:
     """Static side-effect classifier; one instance is reusable and holds no per-bundle state."""
 
@@ -224,9 +231,11 @@ class Classifier:
                 c.tier(name, shell.SHELL_TIERS.get(name, "CAUTION"))
         for e in meta.env:
             c.tag(f"read:env:{e}", path, 1)
+            c.declared_env.add(str(e))
         if meta.primary_env:
             c.tag(f"read:env:{meta.primary_env}", path, 1)
             c.primary_env = meta.primary_env
+            c.declared_env.add(str(meta.primary_env))
         for spec in meta.install:
             kind = str(spec.get("kind") or spec.get("type") or "installer").lower() if hasattr(spec, "get") else "installer"
             c.tag(f"shell:{kind.split()[0] if kind.strip() else 'installer'}", path, 1)
@@ -240,6 +249,7 @@ class Classifier:
         c.security_tool = bool(SECURITY_TOOL_ACTION.search(about) and SECURITY_TOOL_OBJECT.search(about))
         c.bins = {b for b in bins if len(b) >= 3} - GENERIC_WORDS
         c.subject = {w for w in rx.split(r"[^a-z0-9]+", words.lower()) if len(w) >= 3} - GENERIC_WORDS
+        c.declared_hosts = {normalize_host(u.group(0)) for u in URL_RE.finditer(_plain(doc.frontmatter))} - {"", "*"}
         if meta.always:
             c.hit("NV-AUTO-001", path, _line_of(f, r"always\s*:"), "always: true")
         tools = doc.allowed_tools
@@ -627,7 +637,7 @@ class Classifier:
         if ip_kind(host) is not None or host_matches(host, url, PASTE_HOSTS):
             return False
         labels = [x for x in host.split(".")[:-1] if len(x) >= 3 and x not in GENERIC_WORDS]
-        if host in ("raw.githubusercontent.com", "github.com", "gitlab.com", "codeberg.org"):
+        if host in CODE_HOSTS:
             path = rx.sub(r"^https://[^/]+/", "", url.lower()).split("/")
             labels = [x for seg in path[:2] for x in rx.split(r"[^a-z0-9]+", seg) if len(x) >= 3]
         parts = {p for lab in labels for p in rx.split(r"[^a-z0-9]+", lab) if len(p) >= 3} - GENERIC_WORDS
@@ -642,6 +652,18 @@ class Classifier:
         # payload host after its own pitch: "free-gpu-credits" from "gpu-credits.example")
         declared = c.bins | ({t.split(":", 1)[1] for t in c.tags if t.startswith("shell:")}
                              - INSTALL_PLUMBING - GENERIC_WORDS)
+        # ... or a host its own frontmatter names (homepage, repository), or a service it is about: its
+        # stated subject names the host AND the SKILL.md names that service throughout (a lure's one-line
+        # pitch is not enough on its own)
+        skill = bundle.skill_md
+        skill_text = URL_RE.sub(" ", skill.text() or "").lower() if skill is not None else ""
+
+        def declared_source(url: str) -> bool:
+            host = normalize_host(url)
+            return (self._coherent_host(url, declared)
+                    or (url.lower().startswith("https://") and any(host == d or host.endswith("." + d)
+                                                                    for d in c.declared_hosts - CODE_HOSTS if "." in d))
+                    or (self._coherent_host(url, c.subject) and self._service_named(url, skill_text)))
         for h in c.hits:
             if h.rule_id in ("NV-EXEC-001", "NV-EXEC-003") and h.action is None:
                 hosts = [x for x in h.evidence.get("hosts", []) if x]
@@ -651,7 +673,7 @@ class Classifier:
                 pairs = list(zip(hosts, urls, strict=False))
                 if all(host_matches(x, u, self.vendor_hosts) for x, u in pairs):
                     h.evidence["vendor_installer"] = True
-                elif all(self._coherent_host(u, declared) for u in urls):
+                elif all(declared_source(u) for u in urls):
                     h.evidence["coherent_installer"] = True
                 else:
                     continue
@@ -673,7 +695,7 @@ class Classifier:
                           hosts=[normalize_host(u) for u in remote])
                     break
         self._exfil(c)
-        self._secret_flows(c)
+        self._secret_flows(c, bundle)
         acts = any(t.startswith(("network:", "shell:")) for t in c.tags)
         for name in ("write_intent_file", "write_intent_remote") if acts else ("write_intent_file",):
             for f, ln, _ in c.facts.get(name, [])[:1]:
@@ -711,7 +733,23 @@ class Classifier:
             classes = classes_of(c.tags, primary_env=c.primary_env)
             if "sensitive_credentials" in classes and any(t.startswith("network:") for t in c.tags):
                 f, ln, _ = c.facts["untrusted_input"][0]
-                c.hit("NV-FLOW-001", f, ln, "untrusted content, a secret and network access in one skill")
+                # a key the skill declares in its metadata is what every service skill holds: a person has
+                # something to check when the secret is a credential file or a secret store an injection could
+                # leak, or when the skill handles secrets it never declares
+                from nervous.sideeffects import is_credential_path
+
+                stored = sorted(t for t in c.tags if t[len("read:secret:"):] in SECRET_STORES or (
+                    t.startswith("read:file:") and is_credential_path(t[len("read:file:"):])))
+                c.hit("NV-FLOW-001", f, ln, "untrusted content, a secret and network access in one skill",
+                      action=None if stored or not c.declared_env else "note",
+                      secrets="credential files or stores" if stored else
+                      "declared keys only" if c.declared_env else "secrets the metadata does not declare")
+        # money movement gated by an explicit user confirmation is what a careful payment skill looks like: the
+        # confirmation is the check a reviewer would ask for (destructive steps stay review, spec §7)
+        for h in c.hits:
+            if h.rule_id == "NV-FIN-001" and h.action is None and _confirmed_step(bundle, h.file, h.line):
+                h.action = "note"
+                h.evidence["confirmed"] = "an explicit user confirmation in the same step"
         for h in c.hits:
             if h.rule_id.startswith("NV-EXEC-"):
                 c.tag("shell:*" if h.rule_id != "NV-EXEC-004" else "network:*", h.file, h.line)
@@ -777,9 +815,11 @@ class Classifier:
             h.evidence["combined_with"] = "claims to be the official tool" if claim else (
                 "asks for the user's credentials" if asks else ", ".join(fetches))
 
-    def _secret_flows(self, c: Collector) -> None:
+    def _secret_flows(self, c: Collector, bundle: SkillBundle) -> None:
         """NV-EXFIL-005: a secret reaching a request to a host unrelated to the secret and the skill."""
         seen: set[str] = set()
+        skill = bundle.skill_md
+        skill_text = URL_RE.sub(" ", skill.text() or "").lower() if skill is not None else ""
         for f, ln, via in c.facts.get("secret_flow", []):
             name, _, url = via.partition("|")
             host = normalize_host(url)
@@ -790,6 +830,10 @@ class Classifier:
             if tokens & labels or any(t in host for t in tokens if len(t) >= 4) or self._coherent_host(url, c.subject):
                 continue
             if host_matches(host, url, self.vendor_hosts):
+                continue
+            # a host the skill declares (its frontmatter names it) or is about (named throughout its SKILL.md)
+            if any(host == d or host.endswith("." + d) for d in c.declared_hosts - CODE_HOSTS if "." in d) or (
+                    self._service_named(url, skill_text)):
                 continue
             seen.add(host)
             c.hit("NV-EXFIL-005", f, ln, f"secret {name} sent to {host}", secret=name, host=host)
@@ -838,8 +882,14 @@ class Classifier:
         if src is None:
             return
         dst = sends[0]
+        # a harvest (secrets gathered into what is sent, or stores no skill needs) is the technique; an
+        # environment dump or a key read back in a skill that also sends is capability: a person checks
+        near = any(sf == src[0] and sl is not None and src[1] is not None and abs(sl - src[1]) <= 5
+                   for sf, sl, _ in sends)
+        technique = bool(c.facts.get("harvest_send") or harvest or near)
         c.hit("NV-EXFIL-001", src[0], src[1], "credential read or environment dump combined with a network send",
-              send_file=dst[0], send_line=dst[1], via=src[2], send_via=dst[2])
+              action=None if technique else "review", send_file=dst[0], send_line=dst[1], via=src[2],
+              send_via=dst[2])
 
     # ------------------------------------------------------------------ result
 
@@ -916,9 +966,14 @@ def _finding(h: Hit, purpose: str) -> Finding:
     action = rule.action(purpose)
     if h.action is not None and purpose != "draft":
         action = h.action
+    from .catalogue import what_to_check
+
+    evidence = dict(h.evidence)
+    if action == "review":
+        evidence["check"] = what_to_check(rule.id)
     return Finding(rule_id=rule.id, title=rule.title, category=rule.category, severity=rule.severity,
                    action=action, file=h.file, line=h.line, column=h.column, snippet=h.snippet,
-                   evidence=dict(h.evidence))
+                   evidence=evidence)
 
 
 def _mask(line: str, start: int, end: int) -> str:
@@ -1016,6 +1071,45 @@ def _planted_rule(c: Collector, bundle: SkillBundle, hit: Hit) -> str | None:
     if prose.CRED_LOCATION.search(rx.sub(r"(?i)\S*\.(?:openclaw|clawdbot)\S*|\S*(?:openclaw|clawdbot)\.json\S*", " ", line)):
         return "a credential location"
     return None
+
+
+def _plain(value: object) -> str:
+    """Every string in a parsed frontmatter value, joined (URLs are looked for in it)."""
+    out: list[str] = []
+    stack = [value]
+    while stack and len(out) < 2000:
+        v = stack.pop()
+        if isinstance(v, str):
+            out.append(v)
+        elif isinstance(v, dict):
+            stack.extend(v.values())
+        elif isinstance(v, (list, tuple)):
+            stack.extend(v)
+    # YAML escapes can carry lone surrogates, which no URL holds
+    return " ".join(out).encode("utf-8", "replace").decode("utf-8")
+
+
+#: an explicit confirmation gate written into a step (spec §7, NV-DESTR-002 draft exception)
+CONFIRM_GATE = rx.compile(
+    r"(?i)\b(?:ask(?:s|ing)?\s+(?:the\s+)?user\s+(?:to\s+(?:confirm|approve)|for\s+(?:explicit\s+)?(?:confirmation|approval|"
+    r"permission))|(?:only\s+)?(?:after|once|when)\s+(?:the\s+)?user\s+(?:has\s+)?(?:explicitly\s+)?(?:confirm|approve)\w*|"
+    r"wait\s+for\s+(?:the\s+user'?s?\s+)?(?:explicit\s+)?(?:confirmation|approval)|confirm\s+with\s+the\s+user|"
+    r"(?:user|they)\s+must\s+(?:explicitly\s+)?(?:confirm|approve)|requires?\s+(?:explicit\s+)?(?:user\s+)?(?:confirmation|approval)|"
+    r"explicit\s+(?:user\s+)?(?:confirmation|approval)|never\s+(?:\w+\s+){0,4}without\s+(?:the\s+user'?s?\s+)?"
+    r"(?:explicit\s+)?(?:confirmation|approval|consent))")
+
+
+def _confirmed_step(bundle: SkillBundle, path: str | None, line: int | None) -> bool:
+    """An explicit confirmation gate in the file of the finding (a step's or a skill-wide rule)."""
+    if path is None or line is None:
+        return False
+    for f in bundle.files:
+        if f.path == path:
+            lines = (f.text() or "").split("\n")
+            # a skill-wide rule ("always ask the user to confirm before any trade") gates every step of the file
+            window = "\n".join(x[:2000] for x in lines)
+            return CONFIRM_GATE.search(window) is not None
+    return False
 
 
 def _line_text(bundle: SkillBundle, path: str | None, line: int | None) -> str:

@@ -39,6 +39,10 @@ class Collector:
     security_tool: bool = False
     #: binaries the skill declares it needs
     bins: set[str] = field(factory=set)
+    #: hosts the skill's own frontmatter names (homepage, repository, metadata URLs)
+    declared_hosts: set[str] = field(factory=set)
+    #: environment variables the skill's metadata declares (requires.env, primaryEnv)
+    declared_env: set[str] = field(factory=set)
 
     def tag(self, tag: str, file: str | None = None, line: int | None = None) -> None:
         try:

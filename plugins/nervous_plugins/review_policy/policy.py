@@ -43,6 +43,8 @@ class DefaultReviewPolicy:
 
     def decide(self, bundle: SkillBundle, side_effects: SideEffects, risk: RiskAssessment, context: ScanContext,
                intent: IntentVerdict | None) -> ReviewDecision:
+        from .catalogue import BY_ID, what_to_check
+
         decision = "allow"
         reasons: list[str] = []
         rule_ids: list[str] = []
@@ -51,7 +53,8 @@ class DefaultReviewPolicy:
             if d != "allow":
                 rule_ids.append(f.rule_id)
                 where = f"{f.file}:{f.line}" if f.file and f.line else (f.file or "bundle")
-                reasons.append(f"{f.rule_id} {f.title} ({where}) -> {f.action}")
+                check = f"; check: {what_to_check(f.rule_id)}" if f.action == "review" and f.rule_id in BY_ID else ""
+                reasons.append(f"{f.rule_id} {f.title} ({where}) -> {f.action}{check}")
             decision = _raise(decision, d)
         if not side_effects.complete:
             decision = _raise(decision, "review")

@@ -461,8 +461,12 @@ def analyze_line(c: Collector, file: str, lineno: int, line: str, *, in_code: bo
     if m and not CONCEAL_EXCLUDE.search(line[max(0, m.start() - 30): m.end() + 20]) and not _negated(line, m) \
             and _conceals_action(line, m):
         q = quoted(m) or in_code
+        # hiding an action the agent takes is the technique; withholding information (a key, internal
+        # details) from the user's view is worth a look, not a refusal
+        hides_action = _CONCEALED_ACTION.search(line[max(0, m.start() - 160): m.end() + 160]) is not None
         c.hit("NV-PI-001", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1,
-              action="review" if q else None, quoted=q, alt=which_alternative(CONCEAL, m))
+              action="review" if q or not hides_action else None, quoted=q, alt=which_alternative(CONCEAL, m),
+              **({} if hides_action else {"hides": "information, not an action"}))
         c.fact("conceal", file, lineno)
     m = OVERRIDE.search(line) if _gate(low, "OVERRIDE") else None
     if m:
@@ -470,6 +474,9 @@ def analyze_line(c: Collector, file: str, lineno: int, line: str, *, in_code: bo
         c.hit("NV-PI-002b" if q else "NV-PI-002", file, lineno, snippet(line, m.start(), m.end()),
               column=m.start() + 1, alt=which_alternative(OVERRIDE, m))
     m = DECEIVE.search(line) if _gate(low, "DECEIVE") else None
+    if m and _NEGATION.search(line[max(0, m.start() - 80):m.start()]) and not _DECEIVE_NEGATION_BAIT.search(
+            line[max(0, m.start() - 80):m.start()]):
+        m = None  # "never fabricate results": the opposite instruction
     if m:
         q = quoted(m) or in_code
         c.hit("NV-PI-003", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1,
@@ -585,6 +592,17 @@ def analyze_line(c: Collector, file: str, lineno: int, line: str, *, in_code: bo
 
 _NEGATION = rx.compile(r"(?i)\b(?:never|not|no|don'?t|doesn'?t|won'?t|cannot|can'?t|avoid|prohibit\w*|forbid\w*|"
                        r"refuse|must\s+not|should\s+not|nothing)\b[^.;!?]*$")
+#: what a concealment directive must be hiding to be the technique: an action taken on the user's behalf
+_CONCEALED_ACTION = rx.compile(r"(?i)\b(?:send|sent|sending|upload|install|run|runs|running|execut\w*|delet\w*|"
+                               r"remov\w*|collect\w*|download\w*|transfer\w*|forward\w*|exfil\w*|cop(?:y|ied|ying)|"
+                               r"post(?:s|ed|ing)?\s+(?:it|them|this|the|to)|purchas\w*|pay(?:s|ing|ment)?|charg\w*|"
+                               r"fees?|wallet|modif\w*|chang(?:e|es|ed|ing)\s+(?:the\s+)?(?:config|settings|files?)|"
+                               r"writ(?:e|es|ing)\s+to|curl|wget|http|access(?:es|ed|ing)?|read(?:s|ing)?\s+(?:the\s+|your\s+)?"
+                               r"(?:\.?env|ssh|credentials?|keys?|tokens?|passwords?|files?|history|memory)|record\w*|"
+                               r"monitor\w*|track\w*|log(?:s|ged|ging)\s+(?:every|all|the\s+user)|these\s+instructions|"
+                               r"this\s+(?:skill|step|instruction|section|action|request|command))")
+#: a negation that does not negate the deception ("don't hesitate to …", "no matter what")
+_DECEIVE_NEGATION_BAIT = rx.compile(r"(?i)\b(?:no\s+matter|not\s+only|don'?t\s+hesitate|never\s+mind)\b[^.;!?]*$")
 _RISKY_CONTEXT = rx.compile(r"(?i)\b(?:send|sent|upload|install|run|running|execut|delet|collect|download|credential|"
                             r"key|token|password|secret|data|file|command|script|url|http|curl|wget|these\s+"
                             r"instructions|this\s+(?:skill|step|instruction|section|action|request|command)|"

@@ -408,8 +408,13 @@ def analyze_line(c: Collector, file: str, lineno: int, raw: str, *, executable: 
         store = m.group(0).split()[0].lower()
         c.tag(f"read:secret:{store}", file, lineno)
         c.hit("NV-CRED-001", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1, store=store)
-        if HARVEST_STORE_CMDS.search(line):
-            c.fact("harvest_read", file, lineno, "secret-store:keychain")
+        h = HARVEST_STORE_CMDS.search(line)
+        if h:
+            # one named item read back (a skill's own key kept in the keychain) is not a store harvest
+            own = bool(rx.match(r"(?i)security\s+find-generic-password|gh\s+auth\s+token", h.group(0))) and not rx.search(
+                r"(?i)\b(?:chrom\w*|safari|firefox|brave|edge|opera|vivaldi|arc|safe\s+storage|keychain|wallet)\b",
+                line[h.start():])
+            c.fact("harvest_read", file, lineno, "secret-store:own-item" if own else "secret-store:keychain")
     m = PASSWORD_DIALOG.search(line)
     if m:
         c.tag("read:secret:password-dialog", file, lineno)
