@@ -736,7 +736,7 @@ class Classifier:
                 # a key the skill declares in its metadata is what every service skill holds: a person has
                 # something to check when the secret is a credential file or a secret store an injection could
                 # leak, or when the skill handles secrets it never declares
-                from nervous.sideeffects import is_credential_path
+                from nervous.plugin.toolkit import is_credential_path
 
                 stored = sorted(t for t in c.tags if t[len("read:secret:"):] in SECRET_STORES or (
                     t.startswith("read:file:") and is_credential_path(t[len("read:file:"):])))
