@@ -7,7 +7,6 @@ server (§A5): a skill with no installable version is 404 except on ``/versions/
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import json
 import re
@@ -24,6 +23,7 @@ from ..fingerprint import skill_fingerprint
 from .archive import build_zip, content_type
 from .blobs import BlobStore
 from .catalog import Catalog, effective_verdict, installable_versions, latest_version, live_versions, now_ms
+from .cursor import decode_cursor, encode_cursor
 from .moderation import scan_files
 from .rules import (
     MALWARE_TEXT,
@@ -69,18 +69,13 @@ def _int(value: str | None, default: int, name: str) -> int:
 
 
 def _cursor(offset: int) -> str:
-    return base64.urlsafe_b64encode(f"o:{offset}".encode()).decode().rstrip("=")
+    return encode_cursor(offset)
 
 
 def _offset(cursor: str | None) -> int:
-    if not cursor:
-        return 0
     try:
-        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
-        if not raw.startswith("o:"):
-            raise ValueError(raw)
-        return max(0, int(raw[2:]))
-    except ValueError:
+        return decode_cursor(cursor)
+    except ValueError:  # binascii.Error and UnicodeDecodeError are ValueErrors too
         raise Reject(400, "Invalid cursor format") from None
 
 

@@ -19,7 +19,6 @@ Knobs for failure modes: :meth:`rate_limit`, :meth:`fail_next`, :attr:`latency`,
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import json
 import re
@@ -945,17 +944,16 @@ def _int_param(value: str | None, default: int, name: str) -> int:
 
 
 def _encode_cursor(offset: int) -> str:
-    return base64.urlsafe_b64encode(f"o:{offset}".encode()).decode().rstrip("=")
+    from nervous.registry_server.cursor import encode_cursor
+
+    return encode_cursor(offset)
 
 
 def _decode_cursor(cursor: str | None) -> int:
-    if not cursor:
-        return 0
+    from nervous.registry_server.cursor import decode_cursor
+
     try:
-        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
-        if not raw.startswith("o:"):
-            raise ValueError(raw)
-        return max(0, int(raw[2:]))
+        return decode_cursor(cursor)
     except ValueError:
         raise _text(400, "Invalid cursor format") from None
 
