@@ -27,8 +27,10 @@ def _node_modules() -> Path:
         pytest.skip("node is not installed: the pi extension tests need Node.js 20.6+")
     root = Path(os.environ.get("NERVOUS_PI_NODE_MODULES") or REPO / ".ci" / "node" / "node_modules")
     if not (root / "@mariozechner" / "pi-coding-agent" / "package.json").is_file():
-        pytest.fail(f"the pi package is not installed under {root}: run npm install --prefix .ci/node "
-                    f"@mariozechner/pi-coding-agent@{PI_VERSION} (or set NERVOUS_PI_NODE_MODULES)")
+        # CI (.ci/run installs it) must run these tests; a developer's checkout may not have it yet
+        report = pytest.fail if os.environ.get("CI") else pytest.skip
+        report(f"the pi package is not installed under {root}: run npm install --prefix .ci/node "
+               f"@mariozechner/pi-coding-agent@{PI_VERSION} (or set NERVOUS_PI_NODE_MODULES)")
     return root
 
 
