@@ -67,7 +67,7 @@ _HELP = {
     "cancel": "Cancel a pending acquisition with its token.",
     "done": "Report the outcome of an acquired skill and clean up.",
     "mcp": "Run the Model Context Protocol server over stdio.",
-    "integrations": "Install host integrations (OpenClaw skills).",
+    "integrations": "Install host integrations (OpenClaw skills, the pi package).",
     "audit": "Show the audit log of lifecycle events.",
     "registry": "Run and administer a self-hosted ClawHub-compatible registry.",
     "publish": "Publish a skill folder to a ClawHub-protocol registry.",
