@@ -206,8 +206,22 @@ def leave_one_source_out(per_item: dict[str, dict[str, Any]], labels: dict[str, 
     return out
 
 
-def run_unlabelled(corpus: Path, *, limit: int | None = None, max_seconds: float | None = None) -> dict[str, Any]:
-    """Refuse and review rates on unlabelled skills, with the rules that fired and per-item evidence."""
+def read_ids(path: Path) -> list[str]:
+    """Item ids listed in a file, one a line (blank lines and ``#`` comments skipped; only the first
+    whitespace-separated word of a line counts, so ``--per-item`` output can be fed back)."""
+    out: list[str] = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        word = line.split("#", 1)[0].split()
+        if word:
+            out.append(word[0])
+    return out
+
+
+def run_unlabelled(corpus: Path, *, limit: int | None = None, max_seconds: float | None = None,
+                   only: Iterable[str] | None = None) -> dict[str, Any]:
+    """Refuse and review rates on unlabelled skills, with the rules that fired and per-item evidence.
+
+    ``only``: scan just these item ids (ids missing from the corpus are an error)."""
     from collections import Counter
 
     from nervous.config import Config
@@ -216,7 +230,14 @@ def run_unlabelled(corpus: Path, *, limit: int | None = None, max_seconds: float
     from nervous.scan import DEFAULT_LIMITS, ScanLimits, scan_bundle
 
     items = load_items(corpus.read_bytes())
-    ids = sorted(items)[:limit] if limit else sorted(items)
+    ids = sorted(items)
+    if only is not None:
+        wanted = set(only)
+        missing = sorted(wanted - set(items))
+        if missing:
+            raise SystemExit(f"{len(missing)} listed ids are not in the corpus (first: {missing[0]})")
+        ids = [i for i in ids if i in wanted]
+    ids = ids[:limit] if limit else ids
     pm = PluginManager(Config(), autoload=False)
     limits = ScanLimits(max_seconds=max_seconds) if max_seconds else DEFAULT_LIMITS
     context = ScanContext(purpose="install")
@@ -324,6 +345,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--unlabelled", action="store_true",
                     help="no labels: refuse and review rates, the rules behind them, timings")
     ap.add_argument("--limit", type=int, help="only the first N items (by id), for a bounded run")
+    ap.add_argument("--ids", type=Path, metavar="FILE",
+                    help="with --unlabelled: only the item ids listed in FILE (one a line; the first word of "
+                         "each line, so --per-item output can be fed back)")
     ap.add_argument("--max-seconds", type=float, help="scan time limit per skill (default: the spec's)")
     ap.add_argument("--json", action="store_true", help="print the figures as one JSON object")
     ap.add_argument("--per-item", action="store_true",
@@ -335,7 +359,8 @@ def main(argv: list[str] | None = None) -> int:
     import shlex
 
     if args.unlabelled:
-        result = run_unlabelled(args.corpus, limit=args.limit, max_seconds=args.max_seconds)
+        result = run_unlabelled(args.corpus, limit=args.limit, max_seconds=args.max_seconds,
+                                only=read_ids(args.ids) if args.ids else None)
         if args.json:
             if not args.per_item:
                 result.pop("per_item")
@@ -345,6 +370,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.labels is None:
         ap.error("--labels is required (or --unlabelled)")
+    if args.ids:
+        ap.error("--ids works with --unlabelled")
     command = shlex.split(args.intent_command) if args.intent_command else None
     result = run(args.corpus, args.labels, verbose=args.per_item, intent_command=command)
     if args.json:

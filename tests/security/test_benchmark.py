@@ -105,3 +105,23 @@ def test_unlabelled_mode_reports_rates_rules_and_lines(tmp_path, nervous_home, c
     assert bench.main(["--unlabelled", "--corpus", str(corpus), "--per-item", "--limit", "2"]) == 0
     out = capsys.readouterr().out
     assert "items: 2" in out and "t-1 refuse" in out and "curl" not in out  # ids and rule ids, never content
+
+
+def test_unlabelled_mode_scans_only_listed_ids(tmp_path, nervous_home, capsys) -> None:
+    """``--ids FILE`` rescans a subset (e.g. the refused items of an earlier ``--per-item`` run)."""
+    bench = _load()
+    corpus, _ = _corpus(tmp_path)
+    ids = tmp_path / "ids.txt"
+    ids.write_text("# refused last time\nt-3 review NV-DESTR-002:review:L2\n\nt-1\n")
+    assert bench.read_ids(ids) == ["t-3", "t-1"]
+    r = bench.run_unlabelled(corpus, only=bench.read_ids(ids))
+    assert r["items"] == 2 and sorted(r["per_item"]) == ["t-1", "t-3"]
+    assert r["decisions"] == {"refuse": 1, "review": 1}
+    assert bench.main(["--unlabelled", "--corpus", str(corpus), "--ids", str(ids), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["items"] == 2 and "per_item" not in out
+    ids.write_text("t-9\n")
+    import pytest
+
+    with pytest.raises(SystemExit):
+        bench.run_unlabelled(corpus, only=bench.read_ids(ids))

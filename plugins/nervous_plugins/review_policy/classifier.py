@@ -249,7 +249,10 @@ class Classifier:
         c.security_tool = bool(SECURITY_TOOL_ACTION.search(about) and SECURITY_TOOL_OBJECT.search(about))
         c.bins = {b for b in bins if len(b) >= 3} - GENERIC_WORDS
         c.subject = {w for w in rx.split(r"[^a-z0-9]+", words.lower()) if len(w) >= 3} - GENERIC_WORDS
-        c.declared_hosts = {normalize_host(u.group(0)) for u in URL_RE.finditer(_plain(doc.frontmatter))} - {"", "*"}
+        declared_urls = [u.group(0) for u in URL_RE.finditer(_plain(doc.frontmatter))]
+        c.declared_hosts = {normalize_host(u) for u in declared_urls} - {"", "*"}
+        # on a code host the owner in the path, not the host, says whose repository the frontmatter names
+        c.declared_owners = {o for u in declared_urls if normalize_host(u) in CODE_HOSTS and (o := _code_owner(u))}
         if meta.always:
             c.hit("NV-AUTO-001", path, _line_of(f, r"always\s*:"), "always: true")
         tools = doc.allowed_tools
@@ -526,7 +529,9 @@ class Classifier:
                         lang not in ("json", "yaml", "yml", "toml", "xml", "html", "css", "markdown", "md", "text",
                                      "txt", "csv", "diff", "sql", "ini", "mermaid", "log", "output")
                         and shell.looks_like_command(text, known)):
+                    n = len(c.hits)
                     shell.analyze_line(c, path, no, text, executable=not quoted, quoted=quoted, known=known)
+                    _resolve_hosts(c, n, text, variables)
                 elif lang == "sql" and rx.search(r"(?i)\b(?:drop\s+(?:table|database)|truncate\s+table|delete\s+from)\b", text):
                     c.tag("delete:db:?", path, no)
                 elif shell.PIPE_TO_SHELL.search(text) or shell.REVERSE_SHELL.search(text) or shell.ENCODED_TO_SHELL.search(text):
@@ -544,7 +549,9 @@ class Classifier:
         for no, t in _join_continuations(lines):
             if len(t) > 5000:
                 continue
+            n = len(c.hits)
             shell.analyze_line(c, path, no, t, known=known)
+            _resolve_hosts(c, n, t, variables)
             shell.hidden_shapes(c, path, no, t, variables)
             shell.remember_assignments(t, variables)
             if t.lstrip().startswith("#") or rx.match(r"\s*(?:echo|printf|cat)\b", t):
@@ -663,6 +670,8 @@ class Classifier:
             return (self._coherent_host(url, declared)
                     or (url.lower().startswith("https://") and any(host == d or host.endswith("." + d)
                                                                     for d in c.declared_hosts - CODE_HOSTS if "." in d))
+                    or (url.lower().startswith("https://") and host in CODE_HOSTS
+                        and _code_owner(url) in c.declared_owners)
                     or (self._coherent_host(url, c.subject) and self._service_named(url, skill_text)))
         for h in c.hits:
             if h.rule_id in ("NV-EXEC-001", "NV-EXEC-003") and h.action is None:
@@ -700,19 +709,9 @@ class Classifier:
         for name in ("write_intent_file", "write_intent_remote") if acts else ("write_intent_file",):
             for f, ln, _ in c.facts.get(name, [])[:1]:
                 c.tag("write:?", f, ln)
-        deceptive = any(h.rule_id in ("NV-PI-001", "NV-PI-002", "NV-PI-003", "NV-REMOTE-001", "NV-EXFIL-004",
-                                      "NV-OBF-001", "NV-OBF-002", "NV-EXEC-001", "NV-EXEC-002", "NV-EXFIL-001")
-                        and h.action in (None, "refuse") for h in c.hits)
         bundled_binary = any(h.rule_id == "NV-OBF-005" and h.evidence.get("kind") == "binary" for h in c.hits)
         staged = c.has("download_exec") or c.has("paste_url") or c.has("raw_ip") or paste or bundled_binary
         for h in c.hits:
-            if h.rule_id == "NV-PERSIST-002" and h.action is None and not deceptive:
-                planted = _planted_rule(c, bundle, h)
-                if planted:
-                    h.evidence["plants"] = planted
-                else:
-                    h.action = "review"
-                    h.evidence["escalates_with"] = "concealment, override, remote instructions or exfiltration"
             if h.rule_id == "NV-PRIV-002" and h.evidence.get("quarantine") and h.action is None and not staged:
                 h.action = "review"
             if h.rule_id == "NV-PRIV-003" and h.action is None and "NV-PRIV-001" in ids:
@@ -724,11 +723,27 @@ class Classifier:
                 h.action = "refuse"
                 h.evidence["combined_with"] = "a confirmation bypass or concealment in the same file"
         if any(r.startswith("NV-CRED-") for r in ids):
+            # a webhook in a skill that also handles credentials is a notifier with keys (review); it refuses
+            # when the same line's address is a raw IP or a paste or throw-away host: nobody's own service
+            throwaway = {(f, ln) for name in ("raw_ip", "paste_url") for f, ln, _ in c.facts.get(name, [])}
             for h in c.hits:
-                if h.rule_id == "NV-EXFIL-003":
+                if h.rule_id == "NV-EXFIL-003" and (h.file, h.line) in throwaway:
                     h.action = "refuse"
+                    h.evidence["combined_with"] = "a credential finding, and a raw-IP or paste-site address"
         self._standing_remote(c, bundle)
         self._impersonation(c, bundle)
+        self._stated_purpose(c, bundle)
+        # a memory or settings write refuses with a technique elsewhere in the bundle, judged on the actions
+        # the other findings end with (a remote-instruction or hidden-comment finding left at review is not one)
+        deceptive = any(h.rule_id in DECEPTIVE_RULES and _effective(h) == "refuse" for h in c.hits)
+        for h in c.hits:
+            if h.rule_id == "NV-PERSIST-002" and h.action is None and not deceptive:
+                planted = _planted_rule(c, bundle, h)
+                if planted:
+                    h.evidence["plants"] = planted
+                else:
+                    h.action = "review"
+                    h.evidence["escalates_with"] = "concealment, override, remote instructions or exfiltration"
         if c.has("untrusted_input"):
             classes = classes_of(c.tags, primary_env=c.primary_env)
             if "sensitive_credentials" in classes and any(t.startswith("network:") for t in c.tags):
@@ -758,6 +773,22 @@ class Classifier:
             for prefix, flag in RULE_FLAGS.items():
                 if h.rule_id.startswith(prefix):
                     c.flags.add(flag)
+
+    @staticmethod
+    def _stated_purpose(c: Collector, bundle: SkillBundle) -> None:
+        """A send of private data that the SKILL.md frontmatter itself states (its description: what the skill
+        is for) is declared, not hidden: a person checks the destination (review)."""
+        skill = bundle.skill_md
+        if skill is None:
+            return
+        lines = (skill.text() or "").replace("\r\n", "\n").split("\n", 200)
+        if not lines or lines[0].strip() != "---":
+            return
+        end = next((i + 1 for i, x in enumerate(lines[1:200], 1) if x.strip() == "---"), 0)
+        for h in c.hits:
+            if h.rule_id == "NV-EXFIL-004" and h.action is None and h.file == skill.path and h.line and h.line <= end:
+                h.action = "review"
+                h.evidence["declared"] = "the skill's frontmatter states this send as its purpose"
 
     @staticmethod
     def _service_named(url: str, skill_text: str) -> bool:
@@ -820,6 +851,7 @@ class Classifier:
         seen: set[str] = set()
         skill = bundle.skill_md
         skill_text = URL_RE.sub(" ", skill.text() or "").lower() if skill is not None else ""
+        bundle_text: str | None = None
         for f, ln, via in c.facts.get("secret_flow", []):
             name, _, url = via.partition("|")
             host = normalize_host(url)
@@ -836,7 +868,14 @@ class Classifier:
                     self._service_named(url, skill_text)):
                 continue
             seen.add(host)
-            c.hit("NV-EXFIL-005", f, ln, f"secret {name} sent to {host}", secret=name, host=host)
+            # a key the metadata declares is one the skill needs for its own API, and a host its files name
+            # throughout is the service it works with: capability, a person checks where the key goes
+            if bundle_text is None:
+                bundle_text = _bundle_text(bundle)
+            own = "declared key" if name in c.declared_env else (
+                "host named throughout the skill's files" if self._service_named(url, bundle_text) else None)
+            c.hit("NV-EXFIL-005", f, ln, f"secret {name} sent to {host}", secret=name, host=host,
+                  action="review" if own else None, **({"own_use": own} if own else {}))
             c.flags.add("network_send")
 
     @staticmethod
@@ -961,6 +1000,16 @@ def _hidden_text(text: str, *, markdown: bool) -> list[re.Match[str]]:
     return sorted(found, key=lambda m: m.start())
 
 
+#: findings that, when they refuse, make a memory or settings write in the same bundle part of the technique
+DECEPTIVE_RULES = frozenset({"NV-PI-001", "NV-PI-002", "NV-PI-003", "NV-REMOTE-001", "NV-EXFIL-004", "NV-OBF-001",
+                             "NV-OBF-002", "NV-EXEC-001", "NV-EXEC-002", "NV-EXFIL-001"})
+
+
+def _effective(h: Hit) -> str:
+    """The install action a hit ends with: its own override, else the catalogue's."""
+    return h.action or BY_ID[h.rule_id].install
+
+
 def _finding(h: Hit, purpose: str) -> Finding:
     rule = BY_ID[h.rule_id]
     action = rule.action(purpose)
@@ -1071,6 +1120,41 @@ def _planted_rule(c: Collector, bundle: SkillBundle, hit: Hit) -> str | None:
     if prose.CRED_LOCATION.search(rx.sub(r"(?i)\S*\.(?:openclaw|clawdbot)\S*|\S*(?:openclaw|clawdbot)\.json\S*", " ", line)):
         return "a credential location"
     return None
+
+
+def _bundle_text(bundle: SkillBundle, limit: int = 1_000_000) -> str:
+    """The bundle's text files joined, without URLs, lower-cased (capped: naming is counted, nothing parsed)."""
+    out: list[str] = []
+    size = 0
+    for f in bundle.files:
+        t = f.text()
+        if t is None or ext_of(f.path) in INERT_BINARY_EXT:
+            continue
+        t = t[:limit - size]
+        out.append(t)
+        size += len(t)
+        if size >= limit:
+            break
+    return URL_RE.sub(" ", "\n".join(out)).lower()
+
+
+def _resolve_hosts(c: Collector, start: int, line: str, variables: dict[str, str]) -> None:
+    """A download piped to a shell whose URL is a variable: the URL assigned earlier in the same script
+    or block is where it comes from (``URL=https://…`` then ``curl "$URL" | sh``), judged like a literal one."""
+    for h in c.hits[start:]:
+        if h.rule_id != "NV-EXEC-001" or h.evidence.get("urls") or not variables or "$" not in line:
+            continue
+        urls = [u.group(0) for u in URL_RE.finditer(shell.resolve_variables(shell.unsplit(line), variables))]
+        if urls:
+            h.evidence["urls"] = urls
+            h.evidence["hosts"] = [normalize_host(u) for u in urls]
+            h.evidence["resolved"] = True
+
+
+def _code_owner(url: str) -> str | None:
+    """The account a code-host URL belongs to (``github.com/<owner>/…``, ``raw.githubusercontent.com/<owner>/…``)."""
+    m = rx.match(r"(?i)^https?://[^/\s]+/([A-Za-z0-9_.-]+)/[A-Za-z0-9_.-]+", url)
+    return m.group(1).lower() if m else None
 
 
 def _plain(value: object) -> str:

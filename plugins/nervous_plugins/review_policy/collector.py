@@ -41,6 +41,8 @@ class Collector:
     bins: set[str] = field(factory=set)
     #: hosts the skill's own frontmatter names (homepage, repository, metadata URLs)
     declared_hosts: set[str] = field(factory=set)
+    #: accounts on code hosts whose repositories the skill's own frontmatter names
+    declared_owners: set[str] = field(factory=set)
     #: environment variables the skill's metadata declares (requires.env, primaryEnv)
     declared_env: set[str] = field(factory=set)
 
