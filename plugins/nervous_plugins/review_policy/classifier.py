@@ -83,6 +83,8 @@ DECODED_COMMAND = rx.compile(
     r"(?i)\b(?:curl|wget)\s+\S|\|\s*(?:ba|z)?sh\b|\b(?:ba|z)?sh\s+-[ci]\b|/dev/tcp/|\bnc\s+-[a-z]*e\b|"
     r"\b(?:powershell|pwsh)(?:\.exe)?\s+-|\bpython[23]?\s+-c\b|\bchmod\s+\+x\b|\brm\s+-rf\s|\beval\s*\(|"
     r"\bexec\s*\(|\bos\.system\s*\(|\bsubprocess\.|Invoke-(?:Expression|WebRequest)|\biex\b")
+#: an inline image right before an encoded literal: ``data:image/svg+xml;base64,`` (also URL-escaped in a badge)
+DATA_URI_IMAGE = rx.compile(r"(?i)data:image/[\w.+-]+(?:;|%3b)base64(?:,|%2c)$")
 PLACEHOLDER = rx.compile(r"(?i)x{4,}|your|example|placeholder|dummy|fake|test|sample|redacted|\*{3,}|\.\.\.|<|0{8,}|1234")
 LOOKALIKE_TARGETS = ("clawhub", "openclaw", "clawdbot", "clawdhub", "moltbot", "claude", "anthropic", "github",
                      "openai", "metamask", "phantom", "coinbase", "binance")
@@ -253,6 +255,11 @@ class Classifier:
         c.declared_hosts = {normalize_host(u) for u in declared_urls} - {"", "*"}
         # on a code host the owner in the path, not the host, says whose repository the frontmatter names
         c.declared_owners = {o for u in declared_urls if normalize_host(u) in CODE_HOSTS and (o := _code_owner(u))}
+        # ... and the words of those repositories' owner and name: a vendor's site is named after them
+        # (a repository "acme-sh/widget" declared, an installer from "acme.sh" or "widget.dev")
+        c.declared_repo_words = {w for u in declared_urls if normalize_host(u) in CODE_HOSTS
+                                 for seg in rx.sub(r"(?i)^https?://[^/]+/", "", u).split("/")[:2]
+                                 for w in rx.split(r"[^a-z0-9]+", seg.lower()) if len(w) >= 4} - GENERIC_WORDS
         if meta.always:
             c.hit("NV-AUTO-001", path, _line_of(f, r"always\s*:"), "always: true")
         tools = doc.allowed_tools
@@ -390,6 +397,8 @@ class Classifier:
         # encoded URLs and commands (decoded here as data, never run)
         if len(text) <= 2_000_000 and ext not in (".svg", ".css", ".map", ".lock"):
             for m in ENCODED_LITERAL.finditer(text):
+                if DATA_URI_IMAGE.search(text[max(0, m.start() - 60):m.start()]):
+                    continue  # an inline image (a badge's logo): the URLs an SVG holds are its XML namespaces
                 kind = _decodes_to_url_or_command(m.group(0))
                 if kind is None:
                     continue
@@ -672,6 +681,7 @@ class Classifier:
                                                                     for d in c.declared_hosts - CODE_HOSTS if "." in d))
                     or (url.lower().startswith("https://") and host in CODE_HOSTS
                         and _code_owner(url) in c.declared_owners)
+                    or (host not in CODE_HOSTS and self._coherent_host(url, c.declared_repo_words))
                     or (self._coherent_host(url, c.subject) and self._service_named(url, skill_text)))
         for h in c.hits:
             if h.rule_id in ("NV-EXEC-001", "NV-EXEC-003") and h.action is None:
@@ -724,12 +734,19 @@ class Classifier:
                 h.evidence["combined_with"] = "a confirmation bypass or concealment in the same file"
         if any(r.startswith("NV-CRED-") for r in ids):
             # a webhook in a skill that also handles credentials is a notifier with keys (review); it refuses
-            # when the same line's address is a raw IP or a paste or throw-away host: nobody's own service
+            # when the credential is read in the statements right before the post (what is read is what is
+            # posted) or the same line's address is a raw IP or a paste or throw-away host: nobody's own service
             throwaway = {(f, ln) for name in ("raw_ip", "paste_url") for f, ln, _ in c.facts.get(name, [])}
+            creds = [(x.file, x.line) for x in c.hits if x.rule_id.startswith("NV-CRED-") and x.line is not None]
             for h in c.hits:
-                if h.rule_id == "NV-EXFIL-003" and (h.file, h.line) in throwaway:
+                if h.rule_id != "NV-EXFIL-003":
+                    continue
+                if (h.file, h.line) in throwaway:
                     h.action = "refuse"
                     h.evidence["combined_with"] = "a credential finding, and a raw-IP or paste-site address"
+                elif h.line is not None and any(f == h.file and abs(ln - h.line) <= 3 for f, ln in creds):
+                    h.action = "refuse"
+                    h.evidence["combined_with"] = "a credential read next to the post"
         self._standing_remote(c, bundle)
         self._impersonation(c, bundle)
         self._stated_purpose(c, bundle)

@@ -43,6 +43,8 @@ class Collector:
     declared_hosts: set[str] = field(factory=set)
     #: accounts on code hosts whose repositories the skill's own frontmatter names
     declared_owners: set[str] = field(factory=set)
+    #: words of those repositories' owners and names (a vendor's own site is named after them)
+    declared_repo_words: set[str] = field(factory=set)
     #: environment variables the skill's metadata declares (requires.env, primaryEnv)
     declared_env: set[str] = field(factory=set)
 
