@@ -794,18 +794,30 @@ class Classifier:
     @staticmethod
     def _stated_purpose(c: Collector, bundle: SkillBundle) -> None:
         """A send of private data that the SKILL.md frontmatter itself states (its description: what the skill
-        is for) is declared, not hidden: a person checks the destination (review)."""
+        is for), or one to the service the skill's files name throughout, is declared, not hidden: a person
+        checks the destination (review)."""
         skill = bundle.skill_md
         if skill is None:
             return
         lines = (skill.text() or "").replace("\r\n", "\n").split("\n", 200)
-        if not lines or lines[0].strip() != "---":
-            return
-        end = next((i + 1 for i, x in enumerate(lines[1:200], 1) if x.strip() == "---"), 0)
+        end = 0
+        if lines and lines[0].strip() == "---":
+            end = next((i + 1 for i, x in enumerate(lines[1:200], 1) if x.strip() == "---"), 0)
+        bundle_text: str | None = None
         for h in c.hits:
-            if h.rule_id == "NV-EXFIL-004" and h.action is None and h.file == skill.path and h.line and h.line <= end:
+            if h.rule_id != "NV-EXFIL-004" or h.action is not None:
+                continue
+            if h.file == skill.path and h.line and h.line <= end:
                 h.action = "review"
                 h.evidence["declared"] = "the skill's frontmatter states this send as its purpose"
+                continue
+            # the destination is the service the skill is about: its files name that host throughout
+            urls = [u.group(0) for u in URL_RE.finditer(_line_text(bundle, h.file, h.line))]
+            if urls and "shape" not in h.evidence:
+                bundle_text = _bundle_text(bundle) if bundle_text is None else bundle_text
+                if all(Classifier._service_named(u, bundle_text) for u in urls):
+                    h.action = "review"
+                    h.evidence["declared"] = "the destination is the service the skill's files name throughout"
 
     @staticmethod
     def _service_named(url: str, skill_text: str) -> bool:

@@ -149,6 +149,9 @@ EXFIL_MARKERS = rx.compile(
     r"quality|monitoring|debugging|security)\s+(?:purposes)?|mirror|\bcopy\b"
 )
 
+#: an address data can be sent to: a URL (also defanged), a raw IP, an e-mail address or a host with a path
+DESTINATION_ADDRESS = rx.compile(r"(?i)https?://|hxxps?://|\[\.\]|\b\d{1,3}(?:\.\d{1,3}){3}\b|"
+                                 r"\b[\w.+-]+@[\w-]+\.[\w.-]+\b|\b[\w-]+\.[a-z]{2,}/")
 REMOTE_INSTR = rx.compile(
     r"(?i)\b(?:fetch|download|get|retrieve|load|read|pull|curl|wget|check|visit|open|consult)\s+(?:\w+\s+){0,6}?"
     r"(?:instructions?|prompts?|commands?|tasks?|directives?|rules|configuration|playbook|skill\s+(?:file|content)|"
@@ -485,8 +488,12 @@ def analyze_line(c: Collector, file: str, lineno: int, line: str, *, in_code: bo
     m = EXFIL_INSTR.search(line) if _gate(low, "EXFIL_INSTR") else None
     if m and EXFIL_MARKERS.search(line) and not in_code and not _NEGATION.search(line[:m.start()]):
         q = bool(quoted(m) or describes)
+        # a send with no address ("to an external service") names no place the data would reach: the
+        # skill's own configured service is the only one it can mean, so a person checks which (review)
+        addressed = DESTINATION_ADDRESS.search(line, m.start()) is not None
         c.hit("NV-EXFIL-004", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1,
-              action="review" if q else None)
+              action="review" if q or not addressed else None,
+              **({} if addressed else {"destination": "none named"}))
         c.flags.add("network_send")
         c.fact("network_send", file, lineno, "prose-exfil")
     if not in_code and _gate(low, "EXFIL_INSTR") and rx.search(rf"(?i)\b{SEND_VERB}\b", line):
