@@ -9,7 +9,8 @@ The corpus is hostile text: it is read from the archive in memory (never extract
 executed) and only aggregate figures and item ids are printed. Any archive of ``items/<id>/…``
 with a ``labels.jsonl`` in the same format works; ``--unlabelled`` takes any such archive alone
 and reports refuse and review rates, the rules behind them and, with ``--per-item``, each item's
-decision with rule ids and line numbers (never content).
+decision with rule ids and line numbers (never content); ``--ids FILE`` rescans only the listed items
+(for instance the refused ones of an earlier ``--per-item`` run).
 
 Printed: malicious recall, benign false-positive rate, precision and F1 at the ``refuse`` decision
 and at ``review``-or-``refuse``, on all items and without the items whose notes start with
