@@ -903,8 +903,10 @@ class Classifier:
                 bundle_text = _bundle_text(bundle)
             own = "declared key" if name in c.declared_env else (
                 "host named throughout the skill's files" if self._service_named(url, bundle_text) else None)
-            c.hit("NV-EXFIL-005", f, ln, f"secret {name} sent to {host}", secret=name, host=host,
-                  action="review" if own else None, **({"own_use": own} if own else {}))
+            hit = c.hit("NV-EXFIL-005", f, ln, f"secret {name} sent to {host}", secret=name, host=host)
+            if own:
+                hit.action = "review"
+                hit.evidence["own_use"] = own
             c.flags.add("network_send")
 
     @staticmethod
