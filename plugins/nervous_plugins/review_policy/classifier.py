@@ -864,9 +864,12 @@ class Classifier:
         brands = "|".join(re.escape(str(h.evidence.get("target", ""))) for h in lookalikes if h.evidence.get("target"))
         claim = rx.search(rf"(?i)(?<!not\s)(?<!not\san\s)(?<!un)\b(?:official|verified|authentic|genuine)\b[^.\n]{{0,40}}?\b(?:{brands})"
                           rf"|\b(?:{brands})\b[^.\n]{{0,40}}?\((?:official|verified)\)", text) if brands else None
+        # a fetch counts when it is the lure's: an installer recognised as the vendor's own (left at review)
+        # is what any skill for that tool runs, whatever its name resembles
         fetches = sorted({h.rule_id for h in c.hits if h.rule_id in (
             "NV-EXEC-001", "NV-EXEC-002", "NV-EXEC-003", "NV-EXEC-004", "NV-EXEC-006", "NV-SUPPLY-002",
-            "NV-SUPPLY-003", "NV-SUPPLY-004", "NV-SUPPLY-005")})
+            "NV-SUPPLY-003", "NV-SUPPLY-004", "NV-SUPPLY-005") and not (
+            h.rule_id.startswith("NV-EXEC-") and _effective(h) != "refuse")})
         asks = CREDENTIAL_REQUEST.search(text)
         if claim is None and not fetches and asks is None:
             return
