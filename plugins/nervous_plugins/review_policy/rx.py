@@ -84,7 +84,7 @@ class _Re2Rule:
         self.groupindex = compiled.groupindex
 
     def _ascii(self, anchor: Any, text: str, pos: int | None, endpos: int | None) -> Any:
-        data = text.encode("ascii")
+        data = _encoded(text)
         end = len(data) if endpos is None else max(0, min(endpos, len(data)))
         start = 0 if pos is None else max(0, min(pos, end))
         spans = self._raw.Match(anchor, data, start, end)
@@ -93,25 +93,25 @@ class _Re2Rule:
         return re2._Match(self._rx, text, start, end, spans)
 
     def search(self, text: str, pos: int | None = None, endpos: int | None = None) -> Any:
-        if isinstance(text, str) and text.isascii():
+        if _is_ascii(text):
             return self._ascii(_UNANCHORED, text, pos, endpos)
         return self._rx.search(text, pos, endpos)
 
     def match(self, text: str, pos: int | None = None, endpos: int | None = None) -> Any:
-        if isinstance(text, str) and text.isascii():
+        if _is_ascii(text):
             return self._ascii(_ANCHOR_START, text, pos, endpos)
         return self._rx.match(text, pos, endpos)
 
     def fullmatch(self, text: str, pos: int | None = None, endpos: int | None = None) -> Any:
-        if isinstance(text, str) and text.isascii():
+        if _is_ascii(text):
             return self._ascii(_ANCHOR_BOTH, text, pos, endpos)
         return self._rx.fullmatch(text, pos, endpos)
 
     def finditer(self, text: str, pos: int | None = None, endpos: int | None = None) -> Iterator[Any]:
-        if not (isinstance(text, str) and text.isascii()):
+        if not _is_ascii(text):
             yield from self._rx.finditer(text, pos, endpos)
             return
-        data = text.encode("ascii")
+        data = _encoded(text)
         end = len(data) if endpos is None else max(0, min(endpos, len(data)))
         start = 0 if pos is None else max(0, min(pos, end))
         while start <= end:
@@ -162,7 +162,7 @@ class _ReRule:
         if self._screen is None or pos is not None or endpos is not None or not isinstance(text, str) \
                 or not text.isascii():
             return False
-        data = text.encode("ascii")
+        data = _encoded(text)
         return self._screen.Match(_UNANCHORED, data, 0, len(data))[0] == _NULL_SPAN  # type: ignore[no-any-return]
 
     def search(self, text: str, pos: int | None = None, endpos: int | None = None) -> Any:
@@ -293,6 +293,26 @@ def _ascii_class(chars: frozenset[int]) -> str:
         hit = "[" + "".join(f"\\x{{{a:02x}}}" + (f"-\\x{{{b:02x}}}" if b > a else "") for a, b in runs) + "]"
         _CLASSES[chars] = hit
     return hit
+
+
+#: the last ASCII string encoded for RE2 and its bytes, as one tuple (replaced whole, so threads never see a
+#: string paired with another's bytes): the detectors run many expressions over one line in a row, which
+#: then encode it once (the string is held, so its identity cannot be reused meanwhile)
+_LAST: tuple[Any, bytes] = (object(), b"")
+
+
+def _is_ascii(text: Any) -> bool:
+    return text is _LAST[0] or isinstance(text, str) and text.isascii()
+
+
+def _encoded(text: str) -> bytes:
+    global _LAST
+    last = _LAST
+    if text is last[0]:
+        return last[1]
+    data = text.encode("ascii")
+    _LAST = (text, data)
+    return data
 
 
 def _to_re2_syntax(pattern: str) -> str:
