@@ -2,6 +2,7 @@
 
     python benchmarks/scan_decisions.py record --corpus ../shared/data/security/wild/wild.tar.gz --out wild.json
     python benchmarks/scan_decisions.py compare before.json after.json
+    python benchmarks/scan_decisions.py classify --corpus … --ids ids.txt --out cpu.json
 
 A change to the scan machinery (speed, bounds) must not change what the scan decides. ``record``
 scans each item of a ``items/<id>/…`` archive (read in memory, never extracted or executed) and
@@ -63,6 +64,25 @@ def record(corpus: Path, *, limit: int | None = None) -> dict[str, Any]:
     return out
 
 
+def classify_cpu(corpus: Path, ids: list[str] | None = None) -> dict[str, float]:
+    """CPU milliseconds of classification alone per item, in this process (no worker, no report)."""
+    from nervous.config import Config
+    from nervous.manager import PluginManager
+    from nervous.records import ScanContext, SkillBundle, SkillFile, SkillRef
+
+    items = load_items(corpus.read_bytes())
+    pm = PluginManager(Config(), autoload=False)
+    context = ScanContext(purpose="install")
+    pm.classify(SkillBundle(ref=SkillRef("warm-up"), files=(SkillFile("SKILL.md", b"# warm-up\n"),)), context)
+    out: dict[str, float] = {}
+    for item_id in ids or sorted(items):
+        bundle = SkillBundle(ref=SkillRef(item_id), files=tuple(SkillFile(p, d) for p, d in sorted(items[item_id])))
+        c0 = time.process_time()
+        pm.classify(bundle, context)
+        out[item_id] = round((time.process_time() - c0) * 1000, 2)
+    return out
+
+
 def compare(before: dict[str, Any], after: dict[str, Any]) -> int:
     changed = 0
     for item_id in sorted(set(before) | set(after)):
@@ -107,6 +127,11 @@ def main(argv: list[str] | None = None) -> int:
     c = sub.add_parser("compare", help="compare two records item by item")
     c.add_argument("before", type=Path)
     c.add_argument("after", type=Path)
+    k = sub.add_parser("classify", help="CPU time of classification alone per item, in this process (run it "
+                                         "with PYTHONPATH=<other checkout>/plugins to time another version)")
+    k.add_argument("--corpus", required=True, type=Path)
+    k.add_argument("--ids", type=Path, help="file of item ids (whitespace-separated); default: every item")
+    k.add_argument("--out", required=True, type=Path)
     s = sub.add_parser("summary", help="timing summary of a record")
     s.add_argument("record", type=Path)
     args = ap.parse_args(argv)
@@ -114,6 +139,11 @@ def main(argv: list[str] | None = None) -> int:
         rec = record(args.corpus, limit=args.limit)
         args.out.write_text(json.dumps(rec, indent=1, sort_keys=True))
         print(json.dumps(summary(rec)))
+        return 0
+    if args.cmd == "classify":
+        cpu = classify_cpu(args.corpus, args.ids.read_text().split() if args.ids else None)
+        args.out.write_text(json.dumps(cpu, indent=1, sort_keys=True))
+        print(json.dumps(summary({i: {"ms": v, "cpu_ms": v} for i, v in cpu.items()})))
         return 0
     if args.cmd == "compare":
         return compare(json.loads(args.before.read_text()), json.loads(args.after.read_text()))
