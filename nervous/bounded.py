@@ -4,8 +4,9 @@ Static analysis of hostile input must not be able to hold the caller past its ti
 the analysers do (a slow expression, a loop in a plugin). A thread cannot be stopped and a signal
 does not interrupt C code, so the call runs in a child process forked for it: the child inherits the
 caller's state (plugins, compiled rules) without pickling, sends back the pickled result, and is
-killed with SIGKILL at the deadline. A worker stays warm between calls (:class:`Worker`). Where ``fork`` is unavailable the call runs in-process and the
-deadline is only checked afterwards.
+killed with SIGKILL at the deadline. A worker stays warm between calls (:class:`Worker`) and reports
+the CPU time each call used (:attr:`Worker.last_cpu`). Where ``fork`` is unavailable the call runs
+in-process and the deadline is only checked afterwards.
 """
 
 from __future__ import annotations
@@ -78,6 +79,8 @@ class Worker:
         self.pid, self._req, self._res = pid, req_w, res_r
         _PARENT_FDS.update((req_w, res_r))
         self.alive = True
+        #: CPU seconds the worker spent on the last call (its own process time, measured by itself)
+        self.last_cpu = 0.0
 
     def call(self, args: tuple[Any, ...], seconds: float) -> Any:
         deadline = time.monotonic() + seconds
@@ -93,7 +96,7 @@ class Worker:
         if frame is None:
             self.close(kill=True)
             raise WorkerFailed("the analysis worker ended without a result")
-        ok, value = pickle.loads(frame)
+        ok, value, self.last_cpu = pickle.loads(frame)
         if ok:
             return value
         raise value
@@ -130,13 +133,16 @@ def _serve(target: Callable[..., Any], req: int, res: int) -> None:  # pragma: n
             frame = _read_frame(req, None)
             if frame is None:
                 break
+            cpu = time.process_time()
             try:
-                payload = pickle.dumps((True, target(*pickle.loads(frame))), protocol=pickle.HIGHEST_PROTOCOL)
+                value = target(*pickle.loads(frame))
+                payload = pickle.dumps((True, value, time.process_time() - cpu), protocol=pickle.HIGHEST_PROTOCOL)
             except BaseException as exc:  # noqa: BLE001 - every failure goes back to the caller
                 try:
-                    payload = pickle.dumps((False, exc), protocol=pickle.HIGHEST_PROTOCOL)
+                    payload = pickle.dumps((False, exc, time.process_time() - cpu), protocol=pickle.HIGHEST_PROTOCOL)
                 except Exception:  # noqa: BLE001 - an exception that cannot be pickled
-                    payload = pickle.dumps((False, WorkerFailed(f"{type(exc).__name__}: {exc}")))
+                    payload = pickle.dumps((False, WorkerFailed(f"{type(exc).__name__}: {exc}"),
+                                            time.process_time() - cpu))
             _write_frame(res, payload)
     except BaseException:  # noqa: BLE001
         code = 1

@@ -91,6 +91,8 @@ class ScanReport:
     intent: IntentVerdict | None
     report: dict[str, Any] = field(eq=False)
     elapsed_ms: float = 0.0
+    #: CPU milliseconds the scan used: this process's and the analysis worker's (noise-free on a busy machine)
+    cpu_ms: float = 0.0
 
     @property
     def findings(self) -> tuple[Finding, ...]:
@@ -146,11 +148,14 @@ def scan_bundle(pm: PluginManager, bundle: SkillBundle, context: ScanContext | N
     """Scan a bundle held in memory and build its report. Never executes anything from it."""
     context = context or ScanContext()
     started = time.perf_counter()
+    cpu_started = time.process_time()
+    worker_cpu = [0.0]
     over = limit_findings(bundle, context, limits) + list(extra_findings)
     if over:
         side_effects = SideEffects(tags=ASSUME_WORST, flags=("incomplete",), findings=tuple(over), complete=False)
     else:
-        classified = _classify_bounded(pm, bundle, context, limits.max_seconds - (time.perf_counter() - started))
+        classified = _classify_bounded(pm, bundle, context, limits.max_seconds - (time.perf_counter() - started),
+                                       worker_cpu)
         if classified is not None:
             side_effects = classified
         else:  # cut short at the deadline: nothing is known, assume the worst
@@ -170,11 +175,12 @@ def scan_bundle(pm: PluginManager, bundle: SkillBundle, context: ScanContext | N
                                 review.rule_ids + (LIMIT_RULE,), review.policy)
     if intent is not None and _rank(decision) < _rank(review.decision):
         decision = review.decision
-    elapsed_ms = (time.perf_counter() - started) * 1000
     report = build_report(bundle, context, side_effects, risk, review, intent, policy, limits,
                           exceeded=[f.evidence.get("limit") for f in over if f.rule_id == LIMIT_RULE],
                           source=source)
-    return ScanReport(decision, side_effects, risk, review, intent, report, elapsed_ms)
+    elapsed_ms = (time.perf_counter() - started) * 1000
+    cpu_ms = (time.process_time() - cpu_started + worker_cpu[0]) * 1000
+    return ScanReport(decision, side_effects, risk, review, intent, report, elapsed_ms, cpu_ms)
 
 
 #: idle classification workers per plugin manager, for the plugins it had when they were forked
@@ -183,11 +189,13 @@ _WORKERS_LOCK = threading.Lock()
 _MAX_IDLE = 4
 
 
-def _classify_bounded(pm: Any, bundle: SkillBundle, context: ScanContext, seconds: float) -> SideEffects | None:
+def _classify_bounded(pm: Any, bundle: SkillBundle, context: ScanContext, seconds: float,
+                      worker_cpu: list[float] | None = None) -> SideEffects | None:
     """``pm.classify`` in a worker process killed at the deadline (§8: a timeout is a refusal).
 
     ``None`` when cut short. Workers are forked from this process (so they have its plugins without
-    pickling them) and kept warm for the next scan; a worker that hit the deadline is killed.
+    pickling them) and kept warm for the next scan; a worker that hit the deadline is killed. The
+    worker's CPU seconds are added to ``worker_cpu[0]`` when given.
     """
     from .bounded import DeadlineExceeded, Worker, call_with_deadline, can_fork
 
@@ -217,6 +225,8 @@ def _classify_bounded(pm: Any, bundle: SkillBundle, context: ScanContext, second
     except BaseException:
         worker.close(kill=True)
         raise
+    if worker_cpu is not None:
+        worker_cpu[0] += worker.last_cpu
     with _WORKERS_LOCK:
         if _WORKERS.get(pm, (None, None))[1] is idle and len(idle) < _MAX_IDLE:
             idle.append(worker)

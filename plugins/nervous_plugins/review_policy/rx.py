@@ -53,7 +53,7 @@ def compile(pattern: str, flags: int = 0) -> Any:  # noqa: A001 - the same name 
         risks = backtracking_risks(pattern, flags)
         if risks:
             raise UnsafeExpression(f"{risks[0]}: {pattern[:120]!r}") from None
-        compiled = re.compile(pattern, flags)
+        compiled = _ReRule(re.compile(pattern, flags), ascii_superset(pattern, flags))
         engine = "re"
     _CACHE[key] = compiled
     ENGINES[key] = engine
@@ -84,7 +84,7 @@ class _Re2Rule:
         self.groupindex = compiled.groupindex
 
     def _ascii(self, anchor: Any, text: str, pos: int | None, endpos: int | None) -> Any:
-        data = text.encode("ascii")
+        data = _encoded(text)
         end = len(data) if endpos is None else max(0, min(endpos, len(data)))
         start = 0 if pos is None else max(0, min(pos, end))
         spans = self._raw.Match(anchor, data, start, end)
@@ -93,25 +93,25 @@ class _Re2Rule:
         return re2._Match(self._rx, text, start, end, spans)
 
     def search(self, text: str, pos: int | None = None, endpos: int | None = None) -> Any:
-        if isinstance(text, str) and text.isascii():
+        if _is_ascii(text):
             return self._ascii(_UNANCHORED, text, pos, endpos)
         return self._rx.search(text, pos, endpos)
 
     def match(self, text: str, pos: int | None = None, endpos: int | None = None) -> Any:
-        if isinstance(text, str) and text.isascii():
+        if _is_ascii(text):
             return self._ascii(_ANCHOR_START, text, pos, endpos)
         return self._rx.match(text, pos, endpos)
 
     def fullmatch(self, text: str, pos: int | None = None, endpos: int | None = None) -> Any:
-        if isinstance(text, str) and text.isascii():
+        if _is_ascii(text):
             return self._ascii(_ANCHOR_BOTH, text, pos, endpos)
         return self._rx.fullmatch(text, pos, endpos)
 
     def finditer(self, text: str, pos: int | None = None, endpos: int | None = None) -> Iterator[Any]:
-        if not (isinstance(text, str) and text.isascii()):
+        if not _is_ascii(text):
             yield from self._rx.finditer(text, pos, endpos)
             return
-        data = text.encode("ascii")
+        data = _encoded(text)
         end = len(data) if endpos is None else max(0, min(endpos, len(data)))
         start = 0 if pos is None else max(0, min(pos, end))
         while start <= end:
@@ -136,6 +136,183 @@ class _Re2Rule:
 
     def subn(self, repl: Any, text: str, count: int = 0) -> tuple[str, int]:
         return self._rx.subn(repl, text, count)  # type: ignore[no-any-return]
+
+
+class _ReRule:
+    """An expression that needs ``re`` (a look-around), screened by an RE2 expression first.
+
+    The screen (:func:`ascii_superset`) matches wherever the expression could match in ASCII text,
+    and more: when it finds nothing in an ASCII string, the expression cannot match there either, and
+    ``re`` is not run. Every match returned is ``re``'s own, so results are exactly those of ``re``;
+    the screen only saves the backtracking engine's time on the many lines where nothing can match
+    (a large alternation on ``re`` costs tens of microseconds per line even when nothing matches).
+    """
+
+    __slots__ = ("_re", "_screen", "pattern", "flags", "groups", "groupindex")
+
+    def __init__(self, compiled: re.Pattern[str], screen: Any) -> None:
+        self._re = compiled
+        self._screen = screen
+        self.pattern = compiled.pattern
+        self.flags = compiled.flags
+        self.groups = compiled.groups
+        self.groupindex = compiled.groupindex
+
+    def _cannot_match(self, text: Any, pos: int | None, endpos: int | None) -> bool:
+        if self._screen is None or pos is not None or endpos is not None or not isinstance(text, str) \
+                or not text.isascii():
+            return False
+        data = _encoded(text)
+        return self._screen.Match(_UNANCHORED, data, 0, len(data))[0] == _NULL_SPAN  # type: ignore[no-any-return]
+
+    def search(self, text: str, pos: int | None = None, endpos: int | None = None) -> Any:
+        if self._cannot_match(text, pos, endpos):
+            return None
+        return self._re.search(text, *_positions(pos, endpos, len(text)))
+
+    def match(self, text: str, pos: int | None = None, endpos: int | None = None) -> Any:
+        if self._cannot_match(text, pos, endpos):
+            return None
+        return self._re.match(text, *_positions(pos, endpos, len(text)))
+
+    def fullmatch(self, text: str, pos: int | None = None, endpos: int | None = None) -> Any:
+        if self._cannot_match(text, pos, endpos):
+            return None
+        return self._re.fullmatch(text, *_positions(pos, endpos, len(text)))
+
+    def finditer(self, text: str, pos: int | None = None, endpos: int | None = None) -> Iterator[Any]:
+        if self._cannot_match(text, pos, endpos):
+            return iter(())
+        return self._re.finditer(text, *_positions(pos, endpos, len(text)))
+
+    def findall(self, text: str, pos: int | None = None, endpos: int | None = None) -> list[Any]:
+        if self._cannot_match(text, pos, endpos):
+            return []
+        return self._re.findall(text, *_positions(pos, endpos, len(text)))
+
+    def split(self, text: str, maxsplit: int = 0) -> list[str]:
+        return self._re.split(text, maxsplit)
+
+    def sub(self, repl: Any, text: str, count: int = 0) -> str:
+        return self._re.sub(repl, text, count)
+
+    def subn(self, repl: Any, text: str, count: int = 0) -> tuple[str, int]:
+        return self._re.subn(repl, text, count)
+
+
+def _positions(pos: int | None, endpos: int | None, n: int) -> tuple[int, int]:
+    return (0 if pos is None else pos), (n if endpos is None else endpos)
+
+
+_STRUCTURE = {sre_parse.BRANCH, sre_parse.SUBPATTERN, sre_parse.AT, sre_parse.ASSERT, sre_parse.ASSERT_NOT,
+              sre_parse.GROUPREF, sre_parse.GROUPREF_EXISTS, getattr(sre_parse, "ATOMIC_GROUP", None)} - {None}
+_ASCII = [chr(i) for i in range(128)]
+_ATOM_SETS: dict[tuple[Any, Any, int], frozenset[int]] = {}
+
+
+def ascii_superset(pattern: str, flags: int = 0) -> Any:
+    """An RE2 expression that matches some substring of every ASCII string ``pattern`` matches in.
+
+    Built from ``re``'s own parse of the expression: every look-around, anchor and word boundary is
+    dropped (an assertion removed can only allow more matches), a back-reference becomes any text,
+    and every single-character element becomes the exact set of ASCII characters ``re`` itself
+    matches with it under the flags in force there (found by asking ``re``, so case folding and
+    Unicode classes such as ``\\s`` agree by construction). ``None`` when RE2 cannot take the result.
+    """
+    parsed = sre_parse.parse(pattern, flags)
+    try:
+        text = _superset_seq(parsed, parsed.state, parsed.state.flags | flags)
+        return re2.compile(text, _RE2_OPTIONS)._regexp
+    except (re2.error, ValueError, RecursionError):
+        return None
+
+
+def _superset_seq(seq: Any, state: Any, flags: int) -> str:
+    out: list[str] = []
+    for op, av in seq:
+        if op in (sre_parse.AT, sre_parse.ASSERT, sre_parse.ASSERT_NOT):
+            continue
+        if op is sre_parse.SUBPATTERN:
+            _group, add, remove, body = av
+            out.append("(?:" + _superset_seq(body, state, (flags | add) & ~remove) + ")")
+        elif op is sre_parse.BRANCH:
+            out.append("(?:" + "|".join(_superset_seq(b, state, flags) for b in av[1]) + ")")
+        elif op in _REPEATS:
+            lo, hi, body = av
+            lo = min(lo, 1000)
+            upper = "" if hi is sre_parse.MAXREPEAT or hi > 1000 else str(hi)
+            out.append("(?:" + _superset_seq(body, state, flags) + "){" + f"{lo},{upper}" + "}")
+        elif op is getattr(sre_parse, "ATOMIC_GROUP", None):
+            out.append("(?:" + _superset_seq(av, state, flags) + ")")
+        elif op is sre_parse.GROUPREF:
+            out.append("[\\x00-\\x7f]*")
+        elif op is sre_parse.GROUPREF_EXISTS:
+            _group, yes, no = av
+            out.append("(?:" + _superset_seq(yes, state, flags) + "|"
+                       + (_superset_seq(no, state, flags) if no is not None else "") + ")")
+        else:
+            out.append(_ascii_class(_atom_set(op, av, state, flags)))
+    return "".join(out)
+
+
+def _atom_set(op: Any, av: Any, state: Any, flags: int) -> frozenset[int]:
+    """The ASCII characters a one-character element matches, as ``re`` decides under ``flags``."""
+    eff = flags & (re.IGNORECASE | re.DOTALL)
+    if op is sre_parse.LITERAL and not eff & re.IGNORECASE:
+        return frozenset((av,)) if av < 128 else frozenset()
+    key = (op, tuple(av) if isinstance(av, list) else av, eff)
+    hit = _ATOM_SETS.get(key)
+    if hit is not None:
+        return hit
+    from re import _compiler  # type: ignore[attr-defined]
+
+    base = state.flags & (re.IGNORECASE | re.DOTALL)
+    # the element alone, wrapped in a group that sets the flags in force where it stood
+    inner = sre_parse.SubPattern(state, [(op, av)])
+    group = sre_parse.SubPattern(state, [(sre_parse.SUBPATTERN, (None, eff & ~base, base & ~eff, inner))])
+    one = _compiler.compile(group, 0)
+    found = frozenset(ord(ch) for ch in _ASCII if one.fullmatch(ch))
+    _ATOM_SETS[key] = found
+    return found
+
+
+_CLASSES: dict[frozenset[int], str] = {}
+
+
+def _ascii_class(chars: frozenset[int]) -> str:
+    if not chars:
+        return "\\x{80}"  # matches no ASCII character: the screen is only used on ASCII text
+    hit = _CLASSES.get(chars)
+    if hit is None:
+        runs: list[list[int]] = []
+        for c in sorted(chars):
+            if runs and runs[-1][1] == c - 1:
+                runs[-1][1] = c
+            else:
+                runs.append([c, c])
+        hit = "[" + "".join(f"\\x{{{a:02x}}}" + (f"-\\x{{{b:02x}}}" if b > a else "") for a, b in runs) + "]"
+        _CLASSES[chars] = hit
+    return hit
+
+
+#: the last ASCII string encoded for RE2 and its bytes, as one tuple (replaced whole, so threads never see a
+#: string paired with another's bytes): the detectors run many expressions over one line in a row, which
+#: then encode it once (the string is held, so its identity cannot be reused meanwhile)
+_LAST: tuple[Any, bytes] = (object(), b"")
+
+
+def _is_ascii(text: Any) -> bool:
+    return text is _LAST[0] or isinstance(text, str) and text.isascii()
+
+
+def _encoded(text: str) -> bytes:
+    global _LAST
+    last = _LAST
+    if text is last[0]:
+        return last[1]
+    data = text.encode("ascii")
+    _LAST = (text, data)
+    return data
 
 
 def _to_re2_syntax(pattern: str) -> str:

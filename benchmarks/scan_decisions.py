@@ -1,0 +1,155 @@
+"""Record every scan decision of a corpus, and compare two records item by item.
+
+    python benchmarks/scan_decisions.py record --corpus ../shared/data/security/wild/wild.tar.gz --out wild.json
+    python benchmarks/scan_decisions.py compare before.json after.json
+    python benchmarks/scan_decisions.py classify --corpus … --ids ids.txt --out cpu.json
+
+A change to the scan machinery (speed, bounds) must not change what the scan decides. ``record``
+scans each item of a ``items/<id>/…`` archive (read in memory, never extracted or executed) and
+writes, per item: the decision, every finding as rule id, action, line and column with a digest of
+its file name, the side-effect classes, tags and flags, and a digest of the whole report (findings
+with their snippets and evidence, reasons, risk); plus wall and CPU milliseconds. ``compare``
+prints how many items changed and, for each changed item, its id and the rule ids that differ —
+never content (the archives are hostile text).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from security import load_items  # noqa: E402
+
+
+def _digest(obj: Any) -> str:
+    return hashlib.sha256(json.dumps(obj, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+def record(corpus: Path, *, limit: int | None = None) -> dict[str, Any]:
+    from nervous.config import Config
+    from nervous.manager import PluginManager
+    from nervous.records import ScanContext, SkillBundle, SkillFile, SkillRef
+    from nervous.scan import scan_bundle
+
+    items = load_items(corpus.read_bytes())
+    ids = sorted(items)[:limit] if limit else sorted(items)
+    pm = PluginManager(Config(), autoload=False)
+    context = ScanContext(purpose="install")
+    out: dict[str, Any] = {}
+    for item_id in ids:
+        bundle = SkillBundle(ref=SkillRef(item_id), files=tuple(SkillFile(p, d) for p, d in sorted(items[item_id])))
+        t0, c0 = time.perf_counter(), time.process_time()
+        report = scan_bundle(pm, bundle, context)
+        wall, cpu = (time.perf_counter() - t0) * 1000, (time.process_time() - c0) * 1000
+        cpu = getattr(report, "cpu_ms", cpu)  # with the analysis worker's CPU time, where reported
+        rep = report.report
+        stable = {k: rep[k] for k in ("capabilities", "findings", "decision", "reasons", "intent")}
+        out[item_id] = {
+            "decision": report.decision,
+            "findings": sorted(f"{f['rule_id']}:{f['action']}:L{f['line'] or 0}:C{f['column'] or 0}:"
+                               f"{_digest(f['file'])[:8]}" for f in rep["findings"]),
+            "classes": rep["capabilities"]["classes"],
+            "tags": sorted(rep["capabilities"]["tags"]),
+            "flags": sorted(rep["capabilities"]["flags"]),
+            "report_digest": _digest(stable),
+            "ms": round(wall, 2), "cpu_ms": round(cpu, 2),
+        }
+    return out
+
+
+def classify_cpu(corpus: Path, ids: list[str] | None = None) -> dict[str, float]:
+    """CPU milliseconds of classification alone per item, in this process (no worker, no report)."""
+    from nervous.config import Config
+    from nervous.manager import PluginManager
+    from nervous.records import ScanContext, SkillBundle, SkillFile, SkillRef
+
+    items = load_items(corpus.read_bytes())
+    pm = PluginManager(Config(), autoload=False)
+    context = ScanContext(purpose="install")
+    pm.classify(SkillBundle(ref=SkillRef("warm-up"), files=(SkillFile("SKILL.md", b"# warm-up\n"),)), context)
+    out: dict[str, float] = {}
+    for item_id in ids or sorted(items):
+        bundle = SkillBundle(ref=SkillRef(item_id), files=tuple(SkillFile(p, d) for p, d in sorted(items[item_id])))
+        c0 = time.process_time()
+        pm.classify(bundle, context)
+        out[item_id] = round((time.process_time() - c0) * 1000, 2)
+    return out
+
+
+def compare(before: dict[str, Any], after: dict[str, Any]) -> int:
+    changed = 0
+    for item_id in sorted(set(before) | set(after)):
+        a, b = before.get(item_id), after.get(item_id)
+        if a is None or b is None:
+            print(f"{item_id}: only in {'after' if a is None else 'before'}")
+            changed += 1
+            continue
+        diffs = [k for k in ("decision", "findings", "classes", "tags", "flags", "report_digest") if a[k] != b[k]]
+        if diffs:
+            changed += 1
+            rules_a = {f.split(":")[0] for f in a["findings"]}
+            rules_b = {f.split(":")[0] for f in b["findings"]}
+            print(f"{item_id}: {a['decision']} -> {b['decision']}; differs in {', '.join(diffs)}; rules "
+                  f"-{sorted(rules_a - rules_b)} +{sorted(rules_b - rules_a)}")
+    decisions = sum(before[i]["decision"] != after[i]["decision"] for i in set(before) & set(after))
+    print(f"{len(set(before) | set(after))} items: {changed} changed in any recorded field, "
+          f"{decisions} decisions changed")
+    return 1 if changed else 0
+
+
+def summary(rec: dict[str, Any]) -> dict[str, float]:
+    def pct(xs: list[float], q: float) -> float:
+        xs = sorted(xs)
+        return xs[int(q * (len(xs) - 1))] if xs else 0.0
+
+    ms = [r["ms"] for r in rec.values()]
+    cpu = [r["cpu_ms"] for r in rec.values()]
+    return {"items": len(rec), "wall_total_s": round(sum(ms) / 1000, 1), "cpu_total_s": round(sum(cpu) / 1000, 1),
+            "p50_ms": pct(ms, 0.5), "p95_ms": pct(ms, 0.95), "max_ms": max(ms, default=0.0),
+            "cpu_p50_ms": pct(cpu, 0.5), "cpu_p95_ms": pct(cpu, 0.95), "cpu_max_ms": max(cpu, default=0.0),
+            "slowest_cpu": sorted(rec, key=lambda i: -rec[i]["cpu_ms"])[:8]}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    r = sub.add_parser("record", help="scan a corpus and write every item's decision and findings")
+    r.add_argument("--corpus", required=True, type=Path)
+    r.add_argument("--out", required=True, type=Path)
+    r.add_argument("--limit", type=int)
+    c = sub.add_parser("compare", help="compare two records item by item")
+    c.add_argument("before", type=Path)
+    c.add_argument("after", type=Path)
+    k = sub.add_parser("classify", help="CPU time of classification alone per item, in this process (run it "
+                                         "with PYTHONPATH=<other checkout>/plugins to time another version)")
+    k.add_argument("--corpus", required=True, type=Path)
+    k.add_argument("--ids", type=Path, help="file of item ids (whitespace-separated); default: every item")
+    k.add_argument("--out", required=True, type=Path)
+    s = sub.add_parser("summary", help="timing summary of a record")
+    s.add_argument("record", type=Path)
+    args = ap.parse_args(argv)
+    if args.cmd == "record":
+        rec = record(args.corpus, limit=args.limit)
+        args.out.write_text(json.dumps(rec, indent=1, sort_keys=True))
+        print(json.dumps(summary(rec)))
+        return 0
+    if args.cmd == "classify":
+        cpu = classify_cpu(args.corpus, args.ids.read_text().split() if args.ids else None)
+        args.out.write_text(json.dumps(cpu, indent=1, sort_keys=True))
+        print(json.dumps(summary({i: {"ms": v, "cpu_ms": v} for i, v in cpu.items()})))
+        return 0
+    if args.cmd == "compare":
+        return compare(json.loads(args.before.read_text()), json.loads(args.after.read_text()))
+    print(json.dumps(summary(json.loads(args.record.read_text()))))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
