@@ -104,8 +104,15 @@ def baseline_scan(files: list[tuple[str, bytes]]) -> tuple[bool, bool]:
     return any(t in text for t in BASELINE_STRONG), any(t in text for t in BASELINE_TERMS)
 
 
+def read_ids(path: Path | None) -> set[str] | None:
+    """Item ids to keep, one per line (blank lines and ``#`` comments skipped); ``None`` keeps all."""
+    if path is None:
+        return None
+    return {s for line in path.read_text(encoding="utf-8").splitlines() if (s := line.split("#", 1)[0].strip())}
+
+
 def run(corpus: Path, labels_path: Path, *, verbose: bool = False,
-        intent_command: list[str] | None = None) -> dict[str, Any]:
+        intent_command: list[str] | None = None, only: set[str] | None = None) -> dict[str, Any]:
     from nervous.config import Config
     from nervous.manager import PluginManager
     from nervous.records import ScanContext, SkillBundle, SkillFile, SkillRef
@@ -115,7 +122,8 @@ def run(corpus: Path, labels_path: Path, *, verbose: bool = False,
     for line in labels_path.read_text(encoding="utf-8").splitlines():
         if line.strip():
             rec = json.loads(line)
-            labels[rec["id"]] = rec
+            if only is None or rec["id"] in only:
+                labels[rec["id"]] = rec
     items = load_items(corpus.read_bytes())
     missing = sorted(set(labels) - set(items))
     if missing:
@@ -206,7 +214,8 @@ def leave_one_source_out(per_item: dict[str, dict[str, Any]], labels: dict[str, 
     return out
 
 
-def run_unlabelled(corpus: Path, *, limit: int | None = None, max_seconds: float | None = None) -> dict[str, Any]:
+def run_unlabelled(corpus: Path, *, limit: int | None = None, max_seconds: float | None = None,
+                   only: set[str] | None = None) -> dict[str, Any]:
     """Refuse and review rates on unlabelled skills, with the rules that fired and per-item evidence."""
     from collections import Counter
 
@@ -216,7 +225,8 @@ def run_unlabelled(corpus: Path, *, limit: int | None = None, max_seconds: float
     from nervous.scan import DEFAULT_LIMITS, ScanLimits, scan_bundle
 
     items = load_items(corpus.read_bytes())
-    ids = sorted(items)[:limit] if limit else sorted(items)
+    ids = sorted(i for i in items if only is None or i in only)
+    ids = ids[:limit] if limit else ids
     pm = PluginManager(Config(), autoload=False)
     limits = ScanLimits(max_seconds=max_seconds) if max_seconds else DEFAULT_LIMITS
     context = ScanContext(purpose="install")
@@ -324,6 +334,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--unlabelled", action="store_true",
                     help="no labels: refuse and review rates, the rules behind them, timings")
     ap.add_argument("--limit", type=int, help="only the first N items (by id), for a bounded run")
+    ap.add_argument("--ids", type=Path, help="only the item ids listed in this file (one per line)")
     ap.add_argument("--max-seconds", type=float, help="scan time limit per skill (default: the spec's)")
     ap.add_argument("--json", action="store_true", help="print the figures as one JSON object")
     ap.add_argument("--per-item", action="store_true",
@@ -335,7 +346,7 @@ def main(argv: list[str] | None = None) -> int:
     import shlex
 
     if args.unlabelled:
-        result = run_unlabelled(args.corpus, limit=args.limit, max_seconds=args.max_seconds)
+        result = run_unlabelled(args.corpus, limit=args.limit, max_seconds=args.max_seconds, only=read_ids(args.ids))
         if args.json:
             if not args.per_item:
                 result.pop("per_item")
@@ -346,7 +357,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.labels is None:
         ap.error("--labels is required (or --unlabelled)")
     command = shlex.split(args.intent_command) if args.intent_command else None
-    result = run(args.corpus, args.labels, verbose=args.per_item, intent_command=command)
+    result = run(args.corpus, args.labels, verbose=args.per_item, intent_command=command, only=read_ids(args.ids))
     if args.json:
         print(json.dumps(result, indent=2))
         return 0
