@@ -189,6 +189,7 @@ class Classifier:
         if skill is None:
             c.hit("NV-OBF-005", None, None, "no SKILL.md in the bundle", kind="no-skill-md")
         if skill_name:
+            c.skill_name = str(skill_name).strip().lower()
             self._lookalike(c, skill, skill_name)
         self._combine(c, bundle)
         if context.purpose == "draft":
@@ -267,7 +268,7 @@ class Classifier:
                     if part.replace("-", "") == target:
                         continue
                     c.hit("NV-SUPPLY-007", f.path if f else None, 1, f"name {name!r} resembles {target!r}",
-                          target=target)
+                          target=target, part=part)
                     return
 
     # ------------------------------------------------------------------ files
@@ -764,23 +765,28 @@ class Classifier:
 
         A person has nothing to decide about them: the OS package manager installing a prerequisite, clean-up
         of the build output or temporary files the skill makes, a file uploaded to the service the skill is
-        about, money movement in a skill whose name or description says it trades or pays (unless it also
-        tells the agent to skip confirmation), and a configuration or credential file named after the skill
-        itself (its own state).
-        Only findings still at the catalogue's *review* are touched; anything a technique raised stays.
+        about, money movement in a skill whose name or description says it trades or pays and whose
+        frontmatter declares what it uses (unless it also tells the agent to skip confirmation), a settings entry or file of the skill's own (it names the
+        skill), and a look-alike name whose word is the skill's own subject while the brand it resembles is
+        never mentioned. Only findings at *review* are touched, and none in a bundle where a technique refuses.
         """
         if any(h.action == "refuse" or (h.action is None and BY_ID[h.rule_id].install == "refuse") for h in c.hits
                if h.rule_id in BY_ID):
             return  # a technique elsewhere in the bundle: every capability finding stays for the reviewer
         skill = bundle.skill_md
         skill_text = URL_RE.sub(" ", skill.text() or "").lower() if skill is not None else ""
+        body = skill_text.split("---", 2)[-1] if skill_text.startswith("---") else skill_text
         own = {w for w in c.subject | c.bins if len(w) >= 4}
+        name = c.skill_name if len(c.skill_name) >= 4 else ""
         # a trading or payment skill moves money by its stated purpose; a person looks only when it also tells
         # the agent to skip the user's confirmation (or rewrites payments, NV-FIN-002, which refuses)
-        money_purpose = bool(c.subject & MONEY_PURPOSE)
+        # ... and says in its frontmatter what it uses (metadata requirements, its homepage or service): a skill
+        # that declares nothing about itself is anonymous, and a person checks where its money goes
+        money_purpose = bool(c.subject & MONEY_PURPOSE) and bool(c.declared_env or c.bins or c.declared_hosts)
         bypass = any(h.rule_id in ("NV-AUTO-002", "NV-FIN-002") for h in c.hits)
         for h in c.hits:
-            if h.action is not None:
+            # NV-PERSIST-002 was lowered to review when it plants nothing; every other rule is at its catalogue action
+            if h.action is not None and not (h.rule_id == "NV-PERSIST-002" and h.action == "review"):
                 continue
             why = None
             if h.rule_id == "NV-PRIV-001" and not h.evidence.get("system_write"):
@@ -798,12 +804,20 @@ class Classifier:
                     why = "uploads to the service the skill is about"
             elif h.rule_id == "NV-FIN-001" and money_purpose and not bypass:
                 why = "money movement is what the skill says it is for"
-            elif h.rule_id in ("NV-PERSIST-002", "NV-CRED-001") and own:
+            elif h.rule_id == "NV-SUPPLY-007":
+                target, part = str(h.evidence.get("target") or ""), str(h.evidence.get("part") or "")
+                if target and part and not rx.search(rf"\b{re.escape(target)}\b", body) \
+                        and rx.search(rf"\b{re.escape(part)}\b", body):
+                    why = "the name's word is the skill's own subject; the brand it resembles is never mentioned"
+            elif h.rule_id in ("NV-PERSIST-002", "NV-CRED-001"):
                 target = str(h.evidence.get("target") or h.evidence.get("path") or "").lower()
                 parts = {p for p in rx.split(r"[^a-z0-9]+", target) if len(p) >= 4}
-                if parts & own and not rx.search(r"(?i)(?:soul|memory|agents|identity|heartbeat|claude|user|tools)\.md|"
-                                                 r"openclaw\.json|clawdbot\.json", target):
+                line = _line_text(bundle, h.file, h.line).lower()
+                if own and parts & own and not AGENT_FILES.search(target):
                     why = "a file named after the skill itself (its own state)"
+                elif h.rule_id == "NV-PERSIST-002" and name and rx.search(
+                        rf"(?<![a-z0-9]){re.escape(name)}(?![a-z0-9])", line):
+                    why = "the entry written is the skill's own (the line names the skill)"
             if why:
                 h.action = "note"
                 h.evidence["own_purpose"] = why
@@ -1155,6 +1169,8 @@ def _planted_rule(c: Collector, bundle: SkillBundle, hit: Hit) -> str | None:
 SUDO_PACKAGE_INSTALL = rx.compile(
     r"(?i)^\W*(?:\$\s+)?sudo\s+(?:-\w+\s+)*(?:apt(?:-get)?|dnf|yum|zypper|pacman|apk|snap|port|emerge)\s+"
     r"(?:-\S+\s+)*(?:install|-S\w*|add)\s+(?:-\S+\s+)*[\w.+:=-]+(?:\s+(?:-\S+|[\w.+:=-]+))*\s*(?:#.*)?$")
+#: the agent's own instruction, memory and settings files (never a skill's own state)
+AGENT_FILES = rx.compile(r"(?i)(?:soul|memory|agents|identity|heartbeat|claude|user|tools)\.md|openclaw\.json|clawdbot\.json")
 #: words of a skill's name or description that state money movement as its purpose
 MONEY_PURPOSE = frozenset({"trade", "trades", "trading", "trader", "payment", "payments", "pay", "wallet", "wallets",
                            "exchange", "swap", "swaps", "defi", "crypto", "invoice", "invoices", "invoicing", "bank",
