@@ -742,8 +742,10 @@ class Classifier:
                 stored = sorted(t for t in c.tags if t[len("read:secret:"):] in SECRET_STORES or (
                     t.startswith("read:file:") and is_credential_path(t[len("read:file:"):])))
                 secrets = self._flow_secrets(c, bundle, stored)
+                # drafts keep the rules_version 8 reading: only declared keys are a note
+                note = secrets == "declared keys only" if c.purpose == "draft" else secrets not in FLOW_REVIEW
                 c.hit("NV-FLOW-001", f, ln, "untrusted content, a secret and network access in one skill",
-                      action=None if secrets in FLOW_REVIEW else "note", secrets=secrets)
+                      action="note" if note else None, secrets=secrets)
         # money movement gated by an explicit user confirmation is what a careful payment skill looks like: the
         # confirmation is the check a reviewer would ask for (destructive steps stay review, spec §7)
         for h in c.hits:
@@ -770,6 +772,8 @@ class Classifier:
         skill), and a look-alike name whose word is the skill's own subject while the brand it resembles is
         never mentioned. Only findings at *review* are touched, and none in a bundle where a technique refuses.
         """
+        if c.purpose == "draft":
+            return  # a draft is judged on its capabilities (specs/evolver.md): nothing is lowered for it
         if any(h.action == "refuse" or (h.action is None and BY_ID[h.rule_id].install == "refuse") for h in c.hits
                if h.rule_id in BY_ID):
             return  # a technique elsewhere in the bundle: every capability finding stays for the reviewer
