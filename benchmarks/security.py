@@ -107,18 +107,34 @@ def baseline_scan(files: list[tuple[str, bytes]]) -> tuple[bool, bool]:
     return any(t in text for t in BASELINE_STRONG), any(t in text for t in BASELINE_TERMS)
 
 
+def read_ids(path: Path | None) -> list[str] | None:
+    """Item ids listed in a file, one a line (blank lines and ``#`` comments skipped; only the first
+    whitespace-separated word of a line counts, so ``--per-item`` output can be fed back); ``None``
+    keeps every item."""
+    if path is None:
+        return None
+    out: list[str] = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        word = line.split("#", 1)[0].split()
+        if word:
+            out.append(word[0])
+    return out
+
+
 def run(corpus: Path, labels_path: Path, *, verbose: bool = False,
-        intent_command: list[str] | None = None) -> dict[str, Any]:
+        intent_command: list[str] | None = None, only: Iterable[str] | None = None) -> dict[str, Any]:
     from nervous.config import Config
     from nervous.manager import PluginManager
     from nervous.records import ScanContext, SkillBundle, SkillFile, SkillRef
     from nervous.scan import scan_bundle
 
+    only = None if only is None else set(only)
     labels = {}
     for line in labels_path.read_text(encoding="utf-8").splitlines():
         if line.strip():
             rec = json.loads(line)
-            labels[rec["id"]] = rec
+            if only is None or rec["id"] in only:
+                labels[rec["id"]] = rec
     items = load_items(corpus.read_bytes())
     missing = sorted(set(labels) - set(items))
     if missing:
@@ -209,17 +225,6 @@ def leave_one_source_out(per_item: dict[str, dict[str, Any]], labels: dict[str, 
                           "kept": held / inside if inside else 1.0,
                           "only_this_source": sorted({r for i in mine for r in per_item[i][key]} - elsewhere)}
         out[src] = row
-    return out
-
-
-def read_ids(path: Path) -> list[str]:
-    """Item ids listed in a file, one a line (blank lines and ``#`` comments skipped; only the first
-    whitespace-separated word of a line counts, so ``--per-item`` output can be fed back)."""
-    out: list[str] = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        word = line.split("#", 1)[0].split()
-        if word:
-            out.append(word[0])
     return out
 
 
@@ -370,8 +375,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="no labels: refuse and review rates, the rules behind them, timings")
     ap.add_argument("--limit", type=int, help="only the first N items (by id), for a bounded run")
     ap.add_argument("--ids", type=Path, metavar="FILE",
-                    help="with --unlabelled: only the item ids listed in FILE (one a line; the first word of "
-                         "each line, so --per-item output can be fed back)")
+                    help="only the item ids listed in FILE (one a line; the first word of each line, so "
+                         "--per-item output can be fed back)")
     ap.add_argument("--max-seconds", type=float, help="scan time limit per skill (default: the spec's)")
     ap.add_argument("--json", action="store_true", help="print the figures as one JSON object")
     ap.add_argument("--per-item", action="store_true",
@@ -384,7 +389,7 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.unlabelled:
         result = run_unlabelled(args.corpus, limit=args.limit, max_seconds=args.max_seconds,
-                                only=read_ids(args.ids) if args.ids else None)
+                                only=read_ids(args.ids))
         if args.json:
             if not args.per_item:
                 result.pop("per_item")
@@ -394,10 +399,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.labels is None:
         ap.error("--labels is required (or --unlabelled)")
-    if args.ids:
-        ap.error("--ids works with --unlabelled")
     command = shlex.split(args.intent_command) if args.intent_command else None
-    result = run(args.corpus, args.labels, verbose=args.per_item, intent_command=command)
+    result = run(args.corpus, args.labels, verbose=args.per_item, intent_command=command, only=read_ids(args.ids))
     if args.json:
         print(json.dumps(result, indent=2))
         return 0

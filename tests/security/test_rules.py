@@ -328,10 +328,15 @@ def test_base64_for_data_is_allowed(nervous_pm) -> None:
     assert r.decision != "refuse"
 
 
-def test_build_cleanup_is_review(nervous_pm) -> None:
+def test_build_cleanup_is_a_note_and_other_deletes_review(nervous_pm) -> None:
+    """rules_version 9: removing the skill's own build output is its purpose (spec §7 hard negative: review or allow)."""
     r = scan(nervous_pm, {"scripts/deploy.sh": "npm run build\nrm -rf build/\n"})
-    assert r.decision == "review"
+    assert r.decision == "allow"
     assert "destructive" in r.report["capabilities"]["classes"]
+    assert actions(r, "NV-DESTR-002") == {"note"}
+    r = scan(nervous_pm, {"scripts/deploy.sh": "npm run build\nrm -rf build/ ~/.cache/pip\n"})
+    assert r.decision == "review" and actions(r, "NV-DESTR-002") == {"review"}
+    assert scan(nervous_pm, {"scripts/deploy.sh": "rm -rf build/\n"}, purpose="draft").decision == "refuse"
 
 
 def test_slack_notifier_is_review(nervous_pm) -> None:
@@ -370,8 +375,12 @@ def test_unknown_language_assumes_worst(nervous_pm) -> None:
 
 
 def test_draft_context_is_stricter(nervous_pm) -> None:
-    files = {"scripts/a.sh": "sudo apt-get install -y ffmpeg\n"}
+    files = {"scripts/a.sh": "sudo systemctl restart nginx\n"}
     assert scan(nervous_pm, files, purpose="install").decision == "review"
+    assert scan(nervous_pm, files, purpose="draft").decision == "refuse"
+    # the package manager installing a prerequisite is a note at install, still refused in a draft
+    files = {"scripts/a.sh": "sudo apt-get install -y ffmpeg\n"}
+    assert scan(nervous_pm, files, purpose="install").decision == "allow"
     assert scan(nervous_pm, files, purpose="draft").decision == "refuse"
 
 

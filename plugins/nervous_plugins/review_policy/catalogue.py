@@ -244,7 +244,8 @@ RULES: tuple[Rule, ...] = (
     # ------------------------------------------------------------------ data flow
     _r("NV-FLOW-001", "Untrusted content with secrets and network", "data-flow", "high", "review", "refuse",
        "Untrusted external content enters the agent's context in a skill that also reads secrets and reaches "
-       "the network (the lethal trifecta).",
+       "the network (the lethal trifecta). A note when the only secrets are keys the metadata declares or names "
+       "after the service the skill is about, or words about keys with no secret read.",
        "Split the skill, or drop the secret read or the untrusted input."),
     # ------------------------------------------------------------------ limits
     _r("NV-LIMIT-001", "Scan limit exceeded", "limits", "high", "refuse", "refuse",

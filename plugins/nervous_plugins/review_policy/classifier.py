@@ -191,6 +191,7 @@ class Classifier:
         if skill is None:
             c.hit("NV-OBF-005", None, None, "no SKILL.md in the bundle", kind="no-skill-md")
         if skill_name:
+            c.skill_name = str(skill_name).strip().lower()
             self._lookalike(c, skill, skill_name)
         self._combine(c, bundle)
         if context.purpose == "draft":
@@ -277,7 +278,7 @@ class Classifier:
                     if part.replace("-", "") == target:
                         continue
                     c.hit("NV-SUPPLY-007", f.path if f else None, 1, f"name {name!r} resembles {target!r}",
-                          target=target)
+                          target=target, part=part)
                     return
 
     # ------------------------------------------------------------------ files
@@ -772,16 +773,18 @@ class Classifier:
 
                 stored = sorted(t for t in c.tags if t[len("read:secret:"):] in SECRET_STORES or (
                     t.startswith("read:file:") and is_credential_path(t[len("read:file:"):])))
+                secrets = self._flow_secrets(c, bundle, stored)
+                # drafts keep the rules_version 8 reading: only declared keys are a note
+                note = secrets == "declared keys only" if c.purpose == "draft" else secrets not in FLOW_REVIEW
                 c.hit("NV-FLOW-001", f, ln, "untrusted content, a secret and network access in one skill",
-                      action=None if stored or not c.declared_env else "note",
-                      secrets="credential files or stores" if stored else
-                      "declared keys only" if c.declared_env else "secrets the metadata does not declare")
+                      action="note" if note else None, secrets=secrets)
         # money movement gated by an explicit user confirmation is what a careful payment skill looks like: the
         # confirmation is the check a reviewer would ask for (destructive steps stay review, spec §7)
         for h in c.hits:
             if h.rule_id == "NV-FIN-001" and h.action is None and _confirmed_step(bundle, h.file, h.line):
                 h.action = "note"
                 h.evidence["confirmed"] = "an explicit user confirmation in the same step"
+        self._own_capability(c, bundle)
         for h in c.hits:
             if h.rule_id.startswith("NV-EXEC-"):
                 c.tag("shell:*" if h.rule_id != "NV-EXEC-004" else "network:*", h.file, h.line)
@@ -790,6 +793,99 @@ class Classifier:
             for prefix, flag in RULE_FLAGS.items():
                 if h.rule_id.startswith(prefix):
                     c.flags.add(flag)
+
+    def _own_capability(self, c: Collector, bundle: SkillBundle) -> None:
+        """Review findings that are the capability the skill states and needs for its own purpose become notes.
+
+        A person has nothing to decide about them: the OS package manager installing a prerequisite, clean-up
+        of the build output or temporary files the skill makes, a file uploaded to the service the skill is
+        about, money movement in a skill whose name or description says it trades or pays and whose
+        frontmatter declares what it uses (unless it also tells the agent to skip confirmation), a settings entry or file of the skill's own (it names the
+        skill), and a look-alike name whose word is the skill's own subject while the brand it resembles is
+        never mentioned. Only findings at *review* are touched, and none in a bundle where a technique refuses.
+        """
+        if c.purpose == "draft":
+            return  # a draft is judged on its capabilities (specs/evolver.md): nothing is lowered for it
+        if any(h.action == "refuse" or (h.action is None and BY_ID[h.rule_id].install == "refuse") for h in c.hits
+               if h.rule_id in BY_ID):
+            return  # a technique elsewhere in the bundle: every capability finding stays for the reviewer
+        skill = bundle.skill_md
+        skill_text = URL_RE.sub(" ", skill.text() or "").lower() if skill is not None else ""
+        body = skill_text.split("---", 2)[-1] if skill_text.startswith("---") else skill_text
+        own = {w for w in c.subject | c.bins if len(w) >= 4}
+        name = c.skill_name if len(c.skill_name) >= 4 else ""
+        # a trading or payment skill moves money by its stated purpose; a person looks only when it also tells
+        # the agent to skip the user's confirmation (or rewrites payments, NV-FIN-002, which refuses)
+        # ... and says in its frontmatter what it uses (metadata requirements, its homepage or service): a skill
+        # that declares nothing about itself is anonymous, and a person checks where its money goes
+        money_purpose = bool(c.subject & MONEY_PURPOSE) and bool(c.declared_env or c.bins or c.declared_hosts)
+        bypass = any(h.rule_id in ("NV-AUTO-002", "NV-FIN-002") for h in c.hits)
+        for h in c.hits:
+            # NV-PERSIST-002 was lowered to review when it plants nothing; every other rule is at its catalogue action
+            if h.action is not None and not (h.rule_id == "NV-PERSIST-002" and h.action == "review"):
+                continue
+            why = None
+            if h.rule_id == "NV-PRIV-001" and not h.evidence.get("system_write"):
+                if SUDO_PACKAGE_INSTALL.search(_line_text(bundle, h.file, h.line)):
+                    why = "the system package manager installs a prerequisite"
+            elif h.rule_id == "NV-DESTR-002" and h.evidence.get("command") == "rm -r":
+                targets = [str(t).strip("'\"") for t in h.evidence.get("targets", [])]
+                if targets and all(SCRATCH_TARGET.fullmatch(t) for t in targets):
+                    why = "removes build output or temporary files"
+            elif h.rule_id == "NV-EXFIL-002" and not h.evidence.get("channel"):
+                urls = [u.group(0) for u in URL_RE.finditer(_line_text(bundle, h.file, h.line))]
+                if urls and all(self._coherent_host(u, c.subject | c.bins) or self._service_named(u, skill_text)
+                                or any(normalize_host(u) == d or normalize_host(u).endswith("." + d)
+                                       for d in c.declared_hosts - CODE_HOSTS if "." in d) for u in urls):
+                    why = "uploads to the service the skill is about"
+            elif h.rule_id == "NV-FIN-001" and money_purpose and not bypass:
+                why = "money movement is what the skill says it is for"
+            elif h.rule_id == "NV-SUPPLY-007":
+                target, part = str(h.evidence.get("target") or ""), str(h.evidence.get("part") or "")
+                if target and part and not rx.search(rf"\b{re.escape(target)}\b", body) \
+                        and rx.search(rf"\b{re.escape(part)}\b", body):
+                    why = "the name's word is the skill's own subject; the brand it resembles is never mentioned"
+            elif h.rule_id in ("NV-PERSIST-002", "NV-CRED-001"):
+                target = str(h.evidence.get("target") or h.evidence.get("path") or "").lower()
+                parts = {p for p in rx.split(r"[^a-z0-9]+", target) if len(p) >= 4}
+                line = _line_text(bundle, h.file, h.line).lower()
+                if own and parts & own and not AGENT_FILES.search(target):
+                    why = "a file named after the skill itself (its own state)"
+                elif h.rule_id == "NV-PERSIST-002" and name and rx.search(
+                        rf"(?<![a-z0-9]){re.escape(name)}(?![a-z0-9])", line):
+                    why = "the entry written is the skill's own (the line names the skill)"
+            if why:
+                h.action = "note"
+                h.evidence["own_purpose"] = why
+
+    @staticmethod
+    def _flow_secrets(c: Collector, bundle: SkillBundle, stored: list[str]) -> str:
+        """Which secrets an injected page could reach (NV-FLOW-001 reviews only the first three kinds).
+
+        Credential files and secret stores, secret variables the skill neither declares nor names after the
+        service it is about, secrets in a skill that names no host at all, and secrets the user is asked to
+        paste into the conversation (then they sit in the agent's context) are worth a person's look. Keys the metadata declares, a key named after the
+        skill's own service, and words about keys with no secret read at all are what every service skill has.
+        """
+        if stored:
+            return "credential files or stores"
+        if c.declared_env:
+            return "declared keys only"
+        from nervous.plugin.toolkit import is_secret_env
+
+        keys = sorted({t[len("read:env:"):] for t in c.tags if t.startswith("read:env:")
+                       and is_secret_env(t[len("read:env:"):], c.primary_env)})
+        if any(not _own_service_key(k, c.subject) for k in keys):
+            return "secrets the metadata does not declare"
+        # a service skill names the service its key is for; with no host named anywhere, an injected page
+        # decides where a secret goes
+        if not any("." in t[len("network:"):] and ip_kind(t[len("network:"):]) != "local"
+                   for t in c.tags if t.startswith("network:")):
+            return "secrets for no service the skill names"
+        skill = bundle.skill_md
+        if skill is not None and CREDENTIAL_REQUEST.search(skill.text() or ""):
+            return "secrets the user is asked to paste into the conversation"
+        return "keys of the service the skill is about" if keys else "mentions keys but reads none"
 
     @staticmethod
     def _stated_purpose(c: Collector, bundle: SkillBundle) -> None:
@@ -1189,6 +1285,36 @@ def _code_owner(url: str) -> str | None:
     """The account a code-host URL belongs to (``github.com/<owner>/…``, ``raw.githubusercontent.com/<owner>/…``)."""
     m = rx.match(r"(?i)^https?://[^/\s]+/([A-Za-z0-9_.-]+)/[A-Za-z0-9_.-]+", url)
     return m.group(1).lower() if m else None
+
+
+#: ``sudo`` running the system package manager's install from its default sources
+SUDO_PACKAGE_INSTALL = rx.compile(
+    r"(?i)^\W*(?:\$\s+)?sudo\s+(?:-\w+\s+)*(?:apt(?:-get)?|dnf|yum|zypper|pacman|apk|snap|port|emerge)\s+"
+    r"(?:-\S+\s+)*(?:install|-S\w*|add)\s+(?:-\S+\s+)*[\w.+:=-]+(?:\s+(?:-\S+|[\w.+:=-]+))*\s*(?:#.*)?$")
+#: the agent's own instruction, memory and settings files (never a skill's own state)
+AGENT_FILES = rx.compile(r"(?i)(?:soul|memory|agents|identity|heartbeat|claude|user|tools)\.md|openclaw\.json|clawdbot\.json")
+#: words of a skill's name or description that state money movement as its purpose
+MONEY_PURPOSE = frozenset({"trade", "trades", "trading", "trader", "payment", "payments", "pay", "wallet", "wallets",
+                           "exchange", "swap", "swaps", "defi", "crypto", "invoice", "invoices", "invoicing", "bank",
+                           "banking", "broker", "brokerage", "stock", "stocks", "checkout", "billing", "purchase",
+                           "purchases", "shopping", "commerce", "ecommerce", "dex", "transfer", "transfers", "payroll",
+                           "finance", "financial", "orders", "futures", "forex", "remittance", "payouts", "tipping"})
+#: what a clean-up step may remove without a person's look: build output, caches and temporary files
+SCRATCH_TARGET = rx.compile(
+    r"(?:\./)?(?:[\w.-]+/)*(?:build|dist|out|target|node_modules|\.venv|venv|__pycache__|\.cache|\.pytest_cache|"
+    r"coverage|\.next|\.nuxt|\.turbo|\.parcel-cache|tmp|temp|\.tmp)/?\*?"
+    r"|/tmp/[\w.-]+(?:/[\w.*-]+)*/?"
+    r"|\$\{?(?:TMPDIR|TMP_?DIR|TEMP_?DIR|tmp_?dir|temp_?dir|TMP|tmp|WORK_?DIR|work_?dir|BUILD_?DIR|build_?dir)\}?(?:/[\w.*-]+)*/?")
+#: NV-FLOW-001 kinds of secret that keep the finding at review (the others are a note)
+FLOW_REVIEW = frozenset({"credential files or stores", "secrets the metadata does not declare",
+                         "secrets for no service the skill names",
+                         "secrets the user is asked to paste into the conversation"})
+
+
+def _own_service_key(name: str, subject: set[str]) -> bool:
+    """A secret variable named after what the skill says it is about (``ACMEMAIL_API_KEY`` in an acmemail skill)."""
+    tokens = {t for t in name.lower().split("_") if len(t) >= 3} - SECRET_NAME_WORDS - GENERIC_WORDS
+    return bool(tokens & subject) or any(t in s for t in tokens if len(t) >= 4 for s in subject if len(s) >= 4)
 
 
 def _plain(value: object) -> str:

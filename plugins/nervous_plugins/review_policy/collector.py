@@ -47,6 +47,8 @@ class Collector:
     declared_repo_words: set[str] = field(factory=set)
     #: environment variables the skill's metadata declares (requires.env, primaryEnv)
     declared_env: set[str] = field(factory=set)
+    #: the skill's own name (frontmatter ``name``, lower case)
+    skill_name: str = ""
 
     def tag(self, tag: str, file: str | None = None, line: int | None = None) -> None:
         try:
