@@ -29,13 +29,14 @@ from nervous.plugin.cortex import MatcherMemory
 
 from .lexical_matcher import DEFAULTS as LEXICAL_DEFAULTS
 from .lexical_matcher import LexicalMatcher, _valid_words
-from .semantic_encoder import load_encoder
+from .semantic_encoder import BACKENDS, MAX_TOKENS, load_encoder
 
 DEFAULTS: dict[str, float] = {
     "threshold": 0.28,  # miss below this fused score (docs/benchmarks/perception.md)
     "lexical_weight": 0.5,  # share of the lexical cosine in the fused score (the rest: embeddings)
     "max_share": 0.5,  # embedding score: this share of the best text's cosine, the rest the mean's
     "max_phrases": 16,  # solved-task phrasings kept per region (oldest dropped first)
+    "max_tokens": MAX_TOKENS,  # word pieces of a task embedded, [CLS] and [SEP] included (docs/benchmarks.md)
 }
 _QUERY_CACHE = 64  # the engine may ask twice for the same task (perceive, then explain)
 
@@ -45,12 +46,17 @@ class SemanticMatcher(LexicalMatcher):
 
     def __init__(self, settings: dict[str, Any] | None = None, cache_dir: Path | None = None,
                  encoder: Any = None) -> None:
-        own = {k: v for k, v in (settings or {}).items() if k in DEFAULTS}
-        rest = {k: v for k, v in (settings or {}).items() if k not in DEFAULTS}
+        settings = dict(settings or {})
+        backend = settings.pop("backend", "auto")
+        if backend not in BACKENDS:
+            raise ConfigError(f"plugins.semantic.backend: expected one of {', '.join(BACKENDS)}, got {backend!r}")
+        own = {k: v for k, v in settings.items() if k in DEFAULTS}
+        rest = {k: v for k, v in settings.items() if k not in DEFAULTS}
         for key in rest:
             if key not in LEXICAL_DEFAULTS:
                 raise ConfigError(f"plugins.semantic.{key}: unknown setting; expected one of "
-                                  f"{', '.join(sorted({*DEFAULTS, *LEXICAL_DEFAULTS} - {'threshold'}))}, threshold")
+                                  f"{', '.join(sorted({*DEFAULTS, *LEXICAL_DEFAULTS, 'backend'} - {'threshold'}))}"
+                                  ", threshold")
         super().__init__(rest)
         merged = {**DEFAULTS, **own}
         for key, value in merged.items():
@@ -63,7 +69,10 @@ class SemanticMatcher(LexicalMatcher):
         self.lexical_weight = float(merged["lexical_weight"])
         self.max_share = float(merged["max_share"])
         self.max_phrases = int(merged["max_phrases"])
-        self.encoder = encoder or load_encoder()
+        if merged["max_tokens"] < 2:
+            raise ConfigError(f"plugins.semantic.max_tokens: expected at least 2, got {merged['max_tokens']!r}")
+        self.max_tokens = min(int(merged["max_tokens"]), MAX_TOKENS)
+        self.encoder = encoder or load_encoder(backend)
         self._vectors = _VectorCache(self.encoder, cache_dir)
         self._regions_key: Any = None
         self._regions: _RegionVectors | None = None
@@ -122,7 +131,7 @@ class SemanticMatcher(LexicalMatcher):
     def _query(self, task: str) -> np.ndarray:
         vec = self._queries.get(task)
         if vec is None:
-            vec = self.encoder.encode([task])[0]
+            vec = self.encoder.encode([task], self.max_tokens)[0]
             if len(self._queries) >= _QUERY_CACHE:
                 self._queries.pop(next(iter(self._queries)))
             self._queries[task] = vec

@@ -68,6 +68,84 @@ def test_word_order_and_wording_matter_but_case_does_not(encoder) -> None:  # ty
     assert float(v[0] @ v[3]) < 0.5
 
 
+def _reference_vector(weights: dict[str, Any], ids: list[int], heads: int = 12, eps: float = 1e-12) -> Any:
+    """The textbook BERT forward pass and mean pooling, from the checkpoint's tensors as stored
+    (``y = x Wᵀ + b``, one head at a time, erf from ``math``, float64 throughout)."""
+    import math
+
+    import numpy as np
+
+    w = {k: v.astype(np.float64) for k, v in weights.items()}
+
+    def dense(x: Any, name: str) -> Any:
+        return x @ w[name + ".weight"].T + w[name + ".bias"]
+
+    def norm(x: Any, name: str) -> Any:
+        mean = x.mean(axis=-1, keepdims=True)
+        var = ((x - mean) ** 2).mean(axis=-1, keepdims=True)
+        return (x - mean) / np.sqrt(var + eps) * w[name + ".weight"] + w[name + ".bias"]
+
+    n = len(ids)
+    x = (w["embeddings.word_embeddings.weight"][ids] + w["embeddings.position_embeddings.weight"][:n]
+         + w["embeddings.token_type_embeddings.weight"][[0] * n])
+    x = norm(x, "embeddings.LayerNorm")
+    size = x.shape[1] // heads
+    erf = np.vectorize(math.erf)
+    for i in range(6):
+        p = f"encoder.layer.{i}."
+        q, k, v = (dense(x, p + f"attention.self.{m}") for m in ("query", "key", "value"))
+        ctx = np.zeros_like(x)
+        for head in range(heads):
+            cols = slice(head * size, (head + 1) * size)
+            scores = q[:, cols] @ k[:, cols].T / math.sqrt(size)
+            probs = np.exp(scores - scores.max(axis=1, keepdims=True))
+            probs /= probs.sum(axis=1, keepdims=True)
+            ctx[:, cols] = probs @ v[:, cols]
+        x = norm(dense(ctx, p + "attention.output.dense") + x, p + "attention.output.LayerNorm")
+        up = dense(x, p + "intermediate.dense")
+        x = norm(dense(0.5 * up * (1 + erf(up / math.sqrt(2))), p + "output.dense") + x, p + "output.LayerNorm")
+    pooled = x.mean(axis=0)
+    return pooled / np.linalg.norm(pooled)
+
+
+REFERENCE_TEXTS = ["What is the weather in Paris today?", "",
+                   "Summarise the attached quarterly report and e-mail the three key risks to finance@example.com",
+                   "naïve café ünïcödé — 東京 weather ✈️", "word " * 200]
+
+
+@pytest.mark.parametrize("backend", ["numpy", "onnxruntime"])
+def test_optimised_forward_pass_gives_the_reference_embeddings(backend: str) -> None:
+    import numpy as np
+
+    from nervous_plugins.semantic_encoder import MiniLMEncoder, onnxruntime_available
+
+    if backend == "onnxruntime" and not onnxruntime_available():
+        pytest.skip("onnxruntime not installed")
+    fast = MiniLMEncoder(backend=backend)
+    assert fast.backend == backend
+    got = fast.encode(REFERENCE_TEXTS)
+    for text, vector in zip(REFERENCE_TEXTS, got, strict=True):
+        ids = fast.token_ids(text)
+        assert 2 <= len(ids) <= 128
+        reference = _reference_vector(fast.weights, ids)
+        # float32 against float64 through six layers: agreement to ~1e-6 of unit vectors
+        assert float(np.abs(vector - reference).max()) < 2e-5, text
+        assert float(vector @ reference) > 1 - 1e-6
+
+
+def test_token_cap_keeps_the_separator_and_changes_only_long_texts(encoder) -> None:  # type: ignore[no-untyped-def]
+    import numpy as np
+
+    long_text = "Please convert every chapter of this long novel into an audiobook " * 6
+    full, capped = encoder.token_ids(long_text), encoder.token_ids(long_text, 32)
+    assert len(full) > 32 and len(capped) == 32
+    assert capped[:31] == full[:31] and capped[-1] == full[-1]  # [SEP] closes the cut sequence
+    short = "Convert this article into audio"
+    assert encoder.token_ids(short, 32) == encoder.token_ids(short)
+    assert np.array_equal(encoder.encode([short], 32), encoder.encode([short]))
+    assert not np.array_equal(encoder.encode([long_text], 32), encoder.encode([long_text]))
+
+
 # ---------------------------------------------------------------------------- the matcher
 
 TAUGHT = {
@@ -150,9 +228,9 @@ def test_region_vectors_are_cached_on_disk_by_model_and_text(tmp_path: Path, enc
             self.texts = 0
             self.fingerprint, self.dimension = encoder.fingerprint, encoder.dimension
 
-        def encode(self, texts: list[str]) -> Any:
+        def encode(self, texts: list[str], max_tokens: int = 128) -> Any:
             self.texts += len(texts)
-            return encoder.encode(texts)
+            return encoder.encode(texts, max_tokens)
 
     _pm, cortex = _cortex("lexical", tmp_path)  # only for a taught memory
     doc = cortex.store.read("skill-cortex", "cortex").value
