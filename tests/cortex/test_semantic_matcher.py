@@ -116,7 +116,6 @@ REFERENCE_TEXTS = ["What is the weather in Paris today?", "",
 @pytest.mark.parametrize("backend", ["numpy", "onnxruntime"])
 def test_optimised_forward_pass_gives_the_reference_embeddings(backend: str) -> None:
     import numpy as np
-
     from nervous_plugins.semantic_encoder import MiniLMEncoder, onnxruntime_available
 
     if backend == "onnxruntime" and not onnxruntime_available():
@@ -131,6 +130,23 @@ def test_optimised_forward_pass_gives_the_reference_embeddings(backend: str) -> 
         # float32 against float64 through six layers: agreement to ~1e-6 of unit vectors
         assert float(np.abs(vector - reference).max()) < 2e-5, text
         assert float(vector @ reference) > 1 - 1e-6
+
+
+def test_int8_weights_stay_close_to_the_reference_and_keep_their_own_cache_key(encoder) -> None:  # type: ignore[no-untyped-def]
+    import numpy as np
+    from nervous_plugins.semantic_encoder import MiniLMEncoder, onnxruntime_available
+
+    if not onnxruntime_available():
+        pytest.skip("onnxruntime not installed")
+    quantised = MiniLMEncoder(precision="int8")
+    assert quantised.backend == "onnxruntime" and quantised.fingerprint == encoder.fingerprint + ":int8"
+    got, exact = quantised.encode(REFERENCE_TEXTS), encoder.encode(REFERENCE_TEXTS)
+    assert np.allclose(np.linalg.norm(got, axis=1), 1.0, atol=1e-5)
+    cosines = np.sum(got * exact, axis=1)
+    # per-column int8 weights: close to, but not the same as, the float32 vectors
+    assert float(cosines.min()) > 0.97 and float(np.abs(got - exact).max()) > 1e-4
+    with pytest.raises(ValueError, match="int8 needs the onnxruntime backend"):
+        MiniLMEncoder(backend="numpy", precision="int8")
 
 
 def test_token_cap_keeps_the_separator_and_changes_only_long_texts(encoder) -> None:  # type: ignore[no-untyped-def]
@@ -216,6 +232,15 @@ def test_bad_settings_are_config_errors() -> None:
     with pytest.raises(ConfigError, match=r"plugins\.semantic\.lexical_weight: expected a number from 0 to 1"):
         SemanticMatcher({"lexical_weight": 2})
     assert SemanticMatcher({"max_words": 8, "threshold": 0.5}).max_words == 8
+    with pytest.raises(ConfigError, match=r"plugins\.semantic\.backend: expected one of auto, numpy, onnxruntime"):
+        SemanticMatcher({"backend": "torch"})
+    with pytest.raises(ConfigError, match=r"plugins\.semantic\.precision: expected one of float32, int8"):
+        SemanticMatcher({"precision": "fp16"})
+    with pytest.raises(ConfigError, match=r"plugins\.semantic\.precision: int8 needs backend onnxruntime"):
+        SemanticMatcher({"backend": "numpy", "precision": "int8"})
+    with pytest.raises(ConfigError, match=r"plugins\.semantic\.max_tokens: expected at least 2"):
+        SemanticMatcher({"max_tokens": 1})
+    assert SemanticMatcher({"max_tokens": 500}).max_tokens == 128
 
 
 def test_region_vectors_are_cached_on_disk_by_model_and_text(tmp_path: Path, encoder) -> None:  # type: ignore[no-untyped-def]
