@@ -238,7 +238,7 @@ def _onnx_graph(encoder: MiniLMEncoder, int8: bool = False) -> bytes:
     activations quantised on the fly (``DynamicQuantizeLinear`` + ``MatMulInteger``)."""
     w = encoder.weights
     dim, h, eps = encoder.dimension, encoder.heads, encoder.eps
-    inits: list[bytes] = []
+    inits: list[list[Any]] = []  # each: its message's chunks (the weights' buffers are not copied)
     nodes: list[bytes] = []
 
     def const(name: str, value: np.ndarray) -> str:
@@ -293,10 +293,15 @@ def _onnx_graph(encoder: MiniLMEncoder, int8: bool = False) -> bytes:
         y = op("Add", [op("Add", [matmul(gelu, p + "down", layer["down"]),
                                   const(p + "down.b", layer["down_b"])], p + "down.a"), x], p + "res2")
         x = norm(y, src + "output.LayerNorm.weight", src + "output.LayerNorm.bias", p + "x2")
-    graph = b"".join([*(_pb_field(1, n) for n in nodes), _pb_field(2, b"minilm"), *(_pb_field(5, t) for t in inits),
-                      _pb_field(11, _pb_value_info("embedded", dim)), _pb_field(12, _pb_value_info(x, dim))])
+    graph: list[Any] = [*(_pb_field(1, n) for n in nodes), _pb_field(2, b"minilm")]
+    for chunks in inits:
+        graph += [_pb_varint(5 << 3 | 2) + _pb_varint(sum(len(c) for c in chunks)), *chunks]
+    graph += [_pb_field(11, _pb_value_info("embedded", dim)), _pb_field(12, _pb_value_info(x, dim))]
     opset = _pb_field(1, b"") + _pb_varint_field(2, 18)
-    return b"".join([_pb_varint_field(1, 9), _pb_field(2, b"nervous"), _pb_field(7, graph), _pb_field(8, opset)])
+    graph_size = sum(len(c) for c in graph)
+    # one copy of the weights, into the serialised model
+    return b"".join([_pb_varint_field(1, 9), _pb_field(2, b"nervous"), _pb_varint(7 << 3 | 2), _pb_varint(graph_size),
+                     *graph, _pb_field(8, opset)])
 
 
 # A few protocol-buffer writers, enough for the ONNX messages above (onnx.proto field numbers), so
@@ -324,11 +329,13 @@ def _pb_field(number: int, payload: bytes | str) -> bytes:
     return _pb_varint(number << 3 | 2) + _pb_varint(len(data)) + data
 
 
-def _pb_tensor(name: str, value: np.ndarray) -> bytes:
+def _pb_tensor(name: str, value: np.ndarray) -> list[Any]:
+    """A TensorProto as chunks: its fields, then the raw little-endian data as a view of ``value``."""
     kinds = {np.dtype(np.float32): 1, np.dtype(np.int8): 3, np.dtype(np.int64): 7}
+    raw = memoryview(np.ascontiguousarray(value.astype(value.dtype.newbyteorder("<"), copy=False))).cast("B")
     dims = b"".join(_pb_varint_field(1, d) for d in value.shape)
-    return dims + _pb_varint_field(2, kinds[value.dtype]) + _pb_field(8, name) + _pb_field(
-        9, value.astype(value.dtype.newbyteorder("<"), copy=False).tobytes())
+    head = dims + _pb_varint_field(2, kinds[value.dtype]) + _pb_field(8, name)
+    return [head + _pb_varint(9 << 3 | 2) + _pb_varint(len(raw)), raw]
 
 
 def _pb_node(kind: str, inputs: list[str], outputs: list[str], attrs: dict[str, Any]) -> bytes:
