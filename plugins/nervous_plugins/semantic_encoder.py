@@ -332,7 +332,7 @@ def _pb_field(number: int, payload: bytes | str) -> bytes:
 def _pb_tensor(name: str, value: np.ndarray) -> list[Any]:
     """A TensorProto as chunks: its fields, then the raw little-endian data as a view of ``value``."""
     kinds = {np.dtype(np.float32): 1, np.dtype(np.int8): 3, np.dtype(np.int64): 7}
-    raw = memoryview(np.ascontiguousarray(value.astype(value.dtype.newbyteorder("<"), copy=False))).cast("B")
+    raw = np.ascontiguousarray(value.astype(value.dtype.newbyteorder("<"), copy=False)).data.cast("B")
     dims = b"".join(_pb_varint_field(1, d) for d in value.shape)
     head = dims + _pb_varint_field(2, kinds[value.dtype]) + _pb_field(8, name)
     return [head + _pb_varint(9 << 3 | 2) + _pb_varint(len(raw)), raw]

@@ -29,7 +29,7 @@ from nervous.plugin.cortex import MatcherMemory
 
 from .lexical_matcher import DEFAULTS as LEXICAL_DEFAULTS
 from .lexical_matcher import LexicalMatcher, _valid_words
-from .semantic_encoder import BACKENDS, MAX_TOKENS, PRECISIONS, load_encoder
+from .semantic_encoder import BACKENDS, MAX_TOKENS, PRECISIONS, load_encoder, onnxruntime_available
 
 DEFAULTS: dict[str, float] = {
     "threshold": 0.28,  # miss below this fused score (docs/benchmarks/perception.md)
@@ -55,6 +55,9 @@ class SemanticMatcher(LexicalMatcher):
             raise ConfigError(f"plugins.semantic.precision: expected one of {', '.join(PRECISIONS)}, got {precision!r}")
         if precision == "int8" and backend == "numpy":
             raise ConfigError("plugins.semantic.precision: int8 needs backend onnxruntime (or auto)")
+        if encoder is None and (backend == "onnxruntime" or precision == "int8") and not onnxruntime_available():
+            raise ConfigError("plugins.semantic: backend onnxruntime / precision int8 need onnxruntime (not "
+                              "installed); install it with: pip install 'nervous[semantic]'")
         own = {k: v for k, v in settings.items() if k in DEFAULTS}
         rest = {k: v for k, v in settings.items() if k not in DEFAULTS}
         for key in rest:
