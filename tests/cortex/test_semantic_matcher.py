@@ -149,6 +149,20 @@ def test_int8_weights_stay_close_to_the_reference_and_keep_their_own_cache_key(e
         MiniLMEncoder(backend="numpy", precision="int8")
 
 
+def test_without_onnxruntime_auto_falls_back_to_numpy_and_forcing_it_is_a_config_error(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import nervous_plugins.semantic_encoder as semantic_encoder
+    import nervous_plugins.semantic_matcher as semantic_matcher
+
+    # what an installation without onnxruntime reports
+    monkeypatch.setattr(semantic_encoder, "onnxruntime_available", lambda: False)
+    monkeypatch.setattr(semantic_matcher, "onnxruntime_available", lambda: False)
+    assert semantic_encoder.MiniLMEncoder().backend == "numpy"
+    for settings in ({"backend": "onnxruntime"}, {"precision": "int8"}):
+        with pytest.raises(ConfigError, match=r"need onnxruntime \(not installed\); install it with: pip install"):
+            semantic_matcher.SemanticMatcher(settings)
+
+
 def test_token_cap_keeps_the_separator_and_changes_only_long_texts(encoder) -> None:  # type: ignore[no-untyped-def]
     import numpy as np
 
