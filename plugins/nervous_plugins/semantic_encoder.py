@@ -135,6 +135,7 @@ class MiniLMEncoder:
         self._session: Any = None
         if backend == "onnxruntime" or precision == "int8" or (backend == "auto" and onnxruntime_available()):
             self._session = _onnx_session(self, precision == "int8")
+            self._layers = []  # the session holds its own copy of the fused weights
         self.backend = "onnxruntime" if self._session is not None else "numpy"
         self.precision = precision
 
