@@ -92,6 +92,21 @@ def metrics(results: list[tuple[str | None, list[str], str | None]]) -> dict[str
     }
 
 
+def encoder_latency(matcher: Any, tasks: list[str]) -> list[float]:
+    """CPU milliseconds to embed each task, tokenising included, for a matcher with an encoder
+    (the perceive path's share that the encoder takes; empty for the lexical matcher)."""
+    encoder = getattr(matcher, "encoder", None)
+    if encoder is None:
+        return []
+    cap = getattr(matcher, "max_tokens", None)
+    out: list[float] = []
+    for task in tasks:
+        c = time.process_time()
+        encoder.encode([task], cap) if cap else encoder.encode([task])
+        out.append((time.process_time() - c) * 1000)
+    return out
+
+
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
@@ -237,7 +252,10 @@ def main(argv: list[str] | None = None) -> int:
     settings: dict[str, Any] = {}
     for item in args.settings:
         key, _, value = item.partition("=")
-        settings[key] = float(value)
+        try:
+            settings[key] = float(value)
+        except ValueError:
+            settings[key] = value
     if settings:
         cfg.plugins.settings[args.matcher] = settings
     pm = PluginManager(cfg, autoload=False)
@@ -256,14 +274,16 @@ def main(argv: list[str] | None = None) -> int:
     ours: list[tuple[str | None, list[str], str | None]] = []
     base: list[tuple[str | None, list[str], str | None]] = []
     full_ms: list[float] = []
+    full_cpu_ms: list[float] = []
     decide_ms: list[float] = []
     base_ms: list[float] = []
     raw_scores: list[tuple[str | None, list[tuple[str, float]]]] = []
     for row, g in zip(test, gold, strict=True):
         task = row["task"]
-        t = time.perf_counter()
+        c, t = time.process_time(), time.perf_counter()
         perception = cortex.perceive(task, now=now)
         full_ms.append((time.perf_counter() - t) * 1000)
+        full_cpu_ms.append((time.process_time() - c) * 1000)
         t = time.perf_counter()
         decision = matcher.match(task, memory, 3)
         decide_ms.append((time.perf_counter() - t) * 1000)
@@ -276,6 +296,7 @@ def main(argv: list[str] | None = None) -> int:
         base_ms.append((time.perf_counter() - t) * 1000)
         base.append((g, [r for r, _s in seed_ranked[:3]], seed_ranked[0][0] if seed_ranked else None))
 
+    encoder_cpu_ms = encoder_latency(matcher, [r["task"] for r in test])
     m, b = metrics(ours), metrics(base)
     report = {
         "regions": len(regions), "train": len(train), "test": len(test),
@@ -287,6 +308,10 @@ def main(argv: list[str] | None = None) -> int:
         "ratio_vs_baseline": {k: (round(m[k] / b[k], 3) if b[k] else None) for k in m},
         "latency_ms": {
             "perceive_p50": round(statistics.median(full_ms), 4), "perceive_p95": round(percentile(full_ms, 0.95), 4),
+            "perceive_cpu_p50": round(statistics.median(full_cpu_ms), 4),
+            "perceive_cpu_p95": round(percentile(full_cpu_ms, 0.95), 4),
+            **({"encode_cpu_p50": round(statistics.median(encoder_cpu_ms), 4),
+                "encode_cpu_p95": round(percentile(encoder_cpu_ms, 0.95), 4)} if encoder_cpu_ms else {}),
             "match_p50": round(statistics.median(decide_ms), 4), "match_p95": round(percentile(decide_ms, 0.95), 4),
             "baseline_p50": round(statistics.median(base_ms), 4),
         },
@@ -296,6 +321,7 @@ def main(argv: list[str] | None = None) -> int:
                                               default=0),
         },
         "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, one thread",
+        **({"encoder_backend": matcher.encoder.backend} if hasattr(matcher, "encoder") else {}),
     }
     if args.sweep:
         sweep = {}
@@ -324,6 +350,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"latency per task: perceive p50 {lat['perceive_p50']:.3f} ms, p95 {lat['perceive_p95']:.3f} ms; "
           f"match only p50 {lat['match_p50']:.3f} ms, p95 {lat['match_p95']:.3f} ms "
           f"(seed rule p50 {lat['baseline_p50']:.3f} ms)")
+    print(f"CPU time per task: perceive p50 {lat['perceive_cpu_p50']:.3f} ms, p95 {lat['perceive_cpu_p95']:.3f} ms"
+          + (f"; encoder alone p50 {lat['encode_cpu_p50']:.3f} ms, p95 {lat['encode_cpu_p95']:.3f} ms "
+             f"({report['encoder_backend']})" if "encode_cpu_p50" in lat else ""))
     print(f"stored per region: ≤ {report['stored_words']['signals_per_region_max']} signals, "
           f"≤ {report['stored_words']['index_words_per_region_max']} index words; {report['machine']}")
     if args.sweep:

@@ -29,13 +29,14 @@ from nervous.plugin.cortex import MatcherMemory
 
 from .lexical_matcher import DEFAULTS as LEXICAL_DEFAULTS
 from .lexical_matcher import LexicalMatcher, _valid_words
-from .semantic_encoder import load_encoder
+from .semantic_encoder import BACKENDS, MAX_TOKENS, PRECISIONS, load_encoder, onnxruntime_available
 
 DEFAULTS: dict[str, float] = {
     "threshold": 0.28,  # miss below this fused score (docs/benchmarks/perception.md)
     "lexical_weight": 0.5,  # share of the lexical cosine in the fused score (the rest: embeddings)
     "max_share": 0.5,  # embedding score: this share of the best text's cosine, the rest the mean's
     "max_phrases": 16,  # solved-task phrasings kept per region (oldest dropped first)
+    "max_tokens": MAX_TOKENS,  # word pieces of a task embedded, [CLS] and [SEP] included (docs/benchmarks.md)
 }
 _QUERY_CACHE = 64  # the engine may ask twice for the same task (perceive, then explain)
 
@@ -45,12 +46,25 @@ class SemanticMatcher(LexicalMatcher):
 
     def __init__(self, settings: dict[str, Any] | None = None, cache_dir: Path | None = None,
                  encoder: Any = None) -> None:
-        own = {k: v for k, v in (settings or {}).items() if k in DEFAULTS}
-        rest = {k: v for k, v in (settings or {}).items() if k not in DEFAULTS}
+        settings = dict(settings or {})
+        backend = settings.pop("backend", "auto")
+        if backend not in BACKENDS:
+            raise ConfigError(f"plugins.semantic.backend: expected one of {', '.join(BACKENDS)}, got {backend!r}")
+        precision = settings.pop("precision", "float32")
+        if precision not in PRECISIONS:
+            raise ConfigError(f"plugins.semantic.precision: expected one of {', '.join(PRECISIONS)}, got {precision!r}")
+        if precision == "int8" and backend == "numpy":
+            raise ConfigError("plugins.semantic.precision: int8 needs backend onnxruntime (or auto)")
+        if encoder is None and (backend == "onnxruntime" or precision == "int8") and not onnxruntime_available():
+            raise ConfigError("plugins.semantic: backend onnxruntime / precision int8 need onnxruntime (not "
+                              "installed); install it with: pip install 'nervous[semantic]'")
+        own = {k: v for k, v in settings.items() if k in DEFAULTS}
+        rest = {k: v for k, v in settings.items() if k not in DEFAULTS}
         for key in rest:
             if key not in LEXICAL_DEFAULTS:
                 raise ConfigError(f"plugins.semantic.{key}: unknown setting; expected one of "
-                                  f"{', '.join(sorted({*DEFAULTS, *LEXICAL_DEFAULTS} - {'threshold'}))}, threshold")
+                                  f"{', '.join(sorted({*DEFAULTS, *LEXICAL_DEFAULTS, 'backend', 'precision'} - {'threshold'}))}"
+                                  ", threshold")
         super().__init__(rest)
         merged = {**DEFAULTS, **own}
         for key, value in merged.items():
@@ -63,7 +77,10 @@ class SemanticMatcher(LexicalMatcher):
         self.lexical_weight = float(merged["lexical_weight"])
         self.max_share = float(merged["max_share"])
         self.max_phrases = int(merged["max_phrases"])
-        self.encoder = encoder or load_encoder()
+        if merged["max_tokens"] < 2:
+            raise ConfigError(f"plugins.semantic.max_tokens: expected at least 2, got {merged['max_tokens']!r}")
+        self.max_tokens = min(int(merged["max_tokens"]), MAX_TOKENS)
+        self.encoder = encoder or load_encoder(backend, precision)
         self._vectors = _VectorCache(self.encoder, cache_dir)
         self._regions_key: Any = None
         self._regions: _RegionVectors | None = None
@@ -114,7 +131,7 @@ class SemanticMatcher(LexicalMatcher):
         key = memory.revision
         if key is not None and key == self._regions_key and self._regions is not None:
             return self._regions
-        built = _RegionVectors(self.region_texts(memory), self._vectors)
+        built = _RegionVectors(self.region_texts(memory), self._vectors, memory.last_used)
         if key is not None:
             self._regions_key, self._regions = key, built
         return built
@@ -122,7 +139,7 @@ class SemanticMatcher(LexicalMatcher):
     def _query(self, task: str) -> np.ndarray:
         vec = self._queries.get(task)
         if vec is None:
-            vec = self.encoder.encode([task])[0]
+            vec = self.encoder.encode([task], self.max_tokens)[0]
             if len(self._queries) >= _QUERY_CACHE:
                 self._queries.pop(next(iter(self._queries)))
             self._queries[task] = vec
@@ -134,15 +151,15 @@ class SemanticMatcher(LexicalMatcher):
             return []
         lexical = dict(super().scores(task, memory))
         regions = self._region_vectors(memory)
-        sims = regions.matrix @ self._query(task)
-        best = np.full(len(regions.names), -1.0, dtype=np.float32)
-        np.maximum.at(best, regions.owner, sims)
-        central = regions.centroids @ self._query(task)
+        query = self._query(task)
+        best = np.maximum.reduceat(regions.matrix @ query, regions.starts)  # every region has its head text
+        central = regions.centroids @ query
         embedded = self.max_share * best + (1 - self.max_share) * central
         w = self.lexical_weight
-        fused = {r: w * lexical.get(r, 0.0) + (1 - w) * float(e) for r, e in zip(regions.names, embedded, strict=True)}
-        last = memory.last_used
-        return sorted(fused.items(), key=lambda kv: (-round(kv[1], 9), _neg_date(last.get(kv[0], "")), kv[0]))
+        fused = [w * lexical.get(r, 0.0) + (1 - w) * e for r, e in zip(regions.names, embedded.tolist(), strict=True)]
+        # best first; ties: the most recently used region, then the name (precomputed per memory)
+        order = sorted(range(len(fused)), key=lambda i: (-round(fused[i], 9), regions.tie_rank[i]))
+        return [(regions.names[i], fused[i]) for i in order]
 
 
 def _part(state: dict[str, Any], key: str) -> dict[str, Any]:
@@ -155,12 +172,19 @@ def _neg_date(day: str) -> tuple[int, ...]:
 
 
 class _RegionVectors:
-    """Every region's text vectors stacked (``owner`` maps rows to regions) and their unit means."""
+    """Every region's text vectors stacked (``owner`` maps rows to regions, whose rows are
+    contiguous from ``starts``), their unit means, and each region's place among equal scores."""
 
-    def __init__(self, texts: dict[str, list[str]], cache: _VectorCache) -> None:
+    def __init__(self, texts: dict[str, list[str]], cache: _VectorCache, last_used: dict[str, str]) -> None:
         self.names = list(texts)
         flat = [t for region in self.names for t in texts[region]]
         self.owner = np.asarray([i for i, region in enumerate(self.names) for _t in texts[region]], dtype=np.int64)
+        sizes = [len(texts[region]) for region in self.names]
+        self.starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+        ties = sorted(range(len(self.names)), key=lambda i: (_neg_date(last_used.get(self.names[i], "")), self.names[i]))
+        self.tie_rank = [0] * len(self.names)
+        for place, i in enumerate(ties):
+            self.tie_rank[i] = place
         self.matrix = cache.vectors(flat)
         sums = np.zeros((len(self.names), self.matrix.shape[1]), dtype=np.float32)
         np.add.at(sums, self.owner, self.matrix)

@@ -68,6 +68,114 @@ def test_word_order_and_wording_matter_but_case_does_not(encoder) -> None:  # ty
     assert float(v[0] @ v[3]) < 0.5
 
 
+def _reference_vector(weights: dict[str, Any], ids: list[int], heads: int = 12, eps: float = 1e-12) -> Any:
+    """The textbook BERT forward pass and mean pooling, from the checkpoint's tensors as stored
+    (``y = x Wᵀ + b``, one head at a time, erf from ``math``, float64 throughout)."""
+    import math
+
+    import numpy as np
+
+    w = {k: v.astype(np.float64) for k, v in weights.items()}
+
+    def dense(x: Any, name: str) -> Any:
+        return x @ w[name + ".weight"].T + w[name + ".bias"]
+
+    def norm(x: Any, name: str) -> Any:
+        mean = x.mean(axis=-1, keepdims=True)
+        var = ((x - mean) ** 2).mean(axis=-1, keepdims=True)
+        return (x - mean) / np.sqrt(var + eps) * w[name + ".weight"] + w[name + ".bias"]
+
+    n = len(ids)
+    x = (w["embeddings.word_embeddings.weight"][ids] + w["embeddings.position_embeddings.weight"][:n]
+         + w["embeddings.token_type_embeddings.weight"][[0] * n])
+    x = norm(x, "embeddings.LayerNorm")
+    size = x.shape[1] // heads
+    erf = np.vectorize(math.erf)
+    for i in range(6):
+        p = f"encoder.layer.{i}."
+        q, k, v = (dense(x, p + f"attention.self.{m}") for m in ("query", "key", "value"))
+        ctx = np.zeros_like(x)
+        for head in range(heads):
+            cols = slice(head * size, (head + 1) * size)
+            scores = q[:, cols] @ k[:, cols].T / math.sqrt(size)
+            probs = np.exp(scores - scores.max(axis=1, keepdims=True))
+            probs /= probs.sum(axis=1, keepdims=True)
+            ctx[:, cols] = probs @ v[:, cols]
+        x = norm(dense(ctx, p + "attention.output.dense") + x, p + "attention.output.LayerNorm")
+        up = dense(x, p + "intermediate.dense")
+        x = norm(dense(0.5 * up * (1 + erf(up / math.sqrt(2))), p + "output.dense") + x, p + "output.LayerNorm")
+    pooled = x.mean(axis=0)
+    return pooled / np.linalg.norm(pooled)
+
+
+REFERENCE_TEXTS = ["What is the weather in Paris today?", "",
+                   "Summarise the attached quarterly report and e-mail the three key risks to finance@example.com",
+                   "naïve café ünïcödé — 東京 weather ✈️", "word " * 200]
+
+
+@pytest.mark.parametrize("backend", ["numpy", "onnxruntime"])
+def test_optimised_forward_pass_gives_the_reference_embeddings(backend: str) -> None:
+    import numpy as np
+    from nervous_plugins.semantic_encoder import MiniLMEncoder, onnxruntime_available
+
+    if backend == "onnxruntime" and not onnxruntime_available():
+        pytest.skip("onnxruntime not installed")
+    fast = MiniLMEncoder(backend=backend)
+    assert fast.backend == backend
+    got = fast.encode(REFERENCE_TEXTS)
+    for text, vector in zip(REFERENCE_TEXTS, got, strict=True):
+        ids = fast.token_ids(text)
+        assert 2 <= len(ids) <= 128
+        reference = _reference_vector(fast.weights, ids)
+        # float32 against float64 through six layers: agreement to ~1e-6 of unit vectors
+        assert float(np.abs(vector - reference).max()) < 2e-5, text
+        assert float(vector @ reference) > 1 - 1e-6
+
+
+def test_int8_weights_stay_close_to_the_reference_and_keep_their_own_cache_key(encoder) -> None:  # type: ignore[no-untyped-def]
+    import numpy as np
+    from nervous_plugins.semantic_encoder import MiniLMEncoder, onnxruntime_available
+
+    if not onnxruntime_available():
+        pytest.skip("onnxruntime not installed")
+    quantised = MiniLMEncoder(precision="int8")
+    assert quantised.backend == "onnxruntime" and quantised.fingerprint == encoder.fingerprint + ":int8"
+    got, exact = quantised.encode(REFERENCE_TEXTS), encoder.encode(REFERENCE_TEXTS)
+    assert np.allclose(np.linalg.norm(got, axis=1), 1.0, atol=1e-5)
+    cosines = np.sum(got * exact, axis=1)
+    # per-column int8 weights: close to, but not the same as, the float32 vectors
+    assert float(cosines.min()) > 0.97 and float(np.abs(got - exact).max()) > 1e-4
+    with pytest.raises(ValueError, match="int8 needs the onnxruntime backend"):
+        MiniLMEncoder(backend="numpy", precision="int8")
+
+
+def test_without_onnxruntime_auto_falls_back_to_numpy_and_forcing_it_is_a_config_error(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import nervous_plugins.semantic_encoder as semantic_encoder
+    import nervous_plugins.semantic_matcher as semantic_matcher
+
+    # what an installation without onnxruntime reports
+    monkeypatch.setattr(semantic_encoder, "onnxruntime_available", lambda: False)
+    monkeypatch.setattr(semantic_matcher, "onnxruntime_available", lambda: False)
+    assert semantic_encoder.MiniLMEncoder().backend == "numpy"
+    for settings in ({"backend": "onnxruntime"}, {"precision": "int8"}):
+        with pytest.raises(ConfigError, match=r"need onnxruntime \(not installed\); install it with: pip install"):
+            semantic_matcher.SemanticMatcher(settings)
+
+
+def test_token_cap_keeps_the_separator_and_changes_only_long_texts(encoder) -> None:  # type: ignore[no-untyped-def]
+    import numpy as np
+
+    long_text = "Please convert every chapter of this long novel into an audiobook " * 6
+    full, capped = encoder.token_ids(long_text), encoder.token_ids(long_text, 32)
+    assert len(full) > 32 and len(capped) == 32
+    assert capped[:31] == full[:31] and capped[-1] == full[-1]  # [SEP] closes the cut sequence
+    short = "Convert this article into audio"
+    assert encoder.token_ids(short, 32) == encoder.token_ids(short)
+    assert np.array_equal(encoder.encode([short], 32), encoder.encode([short]))
+    assert not np.array_equal(encoder.encode([long_text], 32), encoder.encode([long_text]))
+
+
 # ---------------------------------------------------------------------------- the matcher
 
 TAUGHT = {
@@ -138,6 +246,15 @@ def test_bad_settings_are_config_errors() -> None:
     with pytest.raises(ConfigError, match=r"plugins\.semantic\.lexical_weight: expected a number from 0 to 1"):
         SemanticMatcher({"lexical_weight": 2})
     assert SemanticMatcher({"max_words": 8, "threshold": 0.5}).max_words == 8
+    with pytest.raises(ConfigError, match=r"plugins\.semantic\.backend: expected one of auto, numpy, onnxruntime"):
+        SemanticMatcher({"backend": "torch"})
+    with pytest.raises(ConfigError, match=r"plugins\.semantic\.precision: expected one of float32, int8"):
+        SemanticMatcher({"precision": "fp16"})
+    with pytest.raises(ConfigError, match=r"plugins\.semantic\.precision: int8 needs backend onnxruntime"):
+        SemanticMatcher({"backend": "numpy", "precision": "int8"})
+    with pytest.raises(ConfigError, match=r"plugins\.semantic\.max_tokens: expected at least 2"):
+        SemanticMatcher({"max_tokens": 1})
+    assert SemanticMatcher({"max_tokens": 500}).max_tokens == 128
 
 
 def test_region_vectors_are_cached_on_disk_by_model_and_text(tmp_path: Path, encoder) -> None:  # type: ignore[no-untyped-def]
@@ -150,9 +267,9 @@ def test_region_vectors_are_cached_on_disk_by_model_and_text(tmp_path: Path, enc
             self.texts = 0
             self.fingerprint, self.dimension = encoder.fingerprint, encoder.dimension
 
-        def encode(self, texts: list[str]) -> Any:
+        def encode(self, texts: list[str], max_tokens: int = 128) -> Any:
             self.texts += len(texts)
-            return encoder.encode(texts)
+            return encoder.encode(texts, max_tokens)
 
     _pm, cortex = _cortex("lexical", tmp_path)  # only for a taught memory
     doc = cortex.store.read("skill-cortex", "cortex").value

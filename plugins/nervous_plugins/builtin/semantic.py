@@ -1,7 +1,7 @@
 """The ``semantic`` built-in plugin: registration only.
 
 The implementation (:mod:`nervous_plugins.semantic_matcher`) needs numpy, tokenizers and safetensors
-(the ``semantic`` extra) and the model weights package; it is imported by the factory, on first use,
+(the ``semantic`` extra, which also brings onnxruntime, used when present) and the model weights package; it is imported by the factory, on first use,
 so selecting another matcher never loads them.
 """
 
