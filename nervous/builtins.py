@@ -12,17 +12,18 @@ from __future__ import annotations
 
 import importlib
 import inspect
-from typing import Any
-
-from attrs import frozen
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from . import hookimpl
 from .errors import PluginError
-from .plugin.provider import Provider
+
+if TYPE_CHECKING:
+    from .plugin.provider import Provider
 
 
-@frozen
-class Builtin:
+class Builtin(NamedTuple):
+    """One row of the table (a tuple: read on every start-up)."""
+
     name: str
     module: str
     #: contribution hooks it implements -> hookimpl options
@@ -94,17 +95,22 @@ class LazyBuiltin:
         return function(**{k: v for k, v in kwargs.items() if k in wanted})
 
     def providers(self, hook: str) -> list[Provider]:
+        from .plugin.provider import Provider
+
         return [Provider(name, description, _LazyFactory(self, hook, name))
                 for name, description in self.builtin.providers[hook]]
 
 
-@frozen
 class _LazyFactory:
     """Imports the built-in on first use and runs the factory its own hook declares."""
 
-    plugin: LazyBuiltin
-    hook: str
-    name: str
+    __slots__ = ("plugin", "hook", "name")
+
+    def __init__(self, plugin: LazyBuiltin, hook: str, name: str) -> None:
+        self.plugin, self.hook, self.name = plugin, hook, name
+
+    def __repr__(self) -> str:
+        return f"_LazyFactory(plugin={self.plugin.builtin.name!r}, hook={self.hook!r}, name={self.name!r})"
 
     def __call__(self, ctx: Any) -> Any:
         for provider in self.plugin.call(self.hook):

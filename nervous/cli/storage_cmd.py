@@ -142,8 +142,7 @@ def migrate_cmd(target_name: str, target_path: str | None, force: bool, as_json:
     A target that already exists and holds something is written into only with ``--force``; a
     target path that is neither a regular file nor a directory is never used.
     """
-    import attrs
-
+    from ..config import evolve
     from ..context import ProviderContext
     from ..storage import migrate
 
@@ -152,7 +151,7 @@ def migrate_cmd(target_name: str, target_path: str | None, force: bool, as_json:
     source = pm.storage()
     provider = pm.provider("storage backend", target_name)
     cfg = app.config
-    target_cfg = attrs.evolve(cfg, storage=attrs.evolve(cfg.storage, backend=target_name, path=target_path))
+    target_cfg = evolve(cfg, storage=evolve(cfg.storage, backend=target_name, path=target_path))
     target_cfg.paths = cfg.paths
     settings = {**cfg.plugin_settings(provider.plugin or ""), **cfg.plugin_settings(target_name)}
     if target_path is not None and target_name != "postgres":

@@ -19,8 +19,6 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from .. import hookimpl
-from .context import ProviderContext
-from .provider import Provider
 
 _RECORDS = ["DECISION_ORDER", "Event", "FileDigest", "Finding", "InstallRecord", "IntentVerdict", "ReviewDecision",
             "RiskAssessment", "ScanContext", "ScanStatus", "SearchHit", "SideEffects", "SkillBundle", "SkillFile",
@@ -36,9 +34,14 @@ _SOURCES: dict[str, str] = {
     **dict.fromkeys(_STORAGE, "nervous.storage"),
     **dict.fromkeys(_PROTOCOLS, "nervous.plugin.protocols"),
     "hookspec": "nervous.plugin.hookspecs",
+    # attrs records, loaded on first use: the kernel imports this package on every start-up
+    "Provider": "nervous.plugin.provider",
+    "ProviderContext": "nervous.plugin.context",
 }
 
 if TYPE_CHECKING:
+    from .context import ProviderContext
+    from .provider import Provider
     from ..records import (
         DECISION_ORDER,
         Event,
