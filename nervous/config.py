@@ -388,7 +388,7 @@ def _build(tp: Any, value: Any, path: str) -> Any:
     if has(tp):
         if not isinstance(value, Mapping):
             raise _Invalid(path, f"expected a table, got {type(value).__name__} {value!r}")
-        hints = get_type_hints(tp)
+        hints = get_type_hints(tp) if value else {}  # evaluating annotations costs start-up time
         known = {f.name for f in fields(tp) if f.init}
         unknown = sorted(set(value) - known)
         if unknown:
