@@ -180,9 +180,9 @@ class PluginManager:
             self._register(lazy_plugin(builtin), name, "built-in", "nervous", _version(), module)
 
     def _load_entry_points(self) -> None:
-        from .entrypoints import entry_points_for
+        from .entrypoints import entry_points_for, user_cache_dir
 
-        for ep in entry_points_for(ENTRY_POINT_GROUP, self.paths.cache_dir):
+        for ep in entry_points_for(ENTRY_POINT_GROUP, user_cache_dir()):
             dist_name, dist_version = ep.dist, ep.version
             if self._is_blocked(ep.name, dist_name):
                 key = ep.name if ep.name not in self._infos else f"{ep.name} ({dist_name})"
