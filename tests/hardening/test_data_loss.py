@@ -242,6 +242,37 @@ def test_read_only_commands_write_nothing_in_a_fresh_home(home: Path, tmp_path: 
     assert list(work.iterdir()) == []
 
 
+_READ_ONLY = [["perceive", "convert a pdf", "--json"], ["cortex", "show", "--json"], ["goal", "list", "--json"],
+              ["cortex", "stats", "--json"], ["list", "--json"], ["storage", "info", "--json"],
+              ["storage", "check", "--json"], ["audit", "--json"], ["plugins", "--json"], ["--version"]]
+
+
+@pytest.mark.parametrize("backend", ["file", "sqlite"])
+def test_a_fresh_home_stays_empty_through_every_read_only_command(tmp_path: Path, backend: str) -> None:
+    """The installed command (entry points autoloaded, so their cache is exercised) creates no file
+    at all in a fresh NERVOUS_HOME or the working directory: no database, no store marker, no cache."""
+    home, work, xdg = tmp_path / "home", tmp_path / "work", tmp_path / "xdg-cache"
+    home.mkdir()
+    work.mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NERVOUS_")}
+    env.update(NERVOUS_HOME=str(home), NERVOUS_STORAGE_BACKEND=backend, NERVOUS_REGISTRIES="local",
+               XDG_CACHE_HOME=str(xdg))
+    for args in _READ_ONLY:
+        res = subprocess.run([sys.executable, "-m", "nervous", *args], env=env, cwd=work, capture_output=True,
+                             text=True, timeout=120, check=False)
+        assert res.returncode == 0, (args, res.stdout, res.stderr)
+        assert sorted(p.relative_to(home).as_posix() for p in home.rglob("*")) == [], args
+        assert list(work.iterdir()) == [], args
+    # the entry-point cache went to the user cache directory (docs/cli.md), one file per interpreter
+    assert [p.name.startswith("entry-points-nervous-") for p in (xdg / "nervous").iterdir()] == [True]
+    # ... and the first write creates the store
+    res = subprocess.run([sys.executable, "-m", "nervous", "report", "demo", "--region", "convert-pdf", "--task", "convert a pdf",
+                          "--outcome", "success", "--json"], env=env, cwd=work, capture_output=True, text=True,
+                         timeout=120, check=False)
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert (home / "data").is_dir()
+
+
 def test_nervous_now_that_is_not_a_timestamp_is_a_config_error(home: Path) -> None:
     res = run(home, "perceive", "x", "--json", NERVOUS_NOW="yesterday")
     assert res.code == 2 and res.envelope()["error"]["code"] == "config_error"
