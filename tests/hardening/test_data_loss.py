@@ -227,6 +227,49 @@ def test_hard_linked_backup_leaves_no_stray_temporary_file(home: Path) -> None:
     assert [p.name for p in doc.parent.iterdir() if ".tmp." in p.name] == []
 
 
+def _dead_pid() -> int:
+    child = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True,
+                           check=True)
+    return int(child.stdout)
+
+
+def test_storage_check_repair_removes_an_older_releases_stray_temporary_files_and_nothing_else(
+        home: Path, tmp_path: Path) -> None:
+    _learn(home)
+    doc = home / "data" / "skill-cortex" / "cortex.json"
+    dead = _dead_pid()
+    strays = [doc.with_name(f"cortex.json.bak.tmp.{dead}"), doc.with_name(f"cortex.json.tmp.{dead}")]
+    for p in strays:  # what an older release left after a crash
+        p.write_bytes(doc.read_bytes())
+    live = doc.with_name(f"cortex.json.tmp.{os.getpid()}")  # a write in progress: not stray
+    live.write_text("{}", encoding="utf-8")
+    users = [doc.with_name("notes.txt"), doc.with_name("cortex.json.bak.tmp.mine"), home / "data" / f"x.json.tmp.{dead}"]
+    for p in users:
+        p.write_text("the user's own file", encoding="utf-8")
+    before = run(home, "storage", "check", "--json")
+    assert before.code == 1
+    assert {Path(p["where"]).name for p in before.envelope()["problems"]} == {p.name for p in strays}
+
+    res = run(home, "storage", "check", "--repair", "--json")
+    assert res.code == 0, res.stdout + res.stderr
+    data = res.envelope()
+    assert sorted(p["where"] for p in data["repaired"]) == sorted(str(p) for p in strays)
+    assert data["problems"] == []
+    assert not any(p.exists() for p in strays)
+    assert live.read_text(encoding="utf-8") == "{}"
+    assert all(p.read_text(encoding="utf-8") == "the user's own file" for p in users)
+    assert run(home, "perceive", "convert a pdf", "--json").code == 0  # the store still reads
+
+    # a link with a stray's name is never followed nor removed; the check keeps reporting it
+    target = tmp_path / "precious.txt"
+    target.write_text("keep me", encoding="utf-8")
+    link = doc.with_name(f"cortex.json.bak.tmp.{dead}")
+    link.symlink_to(target)
+    res = run(home, "storage", "check", "--repair", "--json")
+    assert res.code == 1 and res.envelope()["repaired"] == []
+    assert link.is_symlink() and target.read_text(encoding="utf-8") == "keep me"
+
+
 # ------------------------------------------------------------------ fresh homes stay untouched
 
 
