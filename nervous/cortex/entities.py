@@ -11,6 +11,7 @@ import functools
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
+from typing import NamedTuple
 
 from attrs import frozen
 
@@ -61,6 +62,8 @@ def has_shape(word: str) -> bool:
     """Rule F2: alphabetic parts joined by single hyphens, 2–30 characters in all."""
     if not 2 <= len(word) <= 30:
         return False
+    if word.isalpha():  # the common case, without splitting
+        return True
     return all(part and part.isalpha() for part in word.split("-"))
 
 
@@ -71,9 +74,8 @@ def normalise(word: str) -> str:
     return unicodedata.normalize("NFKC", word).casefold()
 
 
-@frozen
-class Token:
-    """One whitespace token of a text, stripped as in §5.2."""
+class Token(NamedTuple):
+    """One whitespace token of a text, stripped as in §5.2 (a tuple: one is made per word of a text)."""
 
     raw: str
     text: str  # stripped, possessive removed, original case
@@ -199,7 +201,7 @@ class TaskText:
             if tok.possessive:
                 return "F5d"
             if self.no_lowercase:
-                continue
+                continue  # no case evidence in a text without lower case; only possessives count
             letters = "".join(filter(str.isalpha, tok.text))
             if len(letters) >= 2 and all(map(str.isupper, letters)):
                 return "F5b"
@@ -228,7 +230,8 @@ class FilterResult:
 
 def check_word(proposed: str, task: TaskText) -> tuple[str | None, str | None]:
     """Apply F1–F7 to one proposed word: ``(kept word, None)`` or ``(None, rule)``."""
-    raw = unicodedata.normalize("NFKC", proposed).strip()
+    # NFKC leaves ASCII text unchanged: skip the call for the common case (long texts)
+    raw = (proposed if proposed.isascii() else unicodedata.normalize("NFKC", proposed)).strip()
     stripped = raw.strip(SURROUNDING)
     if stripped.casefold().endswith(_POSSESSIVES) and len(stripped) > 2:
         return None, "F1"
@@ -251,10 +254,12 @@ def check_word(proposed: str, task: TaskText) -> tuple[str | None, str | None]:
 
 
 def filter_words(proposed: Iterable[str], task_text: str | TaskText, *, cap: int | None = 4,
-                 stop_at_cap: bool = False) -> FilterResult:
+                 stop_at_cap: bool = False, rejections: bool = True) -> FilterResult:
     """Filter proposed words against the task text; keep order, collapse stem-equal words, cap.
 
-    ``stop_at_cap`` ends at the first word beyond the cap (for callers that only want the kept words).
+    ``stop_at_cap`` ends at the first word beyond the cap (for callers that only want the kept words);
+    ``rejections=False`` leaves ``rejected`` empty (they cost time on long texts and such callers
+    never read them).
     """
     task = task_text if isinstance(task_text, TaskText) else TaskText(task_text)
     kept: list[str] = []
@@ -266,7 +271,8 @@ def filter_words(proposed: Iterable[str], task_text: str | TaskText, *, cap: int
             checked[word] = check_word(word, task)
         survivor, rule = checked[word]
         if survivor is None:
-            rejected.append(Rejection(word, rule or "?"))
+            if rejections:
+                rejected.append(Rejection(word, rule or "?"))
             continue
         if survivor in kept_stems or stem(survivor) in kept_stems:
             continue
@@ -283,7 +289,7 @@ def filter_words(proposed: Iterable[str], task_text: str | TaskText, *, cap: int
 def extract_signals(task_text: str, limit: int | None = 4) -> tuple[str, ...]:
     """The default extractor (§5.6): the task's plain tokens in order, filtered, first ``limit``."""
     task = TaskText(task_text)
-    return filter_words([t.text for t in task.plain], task, cap=limit, stop_at_cap=True).kept
+    return filter_words([t.text for t in task.plain], task, cap=limit, stop_at_cap=True, rejections=False).kept
 
 
 def propose_region_name(signals: Sequence[str]) -> str | None:
