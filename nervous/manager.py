@@ -440,6 +440,10 @@ class PluginManager:
                 self._instances[key] = Blamed(prov.factory(ctx), prov.plugin, f"{kind} {name!r}")
             except (PluginError, ProviderError):
                 raise
+            except (OSError, RecursionError, UnicodeError, MemoryError):
+                # the environment or the input (an unreadable data folder, a path too long): the
+                # documented codes, as for the provider's methods (nervous.blame), not a plugin bug
+                raise
             except Exception as exc:
                 from .errors import NervousError
 

@@ -363,8 +363,13 @@ class FileStore(Store):
         if reason is not None:
             problems.append(Problem(str(marker), f"store marker unreadable: {reason}"))
         now = time.time()
+
+        def unreadable(err: OSError) -> None:  # os.walk skips a folder it cannot list: a check must say so
+            problems.append(Problem(str(err.filename), f"cannot be read ({err.strerror or err}); nothing in it "
+                                                       "was checked"))
+
         for d in self._collection_dirs():
-            for dirpath, _dirs, files in os.walk(d):
+            for dirpath, _dirs, files in os.walk(d, onerror=unreadable):
                 for name in sorted(files):
                     p = Path(dirpath) / name
                     problems.extend(self._check_file(p, name, now, is_log_dir=d.name == LOGS_DIR,
