@@ -133,15 +133,19 @@ def _proxy(hook: str, options: dict[str, Any], provider: bool) -> Any:
 
 
 def _make_proxy(hook: str, options: dict[str, Any], provider: bool) -> Any:
+    if provider:  # provider hooks take no argument: a closure, nothing to compile (start-up)
+        def proxy(self: LazyBuiltin) -> Any:
+            return self.providers(hook)
+
+        proxy.__name__ = proxy.__qualname__ = hook
+        return hookimpl(**options)(proxy)
     from .plugin import hookspecs
 
+    # a contribution hook's proxy needs the hookspec's own argument names (pluggy passes by name)
     args = list(inspect.signature(getattr(hookspecs, hook)).parameters)
-    if provider:
-        source = f"def {hook}(self):\n    return self.providers({hook!r})\n"
-    else:
-        params = ", ".join(["self", *args])
-        passed = ", ".join(f"{a}={a}" for a in args)
-        source = f"def {hook}({params}):\n    return self.call({hook!r}, {passed})\n"
+    params = ", ".join(["self", *args])
+    passed = ", ".join(f"{a}={a}" for a in args)
+    source = f"def {hook}({params}):\n    return self.call({hook!r}, {passed})\n"
     namespace: dict[str, Any] = {}
     exec(compile(source, f"<built-in hook {hook}>", "exec"), namespace)  # noqa: S102 - our own fixed text
     return hookimpl(**options)(namespace[hook])
