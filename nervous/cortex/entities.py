@@ -162,6 +162,9 @@ class TaskText:
         for compound in set(self.compounds):
             self._bounded |= _bounded_words(compound)
         self._evidence: dict[str, str | None] = {}
+        #: in a text without lower case only possessives are evidence (F5d): their stems, found once
+        self._possessive_stems = ({stem(t.lower) for t in self.plain if t.possessive} if self.no_lowercase
+                                  else set())
 
     def occurs_standalone(self, word: str) -> bool:
         return word in self._stems or stem(word) in self._stems
@@ -192,6 +195,12 @@ class TaskText:
 
     def _find_evidence(self, word: str) -> str | None:
         vocabulary = words("vocabulary")
+        if self.no_lowercase:  # the loop below would only look for a possessive: ask the index instead
+            if stem(word) in self._possessive_stems:
+                return "F5d"
+            if word not in vocabulary:
+                return "F5"
+            return "F5e" if self.occurs_in_compound(word) else None
         seen: set[tuple[str, bool, bool]] = set()
         for tok in self._by_stem.get(stem(word), ()):
             shape = (tok.text, tok.possessive, tok.sentence_start)
@@ -233,9 +242,9 @@ def check_word(proposed: str, task: TaskText) -> tuple[str | None, str | None]:
     # NFKC leaves ASCII text unchanged: skip the call for the common case (long texts)
     raw = (proposed if proposed.isascii() else unicodedata.normalize("NFKC", proposed)).strip()
     stripped = raw.strip(SURROUNDING)
-    if stripped.casefold().endswith(_POSSESSIVES) and len(stripped) > 2:
-        return None, "F1"
     word = stripped.casefold()
+    if word.endswith(_POSSESSIVES) and len(stripped) > 2:
+        return None, "F1"
     if not _shape(word):
         return None, "F2"
     if word in words("stopwords") or word in words("temporal"):
