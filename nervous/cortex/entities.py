@@ -211,11 +211,19 @@ class TaskText:
                 return "F5d"
             if self.no_lowercase:
                 continue  # no case evidence in a text without lower case; only possessives count
-            letters = "".join(filter(str.isalpha, tok.text))
-            if len(letters) >= 2 and all(map(str.isupper, letters)):
-                return "F5b"
-            if any(map(str.isupper, tok.text[1:])):
-                return "F5c"
+            text = tok.text
+            if text.isascii():  # every ASCII letter is cased: the same tests with str methods (long texts)
+                letters = text if text.isalpha() else "".join(filter(str.isalpha, text))
+                if len(letters) >= 2 and letters.isupper():
+                    return "F5b"
+                if text[1:] != text[1:].lower():
+                    return "F5c"
+            else:
+                letters = "".join(filter(str.isalpha, text))
+                if len(letters) >= 2 and all(map(str.isupper, letters)):
+                    return "F5b"
+                if any(map(str.isupper, text[1:])):
+                    return "F5c"
             if tok.text[:1].isupper() and not tok.sentence_start:
                 return "F5a"
         if self.no_lowercase and word not in vocabulary:
