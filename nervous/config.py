@@ -14,7 +14,7 @@ import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import UnionType
-from typing import Any, Union, get_args, get_origin, get_type_hints
+from typing import Any, TypeVar, Union, get_args, get_origin, get_type_hints
 
 from .errors import ConfigError
 from .paths import Paths
@@ -25,13 +25,16 @@ from .paths import Paths
 # --------------------------------------------------------------------------------------------
 
 
-class Factory:
-    """A field default made fresh for each instance (``Factory(list)``), as in attrs."""
-
+class _Factory:
     __slots__ = ("factory",)
 
     def __init__(self, factory: Any) -> None:
         self.factory = factory
+
+
+def Factory(factory: Any) -> Any:  # noqa: N802 - spelled like attrs' Factory
+    """A field default made fresh for each instance (``Factory(list)``), as in attrs."""
+    return _Factory(factory)
 
 
 class Field:
@@ -49,7 +52,7 @@ class Field:
 
 def field(*, default: Any = None, factory: Any = None, eq: bool = True) -> Any:
     """A field with options (only ``eq=False`` is used: kept out of comparisons)."""
-    return _FieldSpec(Factory(factory) if factory is not None else default, eq)
+    return _FieldSpec(_Factory(factory) if factory is not None else default, eq)
 
 
 class _FieldSpec:
@@ -77,7 +80,7 @@ class _Record:
         for f in cls._config_fields:
             if f.name in kwargs:
                 value = kwargs.pop(f.name)
-            elif isinstance(f.default, Factory):
+            elif isinstance(f.default, _Factory):
                 value = f.default.factory()
             else:
                 value = f.default
@@ -99,7 +102,7 @@ class _Record:
         return result if result is NotImplemented else not result
 
 
-def define(cls: type) -> type:
+def define(cls: type[_T]) -> type[_T]:
     """Turn a class with annotated defaults into a slotted :class:`_Record` (a small part of attrs' ``define``)."""
     found = []
     for name in cls.__dict__.get("__annotations__", {}):
@@ -113,10 +116,11 @@ def define(cls: type) -> type:
     body = {k: v for k, v in cls.__dict__.items() if k not in {f.name for f in found} | {"__dict__", "__weakref__"}}
     body["__slots__"] = tuple(f.name for f in found)
     body["_config_fields"] = tuple(found)
-    return type(cls.__name__, (_Record,), body)
+    return type(cls.__name__, (_Record,), body)  # type: ignore[return-value]
 
 
 _MISSING = object()
+_T = TypeVar("_T")
 
 
 def fields(cls: type) -> tuple[Field, ...]:

@@ -23,8 +23,8 @@ from .paths import Paths
 from .plugin import hookspecs
 
 if TYPE_CHECKING:
-    from .plugin.provider import Provider
     from .plugin.protocols import DrainPolicy, InstallTarget, Matcher, RankingPolicy, Registry, ReviewPolicy
+    from .plugin.provider import Provider
     from .records import IntentVerdict, RiskAssessment, ScanContext, SideEffects, SkillBundle
     from .storage import Store
 

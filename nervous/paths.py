@@ -13,7 +13,7 @@ class Paths:
     """The four locations (immutable; a plain class rather than attrs: it is built on every start-up)."""
 
     __slots__ = ("config_dir", "data_dir", "state_dir", "cache_dir")
-    __match_args__ = __slots__
+    __match_args__ = ("config_dir", "data_dir", "state_dir", "cache_dir")
 
     config_dir: Path
     data_dir: Path

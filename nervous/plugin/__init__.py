@@ -40,8 +40,6 @@ _SOURCES: dict[str, str] = {
 }
 
 if TYPE_CHECKING:
-    from .context import ProviderContext
-    from .provider import Provider
     from ..records import (
         DECISION_ORDER,
         Event,
@@ -75,8 +73,10 @@ if TYPE_CHECKING:
         check_key,
         shape_validator,
     )
+    from .context import ProviderContext
     from .hookspecs import hookspec
     from .protocols import DrainPolicy, InstallTarget, Matcher, RankingPolicy, Registry, ReviewPolicy
+    from .provider import Provider
 
 
 def __getattr__(name: str) -> Any:

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
 
 if TYPE_CHECKING:  # annotations only: the records module is not needed to load the contracts (start-up)
+    from ..cortex.policy import CandidateView
     from ..records import (
         InstallRecord,
         IntentVerdict,
@@ -20,8 +21,6 @@ if TYPE_CHECKING:  # annotations only: the records module is not needed to load 
         SkillRef,
         SkillVersion,
     )
-
-    from ..cortex.policy import CandidateView
 
 
 @runtime_checkable
