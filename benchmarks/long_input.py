@@ -103,8 +103,15 @@ def full_perceive(args: argparse.Namespace) -> None:
             nv.cortex.record_outcome(f"region{i}", f"skill{i}", "success", task=f"convert pdf report {i} to text")
         for name, full in texts(args.tasks).items():
             text = full[:20_000]
-            samples = [best_of(lambda text=text: nv.perceive(text), 1) for _ in range(args.runs)]
-            print(f"full perceive, {name:20} 20,000 chars: median {statistics.median(samples) * 1000:7.2f} ms")
+            nv.perceive(text)  # word lists and caches warm, as in a long-running host
+            samples, cpu = [], []
+            for _ in range(args.runs):
+                c0, t0 = time.process_time(), time.perf_counter()
+                nv.perceive(text)
+                samples.append(time.perf_counter() - t0)
+                cpu.append(time.process_time() - c0)
+            print(f"full perceive, {name:20} 20,000 chars: median {statistics.median(samples) * 1000:7.2f} ms, "
+                  f"CPU median {statistics.median(cpu) * 1000:7.2f} ms (target <= 50 ms of CPU)")
 
 
 def mcp_memory() -> None:

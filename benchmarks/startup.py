@@ -1,13 +1,20 @@
 """Cold start-up cost of the CLI, as a ratio to the bare interpreter measured in the same run.
 
-    python benchmarks/startup.py [--runs 15]
+    python benchmarks/startup.py [--runs 21] [--python PATH]
 
-Prints the median wall time of ``python -c pass``, ``nervous --version``,
-``nervous plugins --json``, ``nervous perceive --json`` and, when the clawhub CLI is on ``PATH``,
-``clawhub list`` (each a fresh process, interleaved so load changes hit every command alike), their
-ratios to the bare interpreter, and the
-heavy modules (HTTP clients, YAML, rich, numpy, psycopg, mcp) that ``import nervous`` and the
-plugin load pull in — there must be none.
+Prints the median wall time and the median CPU time (user + system of the child) of
+``python -c pass``, ``nervous --version``, ``nervous plugins --json``, ``nervous perceive --json``
+and, when the clawhub CLI is on ``PATH``, ``clawhub list`` (each a fresh process, interleaved so
+load changes hit every command alike), their ratios to the bare interpreter, and the heavy modules
+(HTTP clients, YAML, rich, numpy, psycopg, mcp) that ``import nervous`` and the plugin load pull
+in — there must be none.
+
+``--python`` times another interpreter, e.g. a virtual environment with a regular (not editable)
+``pip install .``, which is what users get: an editable install adds a path finder to *every*
+interpreter start of its environment (the bare ``python -c pass`` included), so the ratios of a
+development checkout are lower than a regular install's. ``PYTHONDONTWRITEBYTECODE`` is dropped
+from the children's environment and every command runs once before timing, so a checkout's modules
+are timed from their bytecode, as an installed package's are (pip compiles it on install).
 """
 
 from __future__ import annotations
@@ -15,12 +22,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from pathlib import Path
 
 HEAVY = {"httpx", "httpcore", "requests", "urllib3", "yaml", "rich", "typer", "numpy", "psycopg", "psycopg_pool",
          "mcp", "anyio", "sqlalchemy", "onnxruntime"}
@@ -35,24 +44,31 @@ print(' '.join(sorted({m.split('.')[0] for m in sys.modules})))
 """
 
 
-def timed_all(cmds: list[list[str]], env: dict[str, str], runs: int, cwd: str) -> list[float]:
-    """Median wall time of each command; rounds interleave the commands (a load spike hits all)."""
-    samples: list[list[float]] = [[] for _ in cmds]
+def timed_all(cmds: list[list[str]], env: dict[str, str], runs: int, cwd: str) -> tuple[list[float], list[float]]:
+    """Median wall and CPU time of each command; rounds interleave the commands (a load spike hits all)."""
+    wall: list[list[float]] = [[] for _ in cmds]
+    cpu: list[list[float]] = [[] for _ in cmds]
     for _ in range(runs):
         for i, cmd in enumerate(cmds):
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
             t0 = time.perf_counter()
             subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False, cwd=cwd)
-            samples[i].append(time.perf_counter() - t0)
-    return [statistics.median(s) for s in samples]
+            wall[i].append(time.perf_counter() - t0)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpu[i].append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+    return [statistics.median(s) for s in wall], [statistics.median(s) for s in cpu]
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--runs", type=int, default=15)
+    ap.add_argument("--python", default=sys.executable,
+                    help="the interpreter to time (default: this one), e.g. a venv with a regular pip install")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as home:
-        env = {**os.environ, "NERVOUS_HOME": home}
-        py = sys.executable
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        env["NERVOUS_HOME"] = home
+        py = args.python
         cmds = {
             "python -c pass": [py, "-c", "pass"],
             "nervous --version": [py, "-m", "nervous", "--version"],
@@ -62,21 +78,28 @@ def main() -> None:
         clawhub = shutil.which("clawhub")
         if clawhub:
             cmds["clawhub list"] = [clawhub, "list", "--workdir", home]
-        subprocess.run(cmds["nervous --version"], env=env, capture_output=True, check=False)  # warm caches
-        medians = timed_all(list(cmds.values()), env, args.runs, home)
-        rows = list(zip(cmds, medians, strict=True))
-        base = rows[0][1]
+        for cmd in cmds.values():  # warm caches: bytecode, the entry-point cache
+            subprocess.run(cmd, env=env, capture_output=True, check=False, cwd=home)
+        wall, cpu = timed_all(list(cmds.values()), env, args.runs, home)
         loaded = subprocess.run([py, "-c", PROBE], env=env, capture_output=True, text=True, check=True).stdout.split()
+        created = sorted(str(p.relative_to(home)) for p in Path(home).rglob("*"))
     heavy = sorted(HEAVY & set(loaded))
-    print(f"{'command':28} {'median ms':>10} {'ratio':>7}")
-    for name, t in rows:
-        print(f"{name:28} {t * 1000:10.1f} {t / base:7.2f}x")
-    times = dict(rows)
+    names = list(cmds)
+    print(f"interpreter: {py}")
+    print(f"{'command':28} {'median ms':>10} {'ratio':>7} {'CPU ms':>8} {'CPU ratio':>10}")
+    for i, name in enumerate(names):
+        print(f"{name:28} {wall[i] * 1000:10.1f} {wall[i] / wall[0]:7.2f}x {cpu[i] * 1000:8.1f} "
+              f"{cpu[i] / cpu[0]:9.2f}x")
+    times, cpus = dict(zip(names, wall, strict=True)), dict(zip(names, cpu, strict=True))
     if "clawhub list" in times:
-        print(f"perceive / clawhub list: {times['nervous perceive --json'] / times['clawhub list']:.2f}")
+        print(f"perceive / clawhub list: {times['nervous perceive --json'] / times['clawhub list']:.2f} "
+              f"(CPU {cpus['nervous perceive --json'] / cpus['clawhub list']:.2f})")
     print(f"heavy modules loaded with every plugin: {', '.join(heavy) or 'none'}")
-    print(json.dumps({"runs": args.runs, "ms": {n: round(t * 1000, 1) for n, t in rows},
-                      "ratio": {n: round(t / base, 2) for n, t in rows}, "heavy": heavy}))
+    print(f"files the commands created in the fresh NERVOUS_HOME: {', '.join(created) or 'none'}")
+    print(json.dumps({"runs": args.runs, "python": py, "ms": {n: round(t * 1000, 1) for n, t in times.items()},
+                      "ratio": {n: round(t / wall[0], 2) for n, t in times.items()},
+                      "cpu_ms": {n: round(t * 1000, 1) for n, t in cpus.items()},
+                      "cpu_ratio": {n: round(t / cpu[0], 2) for n, t in cpus.items()}, "heavy": heavy}))
 
 
 if __name__ == "__main__":

@@ -12,17 +12,18 @@ from __future__ import annotations
 
 import importlib
 import inspect
-from typing import Any
-
-from attrs import frozen
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from . import hookimpl
 from .errors import PluginError
-from .plugin.provider import Provider
+
+if TYPE_CHECKING:
+    from .plugin.provider import Provider
 
 
-@frozen
-class Builtin:
+class Builtin(NamedTuple):
+    """One row of the table (a tuple: read on every start-up)."""
+
     name: str
     module: str
     #: contribution hooks it implements -> hookimpl options
@@ -94,17 +95,22 @@ class LazyBuiltin:
         return function(**{k: v for k, v in kwargs.items() if k in wanted})
 
     def providers(self, hook: str) -> list[Provider]:
+        from .plugin.provider import Provider
+
         return [Provider(name, description, _LazyFactory(self, hook, name))
                 for name, description in self.builtin.providers[hook]]
 
 
-@frozen
 class _LazyFactory:
     """Imports the built-in on first use and runs the factory its own hook declares."""
 
-    plugin: LazyBuiltin
-    hook: str
-    name: str
+    __slots__ = ("plugin", "hook", "name")
+
+    def __init__(self, plugin: LazyBuiltin, hook: str, name: str) -> None:
+        self.plugin, self.hook, self.name = plugin, hook, name
+
+    def __repr__(self) -> str:
+        return f"_LazyFactory(plugin={self.plugin.builtin.name!r}, hook={self.hook!r}, name={self.name!r})"
 
     def __call__(self, ctx: Any) -> Any:
         for provider in self.plugin.call(self.hook):
@@ -127,15 +133,19 @@ def _proxy(hook: str, options: dict[str, Any], provider: bool) -> Any:
 
 
 def _make_proxy(hook: str, options: dict[str, Any], provider: bool) -> Any:
+    if provider:  # provider hooks take no argument: a closure, nothing to compile (start-up)
+        def proxy(self: LazyBuiltin) -> Any:
+            return self.providers(hook)
+
+        proxy.__name__ = proxy.__qualname__ = hook
+        return hookimpl(**options)(proxy)
     from .plugin import hookspecs
 
+    # a contribution hook's proxy needs the hookspec's own argument names (pluggy passes by name)
     args = list(inspect.signature(getattr(hookspecs, hook)).parameters)
-    if provider:
-        source = f"def {hook}(self):\n    return self.providers({hook!r})\n"
-    else:
-        params = ", ".join(["self", *args])
-        passed = ", ".join(f"{a}={a}" for a in args)
-        source = f"def {hook}({params}):\n    return self.call({hook!r}, {passed})\n"
+    params = ", ".join(["self", *args])
+    passed = ", ".join(f"{a}={a}" for a in args)
+    source = f"def {hook}({params}):\n    return self.call({hook!r}, {passed})\n"
     namespace: dict[str, Any] = {}
     exec(compile(source, f"<built-in hook {hook}>", "exec"), namespace)  # noqa: S102 - our own fixed text
     return hookimpl(**options)(namespace[hook])

@@ -14,12 +14,150 @@ import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import UnionType
-from typing import Any, Union, get_args, get_origin, get_type_hints
-
-from attrs import Factory, asdict, define, field, fields, has
+from typing import Any, TypeVar, Union, get_args, get_origin, get_type_hints
 
 from .errors import ConfigError
 from .paths import Paths
+
+# --------------------------------------------------------------------------------------------
+# Records (read on every start-up, so not attrs classes: generating attrs methods for the ten
+# sections cost more than the rest of loading the configuration)
+# --------------------------------------------------------------------------------------------
+
+
+class _Factory:
+    __slots__ = ("factory",)
+
+    def __init__(self, factory: Any) -> None:
+        self.factory = factory
+
+
+def Factory(factory: Any) -> Any:  # noqa: N802 - spelled like attrs' Factory
+    """A field default made fresh for each instance (``Factory(list)``), as in attrs."""
+    return _Factory(factory)
+
+
+class Field:
+    """One field of a configuration record, in declaration order."""
+
+    __slots__ = ("name", "default", "eq")
+
+    def __init__(self, name: str, default: Any, eq: bool = True) -> None:
+        self.name, self.default, self.eq = name, default, eq
+
+    @property
+    def init(self) -> bool:
+        return True
+
+
+def field(*, default: Any = None, factory: Any = None, eq: bool = True) -> Any:
+    """A field with options (only ``eq=False`` is used: kept out of comparisons)."""
+    return _FieldSpec(_Factory(factory) if factory is not None else default, eq)
+
+
+class _FieldSpec:
+    __slots__ = ("default", "eq")
+
+    def __init__(self, default: Any, eq: bool) -> None:
+        self.default, self.eq = default, eq
+
+
+class _Record:
+    """Base of the configuration records: keyword or positional ``__init__``, ``repr``, ``==``, slots."""
+
+    __slots__ = ()
+    _config_fields: tuple[Field, ...] = ()
+    __hash__ = None  # type: ignore[assignment]  # mutable, like an attrs ``@define`` class
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        cls = type(self)
+        if len(args) > len(cls._config_fields):
+            raise TypeError(f"{cls.__name__}() takes at most {len(cls._config_fields)} positional arguments")
+        for f, value in zip(cls._config_fields, args, strict=False):
+            if f.name in kwargs:
+                raise TypeError(f"{cls.__name__}() got multiple values for argument {f.name!r}")
+            kwargs[f.name] = value
+        for f in cls._config_fields:
+            if f.name in kwargs:
+                value = kwargs.pop(f.name)
+            elif isinstance(f.default, _Factory):
+                value = f.default.factory()
+            else:
+                value = f.default
+            object.__setattr__(self, f.name, value)
+        if kwargs:
+            raise TypeError(f"{cls.__name__}() got an unexpected keyword argument {next(iter(kwargs))!r}")
+
+    def __repr__(self) -> str:
+        inner = ", ".join(f"{f.name}={getattr(self, f.name)!r}" for f in type(self)._config_fields)
+        return f"{type(self).__qualname__}({inner})"
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return all(getattr(self, f.name) == getattr(other, f.name) for f in type(self)._config_fields if f.eq)
+
+    def __ne__(self, other: object) -> bool:
+        result = self.__eq__(other)
+        return result if result is NotImplemented else not result
+
+
+def define(cls: type[_T]) -> type[_T]:
+    """Turn a class with annotated defaults into a slotted :class:`_Record` (a small part of attrs' ``define``)."""
+    found = []
+    for name in cls.__dict__.get("__annotations__", {}):
+        value = cls.__dict__.get(name, _MISSING)
+        if value is _MISSING:
+            raise TypeError(f"{cls.__name__}.{name}: configuration fields need a default")
+        if isinstance(value, _FieldSpec):
+            found.append(Field(name, value.default, value.eq))
+        else:
+            found.append(Field(name, value))
+    body = {k: v for k, v in cls.__dict__.items() if k not in {f.name for f in found} | {"__dict__", "__weakref__"}}
+    body["__slots__"] = tuple(f.name for f in found)
+    body["_config_fields"] = tuple(found)
+    return type(cls.__name__, (_Record,), body)  # type: ignore[return-value]
+
+
+_MISSING = object()
+_T = TypeVar("_T")
+
+
+def fields(cls: type) -> tuple[Field, ...]:
+    """The fields of a configuration record class, in declaration order."""
+    return cls._config_fields  # type: ignore[attr-defined, no-any-return]
+
+
+def has(cls: Any) -> bool:
+    """Whether ``cls`` is a configuration record class."""
+    return isinstance(cls, type) and issubclass(cls, _Record)
+
+
+def asdict(record: Any, filter: Any = None) -> dict[str, Any]:  # noqa: A002 - attrs' name
+    """A record as plain dicts and lists (nested records too); ``filter(field, value)`` drops fields."""
+    out = {}
+    for f in type(record)._config_fields:
+        value = getattr(record, f.name)
+        if filter is None or filter(f, value):
+            out[f.name] = _plain(value)
+    return out
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, _Record):
+        return asdict(value)
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [_plain(v) for v in value]
+    return value
+
+
+def evolve(record: Any, **changes: Any) -> Any:
+    """A copy of ``record`` with ``changes`` (like ``attrs.evolve``)."""
+    values = {f.name: getattr(record, f.name) for f in type(record)._config_fields}
+    values.update(changes)
+    return type(record)(**values)
 
 # --------------------------------------------------------------------------------------------
 # Sections
@@ -254,7 +392,7 @@ def _build(tp: Any, value: Any, path: str) -> Any:
     if has(tp):
         if not isinstance(value, Mapping):
             raise _Invalid(path, f"expected a table, got {type(value).__name__} {value!r}")
-        hints = get_type_hints(tp)
+        hints = get_type_hints(tp) if value else {}  # evaluating annotations costs start-up time
         known = {f.name for f in fields(tp) if f.init}
         unknown = sorted(set(value) - known)
         if unknown:

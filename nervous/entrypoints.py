@@ -3,6 +3,11 @@
 Scanning installed distributions costs more than the rest of start-up together. The cache is
 keyed by the interpreter and the modification times of every ``sys.path`` directory (installing,
 upgrading or removing a distribution changes them), so a change of environment rescans.
+
+The cache describes a Python environment, not a nervous home, so it lives in the user's cache
+directory (:func:`user_cache_dir`: ``$XDG_CACHE_HOME/nervous``, by default ``~/.cache/nervous``
+on Linux) even when ``NERVOUS_HOME`` is set, one file per interpreter. A read-only command in a
+fresh home therefore writes nothing there. ``NERVOUS_NO_ENTRY_POINT_CACHE=1`` turns it off.
 """
 
 from __future__ import annotations
@@ -30,6 +35,31 @@ class EntryPointInfo(NamedTuple):
         for part in filter(None, attr.strip().split(".")):
             obj = getattr(obj, part)
         return obj
+
+
+def user_cache_dir() -> Path | None:
+    """The platform's per-user cache folder for nervous (what ``platformdirs`` gives), or None.
+
+    Computed without importing ``platformdirs`` on Linux and macOS (start-up).
+    """
+    try:
+        if sys.platform == "darwin":
+            return Path.home() / "Library" / "Caches" / "nervous"
+        if sys.platform.startswith(("linux", "freebsd", "openbsd", "netbsd")):
+            xdg = os.environ.get("XDG_CACHE_HOME", "").strip()
+            return Path(xdg if os.path.isabs(xdg) else Path.home() / ".cache") / "nervous"
+        from platformdirs import user_cache_dir as _platform_cache_dir
+
+        return Path(_platform_cache_dir("nervous", appauthor=False))
+    except (RuntimeError, OSError, KeyError):  # no home folder: run without the cache
+        return None
+
+
+def _cache_file(cache_dir: Path, group: str) -> Path:
+    """One file per interpreter, so two environments sharing the folder do not evict each other."""
+    import zlib
+
+    return cache_dir / f"entry-points-{group}-{zlib.crc32(sys.executable.encode('utf-8', 'surrogateescape')):08x}.json"
 
 
 def _fingerprint(group: str) -> str:
@@ -62,7 +92,7 @@ def entry_points_for(group: str, cache_dir: Path | None) -> list[EntryPointInfo]
     if cache_dir is None or os.environ.get("NERVOUS_NO_ENTRY_POINT_CACHE"):
         return _scan(group)
     key = _fingerprint(group)
-    cache = cache_dir / f"entry-points-{group}.json"
+    cache = _cache_file(cache_dir, group)
     try:
         data = json.loads(cache.read_text(encoding="utf-8"))
         if data.get("key") == key:
@@ -70,11 +100,14 @@ def entry_points_for(group: str, cache_dir: Path | None) -> list[EntryPointInfo]
     except (OSError, ValueError, TypeError, KeyError):
         pass
     entries = _scan(group)
+    tmp = cache.with_suffix(f".tmp.{os.getpid()}")
     try:
         cache_dir.mkdir(parents=True, exist_ok=True)
-        tmp = cache.with_suffix(f".tmp.{os.getpid()}")
         tmp.write_text(json.dumps({"key": key, "entries": [e._asdict() for e in entries]}), encoding="utf-8")
         os.replace(tmp, cache)
-    except OSError:
-        pass  # a read-only cache dir only costs speed
+    except OSError:  # a read-only cache dir only costs speed
+        try:
+            tmp.unlink()
+        except OSError:
+            pass
     return entries

@@ -14,19 +14,17 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import pluggy
-from attrs import define, field
 
 from .blame import Blamed, failure
-from .builtins import BUILTINS, lazy_plugin
+from .builtins import BUILTINS, LazyBuiltin, lazy_plugin
 from .config import Config
 from .errors import PluginError, ProviderError
 from .paths import Paths
 from .plugin import hookspecs
-from .plugin.context import ProviderContext
-from .plugin.provider import Provider
 
 if TYPE_CHECKING:
     from .plugin.protocols import DrainPolicy, InstallTarget, Matcher, RankingPolicy, Registry, ReviewPolicy
+    from .plugin.provider import Provider
     from .records import IntentVerdict, RiskAssessment, ScanContext, SideEffects, SkillBundle
     from .storage import Store
 
@@ -68,20 +66,49 @@ def _norm(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
-@define
-class PluginInfo:
-    """One row of ``nervous plugins``."""
+class _PluggyManager(pluggy.PluginManager):
+    """pluggy's manager, told where a built-in's stand-in keeps its hooks.
 
-    name: str
-    source: str  # built-in | entry point | registered
-    status: str  # active | blocked | failed
-    distribution: str | None = None
-    version: str | None = None
-    module: str | None = None
-    reason: str | None = None
-    hooks: list[str] = field(factory=list)
-    #: the providers it offers, by kind (``{"registry": ["clawhub"]}``)
-    providers: dict[str, list[str]] = field(factory=dict)
+    pluggy looks at every attribute of a plugin with :func:`inspect.getattr_static`; a built-in's
+    stand-in (:class:`~nervous.builtins.LazyBuiltin`) has its hook implementations in its own class
+    and nothing else, so the other thirty-odd attributes are skipped without looking (start-up).
+    """
+
+    def parse_hookimpl_opts(self, plugin: Any, name: str) -> Any:
+        if isinstance(plugin, LazyBuiltin) and name not in type(plugin).__dict__:
+            return None
+        return super().parse_hookimpl_opts(plugin, name)
+
+
+class PluginInfo:
+    """One row of ``nervous plugins`` (a plain class: built for every plugin on every start-up)."""
+
+    __slots__ = ("name", "source", "status", "distribution", "version", "module", "reason", "hooks", "providers")
+
+    def __init__(self, name: str, source: str, status: str, distribution: str | None = None,
+                 version: str | None = None, module: str | None = None, reason: str | None = None,
+                 hooks: list[str] | None = None, providers: dict[str, list[str]] | None = None) -> None:
+        self.name = name
+        self.source = source  # built-in | entry point | registered
+        self.status = status  # active | blocked | failed
+        self.distribution = distribution
+        self.version = version
+        self.module = module
+        self.reason = reason
+        self.hooks: list[str] = [] if hooks is None else hooks
+        #: the providers it offers, by kind (``{"registry": ["clawhub"]}``)
+        self.providers: dict[str, list[str]] = {} if providers is None else providers
+
+    def __repr__(self) -> str:
+        inner = ", ".join(f"{k}={getattr(self, k)!r}" for k in self.__slots__)
+        return f"PluginInfo({inner})"
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return all(getattr(self, k) == getattr(other, k) for k in self.__slots__)
+
+    __hash__ = None  # type: ignore[assignment]
 
 
 class PluginManager:
@@ -100,7 +127,7 @@ class PluginManager:
 
         self.config = config or _Config()
         self.paths = paths or self.config.paths or Paths.from_env()
-        self._pm = pluggy.PluginManager("nervous")
+        self._pm = _PluggyManager("nervous")
         self._pm.add_hookspecs(hookspecs)
         for before, after in _MONITORS:
             self._pm.add_hookcall_monitoring(before, after)
@@ -153,9 +180,9 @@ class PluginManager:
             self._register(lazy_plugin(builtin), name, "built-in", "nervous", _version(), module)
 
     def _load_entry_points(self) -> None:
-        from .entrypoints import entry_points_for
+        from .entrypoints import entry_points_for, user_cache_dir
 
-        for ep in entry_points_for(ENTRY_POINT_GROUP, self.paths.cache_dir):
+        for ep in entry_points_for(ENTRY_POINT_GROUP, user_cache_dir()):
             dist_name, dist_version = ep.dist, ep.version
             if self._is_blocked(ep.name, dist_name):
                 key = ep.name if ep.name not in self._infos else f"{ep.name} ({dist_name})"
@@ -277,10 +304,14 @@ class PluginManager:
         self._providers.clear()
         self._instances.clear()
 
-    def plugins(self) -> list[PluginInfo]:
-        """Every known plugin with its status and the hooks it implements."""
+    def plugins(self, *, providers: bool = True) -> list[PluginInfo]:
+        """Every known plugin with its status and the hooks it implements.
+
+        ``providers=False`` skips asking each plugin for its providers (``--version`` needs only the
+        names and statuses; the rows' ``providers`` stay empty).
+        """
         offered: dict[str, dict[str, list[str]]] = {}
-        for kind in PROVIDER_HOOKS:
+        for kind in PROVIDER_HOOKS if providers else ():
             try:
                 provs = self.providers(kind)
             except (PluginError, ProviderError):
@@ -350,6 +381,8 @@ class PluginManager:
     def providers(self, kind: str) -> dict[str, Provider]:
         """All providers of one kind (``"registry"``, ``"storage backend"``...), by name."""
         if kind not in self._providers:
+            from .plugin.provider import Provider
+
             found: dict[str, Provider] = {}
             for plugin, results in self._per_plugin(PROVIDER_HOOKS[kind]):
                 for p in (item for provs in results for item in (provs or ())):
@@ -400,10 +433,16 @@ class PluginManager:
             else:
                 prov = self.provider(kind, name)
                 settings = {**self.config.plugin_settings(prov.plugin), **self.config.plugin_settings(name)}
+            from .plugin.context import ProviderContext
+
             ctx = ProviderContext(config=self.config, paths=self.paths, manager=self, settings=settings)
             try:
                 self._instances[key] = Blamed(prov.factory(ctx), prov.plugin, f"{kind} {name!r}")
             except (PluginError, ProviderError):
+                raise
+            except (OSError, RecursionError, UnicodeError, MemoryError):
+                # the environment or the input (an unreadable data folder, a path too long): the
+                # documented codes, as for the provider's methods (nervous.blame), not a plugin bug
                 raise
             except Exception as exc:
                 from .errors import NervousError

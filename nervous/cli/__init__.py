@@ -111,7 +111,7 @@ def _version_callback(ctx: click.Context, _param: click.Parameter, value: bool) 
 
     app = App.from_params(ctx.params)
     try:
-        active = [p.name for p in app.manager.plugins() if p.status == "active"]
+        active = [p.name for p in app.manager.plugins(providers=False) if p.status == "active"]
         click.echo(f"nervous {__version__}")
         click.echo(f"active plugins: {', '.join(active) or 'none'}")
     except Exception as exc:  # a broken config must not hide the version

@@ -76,28 +76,46 @@ def info_cmd(as_json: bool) -> None:
 
 
 @storage.command("check")
+@click.option("--repair", is_flag=True,
+              help="First remove what is safe to remove: stray temporary files of interrupted writers.")
 @json_option
-def check_cmd(as_json: bool) -> None:
+def check_cmd(repair: bool, as_json: bool) -> None:
     """Verify integrity: unparsable documents, stray temporary files, quarantined copies, stale locks.
 
-    Exits 1 when a problem is found.
+    With --repair, stray temporary files that interrupted writers (of this release or an older one)
+    left in the store are removed first, and the check reports what remains. Exits 1 when a problem
+    is found.
     """
     store = _store()
+    repaired: list[dict[str, str]] = []
+    if repair and hasattr(store, "repair"):  # backends without leftovers to remove have no repair()
+        repaired = [{"where": p.where, "message": p.message} for p in store.repair()]
     problems = [{"where": p.where, "message": p.message} for p in store.check()]
     warnings = list(dict.fromkeys(get_app().warnings + store.pop_warnings()))
     location = store.info().location
+    extra = {"repaired": repaired} if repair else {}
+
+    def show_repaired() -> None:
+        for p in repaired:
+            click.echo(f"{p['where']}\n    {p['message']}")
+
     if not problems:
-        emit(as_json, {"backend": store.name, "location": location, "problems": [], "warnings": warnings},
-             f"{store.name} store at {location}: no problems found")
+        def clean() -> None:
+            show_repaired()
+            click.echo(f"{store.name} store at {location}: no problems found")
+
+        emit(as_json, {"backend": store.name, "location": location, "problems": [], **extra, "warnings": warnings},
+             clean)
         return
     message = f"{len(problems)} problem(s) found in the {store.name} store at {location}"
 
     def human() -> None:
+        show_repaired()
         for p in problems:
             click.echo(f"{p['where']}\n    {p['message']}")
         click.echo(message)
 
-    emit(as_json, {"backend": store.name, "location": location, "problems": problems, "message": message,
+    emit(as_json, {"backend": store.name, "location": location, "problems": problems, **extra, "message": message,
                    "warnings": warnings}, human, exit_code=1)
 
 
@@ -142,8 +160,7 @@ def migrate_cmd(target_name: str, target_path: str | None, force: bool, as_json:
     A target that already exists and holds something is written into only with ``--force``; a
     target path that is neither a regular file nor a directory is never used.
     """
-    import attrs
-
+    from ..config import evolve
     from ..context import ProviderContext
     from ..storage import migrate
 
@@ -152,7 +169,7 @@ def migrate_cmd(target_name: str, target_path: str | None, force: bool, as_json:
     source = pm.storage()
     provider = pm.provider("storage backend", target_name)
     cfg = app.config
-    target_cfg = attrs.evolve(cfg, storage=attrs.evolve(cfg.storage, backend=target_name, path=target_path))
+    target_cfg = evolve(cfg, storage=evolve(cfg.storage, backend=target_name, path=target_path))
     target_cfg.paths = cfg.paths
     settings = {**cfg.plugin_settings(provider.plugin or ""), **cfg.plugin_settings(target_name)}
     if target_path is not None and target_name != "postgres":

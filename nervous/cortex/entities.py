@@ -11,6 +11,7 @@ import functools
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
+from typing import NamedTuple
 
 from attrs import frozen
 
@@ -61,6 +62,8 @@ def has_shape(word: str) -> bool:
     """Rule F2: alphabetic parts joined by single hyphens, 2–30 characters in all."""
     if not 2 <= len(word) <= 30:
         return False
+    if word.isalpha():  # the common case, without splitting
+        return True
     return all(part and part.isalpha() for part in word.split("-"))
 
 
@@ -71,9 +74,8 @@ def normalise(word: str) -> str:
     return unicodedata.normalize("NFKC", word).casefold()
 
 
-@frozen
-class Token:
-    """One whitespace token of a text, stripped as in §5.2."""
+class Token(NamedTuple):
+    """One whitespace token of a text, stripped as in §5.2 (a tuple: one is made per word of a text)."""
 
     raw: str
     text: str  # stripped, possessive removed, original case
@@ -160,6 +162,9 @@ class TaskText:
         for compound in set(self.compounds):
             self._bounded |= _bounded_words(compound)
         self._evidence: dict[str, str | None] = {}
+        #: in a text without lower case only possessives are evidence (F5d): their stems, found once
+        self._possessive_stems = ({stem(t.lower) for t in self.plain if t.possessive} if self.no_lowercase
+                                  else set())
 
     def occurs_standalone(self, word: str) -> bool:
         return word in self._stems or stem(word) in self._stems
@@ -190,6 +195,12 @@ class TaskText:
 
     def _find_evidence(self, word: str) -> str | None:
         vocabulary = words("vocabulary")
+        if self.no_lowercase:  # the loop below would only look for a possessive: ask the index instead
+            if stem(word) in self._possessive_stems:
+                return "F5d"
+            if word not in vocabulary:
+                return "F5"
+            return "F5e" if self.occurs_in_compound(word) else None
         seen: set[tuple[str, bool, bool]] = set()
         for tok in self._by_stem.get(stem(word), ()):
             shape = (tok.text, tok.possessive, tok.sentence_start)
@@ -199,12 +210,20 @@ class TaskText:
             if tok.possessive:
                 return "F5d"
             if self.no_lowercase:
-                continue
-            letters = "".join(filter(str.isalpha, tok.text))
-            if len(letters) >= 2 and all(map(str.isupper, letters)):
-                return "F5b"
-            if any(map(str.isupper, tok.text[1:])):
-                return "F5c"
+                continue  # no case evidence in a text without lower case; only possessives count
+            text = tok.text
+            if text.isascii():  # every ASCII letter is cased: the same tests with str methods (long texts)
+                letters = text if text.isalpha() else "".join(filter(str.isalpha, text))
+                if len(letters) >= 2 and letters.isupper():
+                    return "F5b"
+                if text[1:] != text[1:].lower():
+                    return "F5c"
+            else:
+                letters = "".join(filter(str.isalpha, text))
+                if len(letters) >= 2 and all(map(str.isupper, letters)):
+                    return "F5b"
+                if any(map(str.isupper, text[1:])):
+                    return "F5c"
             if tok.text[:1].isupper() and not tok.sentence_start:
                 return "F5a"
         if self.no_lowercase and word not in vocabulary:
@@ -228,11 +247,12 @@ class FilterResult:
 
 def check_word(proposed: str, task: TaskText) -> tuple[str | None, str | None]:
     """Apply F1–F7 to one proposed word: ``(kept word, None)`` or ``(None, rule)``."""
-    raw = unicodedata.normalize("NFKC", proposed).strip()
+    # NFKC leaves ASCII text unchanged: skip the call for the common case (long texts)
+    raw = (proposed if proposed.isascii() else unicodedata.normalize("NFKC", proposed)).strip()
     stripped = raw.strip(SURROUNDING)
-    if stripped.casefold().endswith(_POSSESSIVES) and len(stripped) > 2:
-        return None, "F1"
     word = stripped.casefold()
+    if word.endswith(_POSSESSIVES) and len(stripped) > 2:
+        return None, "F1"
     if not _shape(word):
         return None, "F2"
     if word in words("stopwords") or word in words("temporal"):
@@ -251,10 +271,12 @@ def check_word(proposed: str, task: TaskText) -> tuple[str | None, str | None]:
 
 
 def filter_words(proposed: Iterable[str], task_text: str | TaskText, *, cap: int | None = 4,
-                 stop_at_cap: bool = False) -> FilterResult:
+                 stop_at_cap: bool = False, rejections: bool = True) -> FilterResult:
     """Filter proposed words against the task text; keep order, collapse stem-equal words, cap.
 
-    ``stop_at_cap`` ends at the first word beyond the cap (for callers that only want the kept words).
+    ``stop_at_cap`` ends at the first word beyond the cap (for callers that only want the kept words);
+    ``rejections=False`` leaves ``rejected`` empty (they cost time on long texts and such callers
+    never read them).
     """
     task = task_text if isinstance(task_text, TaskText) else TaskText(task_text)
     kept: list[str] = []
@@ -266,7 +288,8 @@ def filter_words(proposed: Iterable[str], task_text: str | TaskText, *, cap: int
             checked[word] = check_word(word, task)
         survivor, rule = checked[word]
         if survivor is None:
-            rejected.append(Rejection(word, rule or "?"))
+            if rejections:
+                rejected.append(Rejection(word, rule or "?"))
             continue
         if survivor in kept_stems or stem(survivor) in kept_stems:
             continue
@@ -283,7 +306,7 @@ def filter_words(proposed: Iterable[str], task_text: str | TaskText, *, cap: int
 def extract_signals(task_text: str, limit: int | None = 4) -> tuple[str, ...]:
     """The default extractor (§5.6): the task's plain tokens in order, filtered, first ``limit``."""
     task = TaskText(task_text)
-    return filter_words([t.text for t in task.plain], task, cap=limit, stop_at_cap=True).kept
+    return filter_words([t.text for t in task.plain], task, cap=limit, stop_at_cap=True, rejections=False).kept
 
 
 def propose_region_name(signals: Sequence[str]) -> str | None:

@@ -20,5 +20,6 @@ def words(name: str) -> frozenset[str]:
     for line in text.splitlines():
         line = line.strip()
         if line and not line.startswith("#"):
-            out.add(unicodedata.normalize("NFKC", line).casefold())
+            # NFKC leaves ASCII unchanged and ASCII case-folds to lower case: skip the work (start-up)
+            out.add(line.lower() if line.isascii() else unicodedata.normalize("NFKC", line).casefold())
     return frozenset(out)

@@ -19,8 +19,6 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from .. import hookimpl
-from .context import ProviderContext
-from .provider import Provider
 
 _RECORDS = ["DECISION_ORDER", "Event", "FileDigest", "Finding", "InstallRecord", "IntentVerdict", "ReviewDecision",
             "RiskAssessment", "ScanContext", "ScanStatus", "SearchHit", "SideEffects", "SkillBundle", "SkillFile",
@@ -36,6 +34,9 @@ _SOURCES: dict[str, str] = {
     **dict.fromkeys(_STORAGE, "nervous.storage"),
     **dict.fromkeys(_PROTOCOLS, "nervous.plugin.protocols"),
     "hookspec": "nervous.plugin.hookspecs",
+    # attrs records, loaded on first use: the kernel imports this package on every start-up
+    "Provider": "nervous.plugin.provider",
+    "ProviderContext": "nervous.plugin.context",
 }
 
 if TYPE_CHECKING:
@@ -72,8 +73,10 @@ if TYPE_CHECKING:
         check_key,
         shape_validator,
     )
+    from .context import ProviderContext
     from .hookspecs import hookspec
     from .protocols import DrainPolicy, InstallTarget, Matcher, RankingPolicy, Registry, ReviewPolicy
+    from .provider import Provider
 
 
 def __getattr__(name: str) -> Any:

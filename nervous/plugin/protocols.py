@@ -6,22 +6,21 @@ import random
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
 
-from ..records import (
-    InstallRecord,
-    IntentVerdict,
-    ReviewDecision,
-    RiskAssessment,
-    ScanContext,
-    SearchHit,
-    SideEffects,
-    SkillBundle,
-    SkillMetadata,
-    SkillRef,
-    SkillVersion,
-)
-
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # annotations only: the records module is not needed to load the contracts (start-up)
     from ..cortex.policy import CandidateView
+    from ..records import (
+        InstallRecord,
+        IntentVerdict,
+        ReviewDecision,
+        RiskAssessment,
+        ScanContext,
+        SearchHit,
+        SideEffects,
+        SkillBundle,
+        SkillMetadata,
+        SkillRef,
+        SkillVersion,
+    )
 
 
 @runtime_checkable

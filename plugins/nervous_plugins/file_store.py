@@ -64,6 +64,9 @@ _PLAIN = re.compile(r"^[A-Za-z0-9._-]+$")
 _PLAIN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
 _TMP_RE = re.compile(r"\.tmp\.(\d+)$")
 _CORRUPT_RE = re.compile(r"\.corrupt-\d+$")
+#: the temporary files this store's writers make (this release and older ones): ``<file>.tmp.<pid>``
+#: and ``<file>.bak.tmp.<pid>`` next to a document (``.json``) or a log (``.jsonl``)
+_STRAY_RE = re.compile(r"^(?P<file>[^/]+\.jsonl?)(?:\.bak)?\.tmp\.(?P<pid>\d+)$")
 
 #: migrations of the on-disk layout: MIGRATIONS[i] upgrades a store from version i + 1 to i + 2
 MIGRATIONS: list[Callable[[Path], None]] = []
@@ -360,13 +363,52 @@ class FileStore(Store):
         if reason is not None:
             problems.append(Problem(str(marker), f"store marker unreadable: {reason}"))
         now = time.time()
+
+        def unreadable(err: OSError) -> None:  # os.walk skips a folder it cannot list: a check must say so
+            problems.append(Problem(str(err.filename), f"cannot be read ({err.strerror or err}); nothing in it "
+                                                       "was checked"))
+
         for d in self._collection_dirs():
-            for dirpath, _dirs, files in os.walk(d):
+            for dirpath, _dirs, files in os.walk(d, onerror=unreadable):
                 for name in sorted(files):
                     p = Path(dirpath) / name
                     problems.extend(self._check_file(p, name, now, is_log_dir=d.name == LOGS_DIR,
                                                      collection=d.name))
         return problems
+
+    def repair(self) -> list[Problem]:
+        """Remove the stray temporary files interrupted writers left (this release's or an older one's).
+
+        Only what :meth:`check` reports as stray is touched, and only when it is certainly ours: a
+        regular file (never a link or folder) inside a collection folder of this store, named
+        ``<file>.tmp.<pid>`` or ``<file>.bak.tmp.<pid>`` after a ``.json``/``.jsonl`` file, whose writer
+        is gone (or silent for ten minutes), removed while holding that file's lock so no writer of
+        this store is using it. Returns one entry per file removed.
+        """
+        import stat
+
+        removed: list[Problem] = []
+        for d in self._collection_dirs():
+            for dirpath, _dirs, files in os.walk(d):
+                for name in sorted(files):
+                    m = _STRAY_RE.match(name)
+                    if m is None:
+                        continue
+                    p = Path(dirpath) / name
+                    pid = int(m.group("pid"))
+                    with self._lock(Path(dirpath) / m.group("file")):
+                        try:
+                            st = os.lstat(p)
+                        except FileNotFoundError:
+                            continue
+                        if not stat.S_ISREG(st.st_mode):
+                            continue
+                        if pid_alive(pid) and time.time() - st.st_mtime < 600:
+                            continue  # a write in progress (by a process that does not take our locks)
+                        p.unlink(missing_ok=True)
+                    removed.append(Problem(str(p), f"removed stray temporary file left by interrupted writer "
+                                                   f"pid {pid}"))
+        return removed
 
     def _check_file(self, p: Path, name: str, now: float, *, is_log_dir: bool,
                     collection: str | None = None) -> list[Problem]:

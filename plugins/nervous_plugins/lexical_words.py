@@ -57,8 +57,10 @@ def light_stem(word: str) -> str:
     word = _inflection(word)
     for _round in range(2):
         for suffix, replacement, keep in _DERIVATIONAL:
+            if not word.endswith(suffix):  # checked first: most suffixes never match (start-up)
+                continue
             base = word[: -len(suffix)]
-            if word.endswith(suffix) and len(base) >= keep and _VOWEL.search(base):
+            if len(base) >= keep and _VOWEL.search(base):
                 word = base + replacement
                 break
         else:

@@ -80,17 +80,41 @@ class SqliteStore(Store):
         self._all: list[sqlite3.Connection] = []
         self._guard = threading.Lock()
         self._pending_warnings: list[str] = []
+        self._ready = False
+        self._open_lock = threading.Lock()
         if self.path.is_dir():
             raise StorageError(f"sqlite storage path {self.path} is a directory; give a file name")
-        ensure_dir(self.path.parent)
-        if not self.path.exists():
-            os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT, 0o600))
-        elif self._empty_file():
-            self._pending_warnings.append(
-                f"{self.path} was an empty (0-byte) file; a new empty store was created in it. If it held "
-                "data, it was truncated outside nervous: restore it from a backup")
-        self._migrate()
-        self._check_tables()
+        # the database is created by the first write: a read-only command leaves a fresh home untouched
+        self._open(create=False)
+
+    def _open(self, *, create: bool) -> bool:
+        """Open (and migrate) the database; create it only when ``create``. False: there is none yet."""
+        if self._ready:
+            return True
+        with self._open_lock:
+            if self._ready:
+                return True
+            if not self._exists():
+                if not create:
+                    return False
+                ensure_dir(self.path.parent)
+                os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT, 0o600))
+            elif self._empty_file():
+                self._pending_warnings.append(
+                    f"{self.path} was an empty (0-byte) file; a new empty store was created in it. If it held "
+                    "data, it was truncated outside nervous: restore it from a backup")
+            self._migrate()
+            self._check_tables()
+            self._ready = True
+        return True
+
+    def _exists(self) -> bool:
+        """Whether the database file exists (an unreadable folder is an error, not "no database")."""
+        try:
+            os.lstat(self.path)
+        except FileNotFoundError:
+            return False
+        return True
 
     def _empty_file(self) -> bool:
         """A zero-length database with no write-ahead log: SQLite would silently treat it as new."""
@@ -235,6 +259,8 @@ class SqliteStore(Store):
     def read(self, collection: str, key: str) -> Snapshot:
         check_collection(collection)
         check_key(key)
+        if not self._open(create=False):
+            return Snapshot(None)
         conn = self._conn()
         row = self._select(conn, collection, key)
         if row is None:
@@ -261,6 +287,8 @@ class SqliteStore(Store):
 
     def keys(self, collection: str) -> list[str]:
         check_collection(collection)
+        if not self._open(create=False):
+            return []
         rows = self._conn().execute("SELECT key FROM documents WHERE collection = ?", (collection,))
         return sorted(r[0] for r in rows)
 
@@ -268,6 +296,8 @@ class SqliteStore(Store):
                create: bool = True) -> Updated[R]:
         check_collection(collection)
         check_key(key)
+        if not self._open(create=create):
+            raise NotFound(f"no document {collection}/{key}")
         conn = self._conn()
         self._begin(conn)
         try:
@@ -318,6 +348,8 @@ class SqliteStore(Store):
     def delete(self, collection: str, key: str) -> bool:
         check_collection(collection)
         check_key(key)
+        if not self._open(create=False):
+            return False
         try:
             cur = self._conn().execute("DELETE FROM documents WHERE collection = ? AND key = ?", (collection, key))
         except sqlite3.OperationalError as exc:
@@ -330,6 +362,7 @@ class SqliteStore(Store):
         check_collection(log)
         check_document(entry, f"log {log}")
         line = json.dumps(entry, ensure_ascii=False, allow_nan=False)
+        self._open(create=True)
         try:
             self._conn().execute("INSERT INTO log_entries (log, entry) VALUES (?, ?)", (log, line))
         except sqlite3.OperationalError as exc:
@@ -337,6 +370,8 @@ class SqliteStore(Store):
 
     def read_log(self, log: str, *, limit: int | None = None) -> list[dict[str, Any]]:
         check_collection(log)
+        if not self._open(create=False):
+            return []
         conn = self._conn()
         if limit:
             rows = conn.execute("SELECT id, entry FROM log_entries WHERE log = ? ORDER BY id DESC LIMIT ?",
@@ -359,6 +394,8 @@ class SqliteStore(Store):
         return out
 
     def info(self) -> StoreInfo:
+        if not self._open(create=False):
+            return StoreInfo("sqlite", str(self.path), len(MIGRATIONS), {}, 0, {})
         conn = self._conn()
         collections = dict(conn.execute(
             "SELECT collection, count(*) FROM documents GROUP BY collection ORDER BY collection").fetchall())
@@ -372,6 +409,8 @@ class SqliteStore(Store):
         return StoreInfo("sqlite", str(self.path), self._version(conn), collections, size, logs)
 
     def check(self) -> list[Problem]:
+        if not self._open(create=False):
+            return []  # nothing written yet: nothing can be damaged
         conn = self._conn()
         problems: list[Problem] = []
         try:
@@ -412,7 +451,7 @@ class SqliteStore(Store):
 
 
 def open_store(path: str | Path, lock_timeout: float = 5.0) -> SqliteStore:
-    """Open (creating and migrating if needed) the SQLite store at ``path``."""
+    """Open the SQLite store at ``path`` (created and migrated by its first write; an existing one is migrated now)."""
     return SqliteStore(path, lock_timeout=lock_timeout)
 
 
@@ -447,6 +486,7 @@ def _factory(ctx: Any) -> SqliteStore:
 def write_schema_version(store: Store, version: int) -> None:
     """Record ``version`` as the database's schema version, as another release would (conformance suite)."""
     assert isinstance(store, SqliteStore)
+    store._open(create=True)
     conn = sqlite3.connect(store.path, isolation_level=None)
     try:
         conn.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(version),))

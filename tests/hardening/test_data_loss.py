@@ -227,6 +227,49 @@ def test_hard_linked_backup_leaves_no_stray_temporary_file(home: Path) -> None:
     assert [p.name for p in doc.parent.iterdir() if ".tmp." in p.name] == []
 
 
+def _dead_pid() -> int:
+    child = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True,
+                           check=True)
+    return int(child.stdout)
+
+
+def test_storage_check_repair_removes_an_older_releases_stray_temporary_files_and_nothing_else(
+        home: Path, tmp_path: Path) -> None:
+    _learn(home)
+    doc = home / "data" / "skill-cortex" / "cortex.json"
+    dead = _dead_pid()
+    strays = [doc.with_name(f"cortex.json.bak.tmp.{dead}"), doc.with_name(f"cortex.json.tmp.{dead}")]
+    for p in strays:  # what an older release left after a crash
+        p.write_bytes(doc.read_bytes())
+    live = doc.with_name(f"cortex.json.tmp.{os.getpid()}")  # a write in progress: not stray
+    live.write_text("{}", encoding="utf-8")
+    users = [doc.with_name("notes.txt"), doc.with_name("cortex.json.bak.tmp.mine"), home / "data" / f"x.json.tmp.{dead}"]
+    for p in users:
+        p.write_text("the user's own file", encoding="utf-8")
+    before = run(home, "storage", "check", "--json")
+    assert before.code == 1
+    assert {Path(p["where"]).name for p in before.envelope()["problems"]} == {p.name for p in strays}
+
+    res = run(home, "storage", "check", "--repair", "--json")
+    assert res.code == 0, res.stdout + res.stderr
+    data = res.envelope()
+    assert sorted(p["where"] for p in data["repaired"]) == sorted(str(p) for p in strays)
+    assert data["problems"] == []
+    assert not any(p.exists() for p in strays)
+    assert live.read_text(encoding="utf-8") == "{}"
+    assert all(p.read_text(encoding="utf-8") == "the user's own file" for p in users)
+    assert run(home, "perceive", "convert a pdf", "--json").code == 0  # the store still reads
+
+    # a link with a stray's name is never followed nor removed; the check keeps reporting it
+    target = tmp_path / "precious.txt"
+    target.write_text("keep me", encoding="utf-8")
+    link = doc.with_name(f"cortex.json.bak.tmp.{dead}")
+    link.symlink_to(target)
+    res = run(home, "storage", "check", "--repair", "--json")
+    assert res.code == 1 and res.envelope()["repaired"] == []
+    assert link.is_symlink() and target.read_text(encoding="utf-8") == "keep me"
+
+
 # ------------------------------------------------------------------ fresh homes stay untouched
 
 
@@ -240,6 +283,37 @@ def test_read_only_commands_write_nothing_in_a_fresh_home(home: Path, tmp_path: 
     assert not (home / "data").exists()
     assert not (home / "state").exists() or tree(home / "state") == {}
     assert list(work.iterdir()) == []
+
+
+_READ_ONLY = [["perceive", "convert a pdf", "--json"], ["cortex", "show", "--json"], ["goal", "list", "--json"],
+              ["cortex", "stats", "--json"], ["list", "--json"], ["storage", "info", "--json"],
+              ["storage", "check", "--json"], ["audit", "--json"], ["plugins", "--json"], ["--version"]]
+
+
+@pytest.mark.parametrize("backend", ["file", "sqlite"])
+def test_a_fresh_home_stays_empty_through_every_read_only_command(tmp_path: Path, backend: str) -> None:
+    """The installed command (entry points autoloaded, so their cache is exercised) creates no file
+    at all in a fresh NERVOUS_HOME or the working directory: no database, no store marker, no cache."""
+    home, work, xdg = tmp_path / "home", tmp_path / "work", tmp_path / "xdg-cache"
+    home.mkdir()
+    work.mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NERVOUS_")}
+    env.update(NERVOUS_HOME=str(home), NERVOUS_STORAGE_BACKEND=backend, NERVOUS_REGISTRIES="local",
+               XDG_CACHE_HOME=str(xdg))
+    for args in _READ_ONLY:
+        res = subprocess.run([sys.executable, "-m", "nervous", *args], env=env, cwd=work, capture_output=True,
+                             text=True, timeout=120, check=False)
+        assert res.returncode == 0, (args, res.stdout, res.stderr)
+        assert sorted(p.relative_to(home).as_posix() for p in home.rglob("*")) == [], args
+        assert list(work.iterdir()) == [], args
+    # the entry-point cache went to the user cache directory (docs/cli.md), one file per interpreter
+    assert [p.name.startswith("entry-points-nervous-") for p in (xdg / "nervous").iterdir()] == [True]
+    # ... and the first write creates the store
+    res = subprocess.run([sys.executable, "-m", "nervous", "report", "demo", "--region", "convert-pdf", "--task", "convert a pdf",
+                          "--outcome", "success", "--json"], env=env, cwd=work, capture_output=True, text=True,
+                         timeout=120, check=False)
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert (home / "data").is_dir()
 
 
 def test_nervous_now_that_is_not_a_timestamp_is_a_config_error(home: Path) -> None:

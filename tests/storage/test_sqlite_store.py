@@ -49,7 +49,10 @@ def test_path_may_name_a_directory(nervous_config: Any, tmp_path: Path) -> None:
 
 def test_newer_schema_is_refused_and_untouched(tmp_path: Path) -> None:
     db = tmp_path / "s.sqlite3"
-    SqliteStore(db).close()
+    store = SqliteStore(db)
+    assert not db.exists()  # created by the first write, not by opening
+    store.update("goals", "goals", lambda d: d.update(v=1))
+    store.close()
     conn = sqlite3.connect(db, isolation_level=None)
     conn.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(len(MIGRATIONS) + 1),))
     conn.close()
