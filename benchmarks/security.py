@@ -106,10 +106,10 @@ def baseline_scan(files: list[tuple[str, bytes]]) -> tuple[bool, bool]:
 
 def run(corpus: Path, labels_path: Path, *, verbose: bool = False,
         intent_command: list[str] | None = None) -> dict[str, Any]:
-    from nervous.config import Config
-    from nervous.manager import PluginManager
-    from nervous.records import ScanContext, SkillBundle, SkillFile, SkillRef
-    from nervous.scan import scan_bundle
+    from nervous.engines.scan.engine import scan_bundle
+    from nervous.kernel.config import Config
+    from nervous.kernel.manager import PluginManager
+    from nervous.kernel.records import ScanContext, SkillBundle, SkillFile, SkillRef
 
     labels = {}
     for line in labels_path.read_text(encoding="utf-8").splitlines():
@@ -210,10 +210,10 @@ def run_unlabelled(corpus: Path, *, limit: int | None = None, max_seconds: float
     """Refuse and review rates on unlabelled skills, with the rules that fired and per-item evidence."""
     from collections import Counter
 
-    from nervous.config import Config
-    from nervous.manager import PluginManager
-    from nervous.records import ScanContext, SkillBundle, SkillFile, SkillRef
-    from nervous.scan import DEFAULT_LIMITS, ScanLimits, scan_bundle
+    from nervous.engines.scan.engine import DEFAULT_LIMITS, ScanLimits, scan_bundle
+    from nervous.kernel.config import Config
+    from nervous.kernel.manager import PluginManager
+    from nervous.kernel.records import ScanContext, SkillBundle, SkillFile, SkillRef
 
     items = load_items(corpus.read_bytes())
     ids = sorted(items)[:limit] if limit else sorted(items)

@@ -1,7 +1,7 @@
 """nervous: let AI agents acquire the skills they lack, safely, and learn from every use.
 
 Plugin authors import :mod:`nervous.plugin` (hooks, records, Protocols) and
-:mod:`nervous.plugin.toolkit`; host agents use :class:`nervous.api.Nervous` (imported lazily as
+:mod:`nervous.plugin.toolkit`; host agents use :class:`nervous.frontends.api.Nervous` (imported lazily as
 ``nervous.Nervous``).
 """
 
@@ -21,7 +21,7 @@ __all__ = ["hookimpl", "Provider", "__version__", "Nervous"]
 
 def __getattr__(name: str) -> Any:
     if name == "Nervous":
-        from .api import Nervous
+        from .frontends.api import Nervous
 
         return Nervous
     if name == "Provider":  # the plugin API's record, also reachable here (``nervous.plugin.Provider``)

@@ -6,7 +6,7 @@ import random
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
 
-from ..records import (
+from ..kernel.records import (
     InstallRecord,
     IntentVerdict,
     ReviewDecision,
@@ -21,7 +21,7 @@ from ..records import (
 )
 
 if TYPE_CHECKING:
-    from ..cortex.policy import CandidateView
+    from ..kernel.cortex.policy import CandidateView
 
 
 @runtime_checkable
@@ -113,7 +113,7 @@ class RankingPolicy(Protocol):
     def rank(
         self, region: str, candidates: Sequence[CandidateView], now: float, rng: random.Random
     ) -> list[CandidateView]:
-        from ..cortex.policy import seed_order
+        from ..kernel.cortex.policy import seed_order
 
         return seed_order(candidates, self.min_effective)
 

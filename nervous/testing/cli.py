@@ -71,7 +71,7 @@ def run_cli(*args: str, input: str | None = None, env: Mapping[str, str | None] 
     """Run ``nervous ARGS...`` in this process and return what a shell would see."""
     import sys
 
-    from ..cli import cli
+    from ..frontends.cli import cli
 
     out, err = _Stream(), _Stream()
     old_stdin = sys.stdin

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from nervous.config import Config
-from nervous.manager import PluginManager
+from nervous.kernel.config import Config
+from nervous.kernel.manager import PluginManager
 
 from .v1_fixture import V1
 

@@ -26,7 +26,7 @@ def standin() -> Iterator[ClawHubStandin]:
 @pytest.fixture
 def run(standin: ClawHubStandin, tmp_path: Path, nervous_home: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> Any:
-    from nervous.cli import cli
+    from nervous.frontends.cli import cli
 
     work = tmp_path / "project"
     work.mkdir()

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from nervous.evolver import Evolver
+from nervous.engines.evolver import Evolver
 
 T0 = "2026-03-04T18:40:11Z"
 

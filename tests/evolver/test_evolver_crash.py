@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from nervous.evolver import Evolver, EvolverError
+from nervous.engines.evolver import Evolver, EvolverError
 
 from .conftest import create, make_draft, run_cli, tree
 
@@ -133,7 +133,7 @@ def test_busy_lock_then_stale_takeover(evolver: Evolver, nervous_pm, workspace: 
     create(evolver)
     lock = workspace / ".skill-evolver/.lock"
     holder = subprocess.Popen([sys.executable, "-c", (
-        "import sys,time; from nervous.durable import FileLock; l=FileLock(sys.argv[1]); l.acquire(); "
+        "import sys,time; from nervous.kernel.durable import FileLock; l=FileLock(sys.argv[1]); l.acquire(); "
         "print('held', flush=True); time.sleep(60)"), str(lock)], stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "held"

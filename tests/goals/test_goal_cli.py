@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from nervous.cli import cli
+from nervous.frontends.cli import cli
 
 DATA = Path(__file__).parent / "data"
 

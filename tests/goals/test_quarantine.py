@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from nervous.cli import cli
+from nervous.frontends.cli import cli
 
 
 @pytest.fixture

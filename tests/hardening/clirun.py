@@ -1,6 +1,6 @@
 """Run the real ``nervous`` command line in this process (fast) or in a subprocess (when needed).
 
-In-process runs go through :func:`nervous.cli.app.run_main`, the same error contract as the
+In-process runs go through :func:`nervous.frontends.cli.app.run_main`, the same error contract as the
 installed command, with the environment and working directory of the call and captured output.
 """
 
@@ -16,8 +16,8 @@ from typing import Any
 from attrs import frozen
 from click.testing import CliRunner
 
-from nervous.cli import main
-from nervous.cli.app import run_main
+from nervous.frontends.cli import main
+from nervous.frontends.cli.app import run_main
 
 #: exit codes documented in docs/cli.md for an ordinary call (70 is a bug)
 DOCUMENTED = {0, 1, 2, 3}

@@ -15,7 +15,7 @@ from nervous.testing.clawhub_server import ClawHubStandin
 @pytest.fixture
 def run(standin: ClawHubStandin, workdir: Path, nervous_home: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> Any:
-    from nervous.cli import cli
+    from nervous.frontends.cli import cli
 
     monkeypatch.chdir(workdir)
     monkeypatch.setenv("CLAWHUB_REGISTRY", standin.url)

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from nervous.integrations import MARKER, bundled_skills
-from nervous.skillmd import parse_skill_md, validate_skill_md
+from nervous.frontends.integrations import MARKER, bundled_skills
+from nervous.kernel.skillmd import parse_skill_md, validate_skill_md
 
 REPO = Path(__file__).resolve().parents[2]
 NAMES = ["goal-workflow", "skill-acquisition", "skill-evolver"]
@@ -61,7 +61,7 @@ def test_the_top_level_copies_match_the_packaged_ones(name: str) -> None:
 def test_every_command_the_skills_use_exists_with_those_options(name: str) -> None:
     import click
 
-    from nervous.cli import main
+    from nervous.frontends.cli import main
 
     cmds = commands(bundled_skills()[name])
     assert cmds
@@ -83,7 +83,7 @@ def test_every_command_the_skills_use_exists_with_those_options(name: str) -> No
 
 
 def test_the_evolver_commands_in_the_skill_are_understood() -> None:
-    from nervous.evolver.commands import parse_command
+    from nervous.engines.evolver.commands import parse_command
 
     runs = [argv[-1] for argv in commands(bundled_skills()["skill-evolver"]) if argv[:2] == ["evolve", "run"]]
     assert len(runs) >= 8

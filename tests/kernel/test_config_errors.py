@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from nervous.config import load_config
 from nervous.errors import ConfigError
+from nervous.kernel.config import load_config
 
 
 def nervous(cwd: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -66,7 +66,7 @@ def test_unknown_provider_lists_the_available_ones(tmp_path: Path) -> None:
 
 DUP = '''
 import nervous
-from nervous.records import Provider
+from nervous.kernel.records import Provider
 
 @nervous.hookimpl
 def nervous_storage_backends():

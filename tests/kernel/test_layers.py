@@ -15,14 +15,14 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).parents[2]
-FRONT_ENDS = ("nervous.cli", "nervous.mcp", "nervous.api", "nervous.integrations", "nervous.registry_server",
+FRONT_ENDS = ("nervous.frontends.cli", "nervous.frontends.mcp", "nervous.frontends.api", "nervous.frontends.integrations", "nervous.frontends.registry_server",
               "nervous.__main__")
-ENGINES = ("nervous.acquire", "nervous.cortex", "nervous.goals", "nervous.evolver", "nervous.search",
-           "nervous.installer", "nervous.scan", "nervous.scan_target", "nervous.gate")
+ENGINES = ("nervous.engines.acquire", "nervous.engines.cortex", "nervous.engines.goals", "nervous.engines.evolver", "nervous.engines.search",
+           "nervous.engines.install.installer", "nervous.engines.scan.engine", "nervous.engines.scan.target", "nervous.engines.install.gate")
 TOOLING = ("nervous.testing",)  # test kits for plugin authors: may use anything
 #: the cortex contract (candidate views, matcher memory, word lists): kernel modules that live beside
 #: the cortex engine and are published through nervous.plugin.cortex
-CORTEX_CONTRACT = ("nervous.cortex.policy", "nervous.cortex.matching", "nervous.cortex.wordlists")
+CORTEX_CONTRACT = ("nervous.kernel.cortex.policy", "nervous.kernel.cortex.matching", "nervous.kernel.cortex.wordlists")
 #: the package root is the host-facing facade (``nervous.Nervous`` is loaded lazily from it)
 FACADE = ("nervous",)
 PLUGIN_API = ("nervous.plugin", "nervous.errors")
@@ -116,4 +116,4 @@ def test_engines_import_no_front_end_and_no_plugin() -> None:
 def test_the_checker_sees_a_violation(tmp_path: Path) -> None:
     mod = tmp_path / "m.py"
     mod.write_text("from ..cli.app import table\nimport nervous_plugins.github\n", encoding="utf-8")
-    assert [t for _, t in _imports(mod, "nervous.cortex.m")] == ["nervous.cli.app", "nervous_plugins.github"]
+    assert [t for _, t in _imports(mod, "nervous.engines.cortex.m")] == ["nervous.frontends.cli.app", "nervous_plugins.github"]

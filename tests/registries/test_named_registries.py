@@ -32,7 +32,7 @@ def public() -> Iterator[ClawHubStandin]:
 
 def _run(args: list[str], config: Path, workdir: Path, monkeypatch: pytest.MonkeyPatch,
          capsys: pytest.CaptureFixture[str]) -> tuple[int, dict[str, Any]]:
-    from nervous.cli import cli
+    from nervous.frontends.cli import cli
 
     monkeypatch.chdir(workdir)
     capsys.readouterr()

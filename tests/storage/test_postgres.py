@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from nervous.errors import BadInput, ConfigError, NotFound, StorageBusy, StorageError, UnsupportedVersion
-from nervous.storage import SCHEMA_VERSION
+from nervous.kernel.storage import SCHEMA_VERSION
 from nervous.testing.storage_suite import StoreConformance, StoreSpec
 
 pytestmark = pytest.mark.postgres
@@ -141,7 +141,7 @@ def test_loading_the_plugin_does_not_import_psycopg() -> None:
 
 
 def test_selected_by_configuration_with_settings(nervous_config: Any, schema: str) -> None:
-    from nervous.manager import PluginManager
+    from nervous.kernel.manager import PluginManager
 
     nervous_config.storage.backend = "postgres"
     nervous_config.storage.dsn = SERVER_DSN
@@ -163,7 +163,7 @@ def test_selected_by_configuration_with_settings(nervous_config: Any, schema: st
 
 
 def test_dsn_from_environment(nervous_config: Any, schema: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    from nervous.manager import PluginManager
+    from nervous.kernel.manager import PluginManager
 
     monkeypatch.setenv("NERVOUS_POSTGRES_DSN", SERVER_DSN or "")
     nervous_config.storage.backend = "postgres"
@@ -177,7 +177,7 @@ def test_dsn_from_environment(nervous_config: Any, schema: str, monkeypatch: pyt
 
 def test_missing_dsn_is_a_config_error_saying_how_to_set_it(nervous_config: Any,
                                                             monkeypatch: pytest.MonkeyPatch) -> None:
-    from nervous.manager import PluginManager
+    from nervous.kernel.manager import PluginManager
 
     monkeypatch.delenv("NERVOUS_POSTGRES_DSN", raising=False)
     nervous_config.storage.backend = "postgres"
@@ -195,7 +195,7 @@ def test_missing_dsn_is_a_config_error_saying_how_to_set_it(nervous_config: Any,
     ({"pool_size": 3}, "unknown key"),
 ])
 def test_bad_settings_are_config_errors(nervous_config: Any, settings: dict[str, Any], words: str) -> None:
-    from nervous.manager import PluginManager
+    from nervous.kernel.manager import PluginManager
 
     nervous_config.storage.backend = "postgres"
     nervous_config.storage.dsn = SERVER_DSN
