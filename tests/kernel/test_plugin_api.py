@@ -1,10 +1,9 @@
-"""``nervous.plugin`` is the one package a plugin author imports; old paths keep working."""
+"""``nervous.plugin`` is the one package a plugin author imports (old paths: test_moved_paths.py)."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
-import warnings
 
 import pytest
 
@@ -30,23 +29,6 @@ def test_ranking_policy_has_one_spelling() -> None:
     policy = Minimal()
     assert isinstance(policy, nervous.plugin.RankingPolicy)
     assert policy.on_outcome("r", [], "x", "success", 0.0) == {} and policy.reflex_allowed("r", []) == (True, "")
-
-
-def test_documented_old_paths_warn_for_outside_code() -> None:
-    with pytest.warns(DeprecationWarning, match="nervous.plugin.protocols.Registry moved to nervous.plugin.protocols"):
-        from nervous.plugin.protocols import Registry
-    assert Registry is protocols.Registry
-    with pytest.warns(DeprecationWarning, match="nervous.plugin.context.ProviderContext moved"):
-        from nervous.plugin.context import ProviderContext
-    assert ProviderContext is nervous.plugin.ProviderContext
-
-
-def test_internal_old_paths_stay_silent() -> None:
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        from nervous.plugin.hookspecs import nervous_registries
-        from nervous.plugin.provider import Provider
-    assert Provider is nervous.plugin.Provider and nervous_registries is nervous.plugin.hookspecs.nervous_registries
 
 
 def test_importing_the_plugin_api_stays_light() -> None:

@@ -112,7 +112,7 @@ def test_no_classifier_assumes_worst(nervous_config) -> None:
 
     pm = PluginManager(nervous_config, autoload=False, blocked=["review-policy"])
     try:
-        assert pm.classify(bundle({"SKILL.md": TODOIST}), __import__("nervous.kernel.records").records.ScanContext()).complete is False
+        assert pm.classify(bundle({"SKILL.md": TODOIST}), __import__("nervous.kernel.records").kernel.records.ScanContext()).complete is False
     finally:
         pm.close()
 
