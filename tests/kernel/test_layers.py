@@ -140,3 +140,18 @@ def test_the_checker_sees_a_violation(tmp_path: Path) -> None:
     assert targets == ["nervous.frontends.cli.app", "nervous_plugins.github"]
     assert [layer(t) for t in targets] == ["front end", "plugin"]
     assert layer("nervous.gate") is None  # a flat module would be outside every layer
+
+
+def test_the_architecture_document_names_real_paths() -> None:
+    import re
+
+    text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    paths = set(re.findall(r"`((?:plugin|kernel|engines|frontends|testing|plugins)/[\w/.-]*)`", text))
+    assert len(paths) > 30
+    missing = [p for p in sorted(paths) if not any((base / p).exists() for base in (ROOT / "nervous", ROOT))]
+    assert missing == []
+    # every module of the tree is in the tree drawing
+    for folder in ("kernel", "engines", "frontends"):
+        for path in (ROOT / "nervous" / folder).iterdir():
+            if path.name not in ("__init__.py", "__pycache__"):
+                assert path.name in text or path.stem in text, path
