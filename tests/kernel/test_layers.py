@@ -139,7 +139,7 @@ def test_the_checker_sees_a_violation(tmp_path: Path) -> None:
     targets = [t for _, t in _imports(mod, "nervous.engines.cortex.m")]
     assert targets == ["nervous.frontends.cli.app", "nervous_plugins.github"]
     assert [layer(t) for t in targets] == ["front end", "plugin"]
-    assert layer("nervous.gate") is None  # a flat module would be outside every layer
+    assert layer("nervous.flat") is None  # a flat module would be outside every layer
 
 
 def test_the_architecture_document_names_real_paths() -> None:
