@@ -46,8 +46,8 @@ def nervous_cli(nervous_home: Path) -> Callable[..., Any]:
     from .cli import run_cli
 
     def run(*args: str, input: str | None = None, env: dict[str, str | None] | None = None,
-            cwd: Path | None = None) -> Any:
-        return run_cli(*args, input=input, env=env, cwd=cwd or nervous_home)
+            cwd: Path | None = None, environ: dict[str, str] | None = None) -> Any:
+        return run_cli(*args, input=input, env=env, cwd=cwd or nervous_home, environ=environ)
 
     return run
 

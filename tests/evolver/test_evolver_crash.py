@@ -20,7 +20,7 @@ import pytest
 
 from nervous.engines.evolver import Evolver, EvolverError
 
-from .conftest import create, make_draft, run_cli, tree
+from .conftest import create, make_draft, tree
 
 pytestmark = pytest.mark.slow
 T1 = "2026-03-05T09:00:00Z"
@@ -42,7 +42,9 @@ def child(ws: Path, args: list[str], fault: str | None) -> subprocess.CompletedP
     env = {"NERVOUS_NOW": T1}
     if fault is not None:
         env["NERVOUS_EVOLVER_FAULT"] = fault
-    return run_cli(["--disable-plugin-autoload", "evolve", *args, "--json", "-w", str(ws)], env=env)
+    # a real process: the fault kills it with SIGKILL
+    return subprocess.run([sys.executable, "-m", "nervous", "--disable-plugin-autoload", "evolve", *args, "--json",
+                           "-w", str(ws)], capture_output=True, text=True, env={**os.environ, **env}, timeout=60)
 
 
 @pytest.mark.parametrize("scenario", ["publish", "rollback"])

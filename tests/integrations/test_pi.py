@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from nervous.frontends.integrations import MARKER, bundled_files
+from nervous.testing.cli import run_cli
 
 REPO = Path(__file__).resolve().parents[2]
 HARNESS = Path(__file__).with_name("pi_harness.mjs")
@@ -70,8 +71,7 @@ def with_package(tmp_path: Path) -> Path:
 
 
 def nervous_json(env: dict[str, str], cwd: Path, *args: str) -> dict[str, Any]:
-    res = subprocess.run([sys.executable, "-m", "nervous", *args, "--json"], capture_output=True, text=True,
-                         env=env, cwd=cwd, timeout=60)
+    res = run_cli(*args, "--json", environ=env, cwd=cwd)
     data: dict[str, Any] = json.loads(res.stdout)
     return data
 
@@ -239,8 +239,7 @@ def test_integrations_install_pi_never_replaces_an_extension_it_did_not_write(tm
     mine = ws / ".pi" / "extensions" / "nervous"
     mine.mkdir(parents=True)
     (mine / "index.ts").write_text("export default function () {}\n")
-    res = subprocess.run([sys.executable, "-m", "nervous", "integrations", "install", "pi", "--workspace", str(ws),
-                          "--json"], capture_output=True, text=True, env=env, timeout=60)
+    res = run_cli("integrations", "install", "pi", "--workspace", str(ws), "--json", environ=env)
     assert res.returncode != 0
     assert json.loads(res.stdout)["error"]["code"] == "unmanaged_skill"
     assert (mine / "index.ts").read_text() == "export default function () {}\n"

@@ -17,12 +17,14 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from nervous.errors import BadInput, ConfigError, NotFound, StorageBusy, StorageError, UnsupportedVersion
 from nervous.kernel.storage import SCHEMA_VERSION
+from nervous.testing.cli import run_cli
 from nervous.testing.storage_suite import StoreConformance, StoreSpec
 
 pytestmark = pytest.mark.postgres
@@ -611,8 +613,7 @@ def test_owner_of_a_precreated_schema_and_a_dml_only_agent_role(
 
 
 def _nervous(args: list[str], env: dict[str, str], cwd: str) -> tuple[int, dict[str, Any]]:
-    proc = subprocess.run([sys.executable, "-m", "nervous", *args, "--json"], env=env, cwd=cwd,
-                          capture_output=True, text=True, timeout=120)
+    proc = run_cli(*args, "--json", environ=env, cwd=Path(cwd))
     assert proc.stdout.strip(), proc.stderr
     return proc.returncode, json.loads(proc.stdout)
 
