@@ -26,9 +26,9 @@ from typing import Any
 def _nervous_install(url: str, work: Path, home: Path) -> None:
     env = {**os.environ, "CLAWHUB_REGISTRY": url, "NERVOUS_REGISTRIES": "clawhub", "NERVOUS_HOME": str(home),
            "NERVOUS_DISABLE_PLUGIN_AUTOLOAD": "1"}
-    from nervous.config import load_config
-    from nervous.installer import Installer
-    from nervous.manager import PluginManager
+    from nervous.engines.install.installer import Installer
+    from nervous.kernel.config import load_config
+    from nervous.kernel.manager import PluginManager
 
     old = dict(os.environ)
     os.environ.update(env)
@@ -52,7 +52,7 @@ def main() -> int:
     ap.add_argument("--latency-ms", type=int, default=100)
     ap.add_argument("--rounds", type=int, default=5)
     args = ap.parse_args()
-    from nervous.http import HttpClient
+    from nervous.kernel.http import HttpClient
     from nervous.testing.clawhub_server import ClawHubStandin, skill_md
 
     skills = [{"slug": "weather", "owner": "alice", "summary": "Weather forecast",

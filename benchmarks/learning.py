@@ -5,7 +5,7 @@
 
 A policy may carry ``[plugins.<name>]`` settings: ``--policies seed,seed-probe+rival_prior=5``.
 
-A simulated agent uses the real cortex engine (``nervous.cortex.Cortex`` on an in-memory
+A simulated agent uses the real cortex engine (``nervous.engines.cortex.Cortex`` on an in-memory
 ``MemoryStore``): every task is routed through ``rank_region`` and every attempt is learned through
 ``record_outcome``, so the weights, counters, reflex rules, pruning and policy state measured are
 the shipped ones. Only the environment is simulated:
@@ -51,7 +51,7 @@ from typing import Any
 from attrs import define, field
 
 import nervous
-from nervous.cortex.policy import CandidateView, RankingPolicy
+from nervous.kernel.cortex.policy import CandidateView, RankingPolicy
 
 DAY = 86_400
 START = 1_767_225_600  # 2026-01-01T00:00:00Z
@@ -278,10 +278,10 @@ class EngineUnderTest:
     """The shipped cortex engine on an in-memory store, driven the way the acquisition loop drives it."""
 
     def __init__(self, policy_name: str, truth: dict[str, float], seed: int) -> None:
-        from nervous.config import Config
-        from nervous.cortex import Cortex
-        from nervous.manager import PluginManager
-        from nervous.storage import MemoryStore
+        from nervous.engines.cortex import Cortex
+        from nervous.kernel.config import Config
+        from nervous.kernel.manager import PluginManager
+        from nervous.kernel.storage import MemoryStore
 
         config = Config()
         name, settings = parse_policy_spec(policy_name)

@@ -65,7 +65,7 @@ def best_of(fn: Callable[[], object], runs: int) -> float:
 
 def reference_filter(text: str) -> None:
     """The direct reading of spec §5 (quadratic): every word's F5 check scans every token."""
-    from nervous.cortex.entities import TaskText, stem_equal
+    from nervous.engines.cortex.entities import TaskText, stem_equal
 
     task = TaskText(text)
     for word in (t.lower for t in task.plain):
@@ -78,7 +78,7 @@ def reference_filter(text: str) -> None:
 
 
 def perception(args: argparse.Namespace) -> None:
-    from nervous.cortex.entities import extract_signals
+    from nervous.engines.cortex.entities import extract_signals
 
     extract_signals("warm the word lists up", 5)
     print(f"{'text':20} {'chars':>7} {'ms':>8} {'ms/1k chars':>12} {'vs 2k':>7} {'direct F5 ms':>13}")

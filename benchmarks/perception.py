@@ -34,11 +34,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from nervous.config import Config
-from nervous.cortex import Cortex
-from nervous.cortex.entities import stem, tokenize
-from nervous.manager import PluginManager
-from nervous.storage import MemoryStore
+from nervous.engines.cortex import Cortex
+from nervous.engines.cortex.entities import stem, tokenize
+from nervous.kernel.config import Config
+from nervous.kernel.manager import PluginManager
+from nervous.kernel.storage import MemoryStore
 
 
 def region_name(tool_id: str) -> str:

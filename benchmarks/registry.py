@@ -46,7 +46,7 @@ def _skill_files(i: int, n_files: int = 2) -> dict[str, bytes]:
 
 
 def _fingerprint(files: dict[str, bytes]) -> str:
-    from nervous.fingerprint import skill_fingerprint
+    from nervous.kernel.fingerprint import skill_fingerprint
 
     return skill_fingerprint([(p, hashlib.sha256(b).hexdigest()) for p, b in files.items()])
 
@@ -54,9 +54,9 @@ def _fingerprint(files: dict[str, bytes]) -> str:
 def _seed(env: dict[str, str], data_dir: Path, n: int) -> tuple[dict[str, str], float]:
     """Publish ``n`` skills (plus ``big``, 50 files) in-process; slug -> fingerprint, seconds per publish."""
     os.environ.update(env)
-    from nervous.config import load_config
-    from nervous.manager import PluginManager
-    from nervous.registry_server.server import build_registry
+    from nervous.frontends.registry_server.server import build_registry
+    from nervous.kernel.config import load_config
+    from nervous.kernel.manager import PluginManager
 
     pm = PluginManager(load_config())
     reg = build_registry(pm, data_dir)
@@ -99,7 +99,7 @@ def _timed(client: Client, paths: list[str]) -> list[float]:
 
 
 def _verify(data: bytes, expected: str) -> bool:
-    from nervous.fingerprint import skill_fingerprint
+    from nervous.kernel.fingerprint import skill_fingerprint
 
     with zipfile.ZipFile(io.BytesIO(data)) as zf:
         names = zf.namelist()

@@ -33,10 +33,10 @@ def _digest(obj: Any) -> str:
 
 
 def record(corpus: Path, *, limit: int | None = None) -> dict[str, Any]:
-    from nervous.config import Config
-    from nervous.manager import PluginManager
-    from nervous.records import ScanContext, SkillBundle, SkillFile, SkillRef
-    from nervous.scan import scan_bundle
+    from nervous.engines.scan.engine import scan_bundle
+    from nervous.kernel.config import Config
+    from nervous.kernel.manager import PluginManager
+    from nervous.kernel.records import ScanContext, SkillBundle, SkillFile, SkillRef
 
     items = load_items(corpus.read_bytes())
     ids = sorted(items)[:limit] if limit else sorted(items)
@@ -66,9 +66,9 @@ def record(corpus: Path, *, limit: int | None = None) -> dict[str, Any]:
 
 def classify_cpu(corpus: Path, ids: list[str] | None = None) -> dict[str, float]:
     """CPU milliseconds of classification alone per item, in this process (no worker, no report)."""
-    from nervous.config import Config
-    from nervous.manager import PluginManager
-    from nervous.records import ScanContext, SkillBundle, SkillFile, SkillRef
+    from nervous.kernel.config import Config
+    from nervous.kernel.manager import PluginManager
+    from nervous.kernel.records import ScanContext, SkillBundle, SkillFile, SkillRef
 
     items = load_items(corpus.read_bytes())
     pm = PluginManager(Config(), autoload=False)

@@ -27,10 +27,10 @@ def _fan_out(latencies_ms: list[int], rounds: int) -> dict[str, Any]:
     from nervous_plugins.clawhub import ClawHubRegistry
 
     import nervous
-    from nervous.config import Config
-    from nervous.manager import PluginManager
-    from nervous.paths import Paths
-    from nervous.search import search
+    from nervous.engines.search import search
+    from nervous.kernel.config import Config
+    from nervous.kernel.manager import PluginManager
+    from nervous.kernel.paths import Paths
     from nervous.testing.clawhub_server import ClawHubStandin, skill_md
 
     servers = {}
@@ -77,10 +77,10 @@ def _fan_out(latencies_ms: list[int], rounds: int) -> dict[str, Any]:
 
 
 def _install(files: int, size: int, rounds: int) -> dict[str, Any]:
-    from nervous.config import Config
-    from nervous.installer import Installer
-    from nervous.manager import PluginManager
-    from nervous.paths import Paths
+    from nervous.engines.install.installer import Installer
+    from nervous.kernel.config import Config
+    from nervous.kernel.manager import PluginManager
+    from nervous.kernel.paths import Paths
     from nervous.testing.clawhub_server import ClawHubStandin, skill_md
 
     payload = {"SKILL.md": skill_md("bulk", "A skill with many files.")}

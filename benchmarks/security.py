@@ -123,10 +123,10 @@ def read_ids(path: Path | None) -> list[str] | None:
 
 def run(corpus: Path, labels_path: Path, *, verbose: bool = False,
         intent_command: list[str] | None = None, only: Iterable[str] | None = None) -> dict[str, Any]:
-    from nervous.config import Config
-    from nervous.manager import PluginManager
-    from nervous.records import ScanContext, SkillBundle, SkillFile, SkillRef
-    from nervous.scan import scan_bundle
+    from nervous.engines.scan.engine import scan_bundle
+    from nervous.kernel.config import Config
+    from nervous.kernel.manager import PluginManager
+    from nervous.kernel.records import ScanContext, SkillBundle, SkillFile, SkillRef
 
     only = None if only is None else set(only)
     labels = {}
@@ -235,10 +235,10 @@ def run_unlabelled(corpus: Path, *, limit: int | None = None, max_seconds: float
     ``only``: scan just these item ids (ids missing from the corpus are an error)."""
     from collections import Counter
 
-    from nervous.config import Config
-    from nervous.manager import PluginManager
-    from nervous.records import ScanContext, SkillBundle, SkillFile, SkillRef
-    from nervous.scan import DEFAULT_LIMITS, ScanLimits, scan_bundle
+    from nervous.engines.scan.engine import DEFAULT_LIMITS, ScanLimits, scan_bundle
+    from nervous.kernel.config import Config
+    from nervous.kernel.manager import PluginManager
+    from nervous.kernel.records import ScanContext, SkillBundle, SkillFile, SkillRef
 
     items = load_items(corpus.read_bytes())
     ids = sorted(items)

@@ -36,8 +36,8 @@ HEAVY = {"httpx", "httpcore", "requests", "urllib3", "yaml", "rich", "typer", "n
 
 PROBE = """
 import sys
-from nervous.manager import PluginManager
-from nervous.config import load_config
+from nervous.kernel.manager import PluginManager
+from nervous.kernel.config import load_config
 pm = PluginManager(load_config())
 pm.plugins()
 print(' '.join(sorted({m.split('.')[0] for m in sys.modules})))

@@ -30,9 +30,9 @@ from typing import Any
 
 def open_store(backend: str, root: str, dsn: str | None) -> tuple[Any, Any]:
     """(plugin manager, store) for ``backend``, with its files under ``root``."""
-    from nervous.config import Config
-    from nervous.manager import PluginManager
-    from nervous.paths import Paths
+    from nervous.kernel.config import Config
+    from nervous.kernel.manager import PluginManager
+    from nervous.kernel.paths import Paths
 
     base = Path(root)
     cfg = Config()
@@ -231,7 +231,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"# storage benchmark  python {sys.version.split()[0]}  cpus {os.cpu_count()}  dir {workdir}")
     print("# baseline = open/write/fsync/close of the same document bytes, measured in this run\n")
 
-    from nervous.durable import dumps_json
+    from nervous.kernel.durable import dumps_json
 
     counter_doc = dumps_json({"n": 12345, "payload": "x" * 1000})
     baseline_file = workdir / "baseline.json"

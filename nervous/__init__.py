@@ -1,8 +1,8 @@
 """nervous: let AI agents acquire the skills they lack, safely, and learn from every use.
 
 Plugin authors import :mod:`nervous.plugin` (hooks, records, Protocols) and
-:mod:`nervous.plugin.toolkit`; host agents use :class:`nervous.api.Nervous` (imported lazily as
-``nervous.Nervous``).
+:mod:`nervous.plugin.toolkit`; host agents use :class:`nervous.Nervous` (defined in
+:mod:`nervous.frontends.api`, imported lazily).
 """
 
 from __future__ import annotations
@@ -11,21 +11,29 @@ from typing import Any
 
 import pluggy
 
+from . import _moved
+
 __version__ = "0.1.0"
 
 #: Marker for hook implementations: ``@nervous.hookimpl def nervous_registries(): ...``
 hookimpl = pluggy.HookimplMarker("nervous")
+
+# documented module paths from before the layer folders keep importing (with a DeprecationWarning)
+_moved.install()
 
 __all__ = ["hookimpl", "Provider", "__version__", "Nervous"]
 
 
 def __getattr__(name: str) -> Any:
     if name == "Nervous":
-        from .api import Nervous
+        from .frontends.api import Nervous
 
         return Nervous
     if name == "Provider":  # the plugin API's record, also reachable here (``nervous.plugin.Provider``)
         from .plugin.provider import Provider
 
         return Provider
+    module = _moved.attribute(name)
+    if module is not None:
+        return module
     raise AttributeError(f"module 'nervous' has no attribute {name!r}")

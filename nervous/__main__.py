@@ -1,5 +1,5 @@
 import sys
 
-from .cli import cli
+from .frontends.cli import cli
 
 sys.exit(cli())

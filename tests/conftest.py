@@ -10,7 +10,7 @@ import os
 
 import pytest
 
-from nervous.manager import add_hookcall_monitoring
+from nervous.kernel.manager import add_hookcall_monitoring
 
 CALLED_HOOKS: set[str] = set()
 
@@ -29,7 +29,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         return
     if session.config.option.keyword or session.config.option.markexpr:
         return  # a selection of the suite: coverage of hooks is judged on the whole suite only
-    from nervous import hookspecs
+    from nervous.plugin import hookspecs
 
     declared = {n for n in dir(hookspecs) if n.startswith("nervous_")}
     missing = sorted(declared - CALLED_HOOKS)

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from nervous.bundle import Limits, load_directory, load_zip
-from nervous.config import InstallConfig
 from nervous.errors import BadInput
-from nervous.fingerprint import bundle_fingerprint, skill_fingerprint
-from nervous.records import SkillRef
+from nervous.kernel.bundle import Limits, load_directory, load_zip
+from nervous.kernel.config import InstallConfig
+from nervous.kernel.fingerprint import bundle_fingerprint, skill_fingerprint
+from nervous.kernel.records import SkillRef
 
 SKILL = b"---\nname: demo\ndescription: Demo skill.\n---\n# Demo\n"
 
@@ -262,7 +262,7 @@ def test_load_directory_requires_a_skill_and_a_folder(tmp_path: Path) -> None:
 
 
 def test_check_listing_refuses_before_download() -> None:
-    from nervous.bundle import check_listing, make_bundle
+    from nervous.kernel.bundle import check_listing, make_bundle
 
     check_listing([("SKILL.md", 10), ("scripts/a.sh", 20)])
     with pytest.raises(BadInput, match="'..'"):

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nervous.fingerprint import (
+from nervous.kernel.fingerprint import (
     IgnoreRules,
     bundle_fingerprint,
     folder_entries,
@@ -23,7 +23,7 @@ from nervous.fingerprint import (
     skills_sh_folder_hash,
     sort_paths,
 )
-from nervous.records import SkillBundle, SkillFile, SkillRef
+from nervous.kernel.records import SkillBundle, SkillFile, SkillRef
 
 ORDER_VECTOR = (
     "_meta.json, #x.md, ~x, 1.md, a b.md, a-b/c.txt, a.b, ä.md, a.txt, A.txt, a@b.md, a/b.txt, a+b.md, "

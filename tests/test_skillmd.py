@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nervous.skillmd import find_skill_file, parse_skill_md, validate_skill_md
+from nervous.kernel.skillmd import find_skill_file, parse_skill_md, validate_skill_md
 
 
 def doc(front: str, body: str = "# Title\n\nDo things.\n", **kw):  # type: ignore[no-untyped-def]
@@ -254,7 +254,7 @@ def test_validate_accepts_a_clean_skill_and_lists_every_problem() -> None:
 
 
 def test_importing_the_parser_does_not_import_yaml() -> None:
-    code = "import sys, nervous.skillmd; print('yaml' in sys.modules)"
+    code = "import sys, nervous.kernel.skillmd; print('yaml' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 
@@ -286,7 +286,7 @@ def test_deep_nesting_is_data_not_a_crash() -> None:
 
 def test_control_character_in_frontmatter_is_a_parse_failure_not_a_crash() -> None:
     """PyYAML's reader rejects control characters before parsing: that is unparsable YAML like any other."""
-    from nervous.skillmd import parse_skill_md
+    from nervous.kernel.skillmd import parse_skill_md
 
     doc = parse_skill_md(b"---\nname: a\ndescription: b\x01c\n---\nhi\n", max_bytes=1000)
     assert doc.frontmatter_status == "partial" and doc.frontmatter["name"] == "a"

@@ -30,8 +30,8 @@ _PROTOCOLS = ["Registry", "InstallTarget", "ReviewPolicy", "Matcher", "RankingPo
 #: public name -> the module that implements it (loaded on first use: the records and the storage
 #: contract are imported by kernel modules that this package's own modules depend on)
 _SOURCES: dict[str, str] = {
-    **dict.fromkeys(_RECORDS, "nervous.records"),
-    **dict.fromkeys(_STORAGE, "nervous.storage"),
+    **dict.fromkeys(_RECORDS, "nervous.kernel.records"),
+    **dict.fromkeys(_STORAGE, "nervous.kernel.storage"),
     **dict.fromkeys(_PROTOCOLS, "nervous.plugin.protocols"),
     "hookspec": "nervous.plugin.hookspecs",
     # attrs records, loaded on first use: the kernel imports this package on every start-up
@@ -40,7 +40,7 @@ _SOURCES: dict[str, str] = {
 }
 
 if TYPE_CHECKING:
-    from ..records import (
+    from ..kernel.records import (
         DECISION_ORDER,
         Event,
         FileDigest,
@@ -59,7 +59,7 @@ if TYPE_CHECKING:
         SkillRef,
         SkillVersion,
     )
-    from ..storage import (
+    from ..kernel.storage import (
         SCHEMA_VERSION,
         MemoryStore,
         Problem,

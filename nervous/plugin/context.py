@@ -7,9 +7,9 @@ from typing import TYPE_CHECKING, Any
 from attrs import frozen
 
 if TYPE_CHECKING:
-    from ..config import Config
-    from ..manager import PluginManager
-    from ..paths import Paths
+    from ..kernel.config import Config
+    from ..kernel.manager import PluginManager
+    from ..kernel.paths import Paths
 
 
 @frozen

@@ -7,8 +7,8 @@ the seed order every policy starts from. A matcher keeps its learned state in a
 
 from __future__ import annotations
 
-from ..cortex.matching import MatcherMemory
-from ..cortex.policy import (
+from ..kernel.cortex.matching import MatcherMemory
+from ..kernel.cortex.policy import (
     FAILURE_OUTCOMES,
     SUCCESS,
     CandidateView,
@@ -20,7 +20,7 @@ from ..cortex.policy import (
     seed_order,
     seed_sort_key,
 )
-from ..cortex.wordlists import words
+from ..kernel.cortex.wordlists import words
 from .protocols import RankingPolicy
 
 __all__ = [

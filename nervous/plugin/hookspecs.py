@@ -10,7 +10,7 @@ Two kinds of hooks:
   stated in each docstring. Only hooks marked *first result wins* stop at the first non-``None``.
 
 Plugins implement hooks with :data:`nervous.plugin.hookimpl`. The kernel calls hooks only through
-:class:`nervous.manager.PluginManager`'s typed methods, never through ``pm.hook`` directly.
+:class:`nervous.kernel.manager.PluginManager`'s typed methods, never through ``pm.hook`` directly.
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING
 import pluggy
 
 if TYPE_CHECKING:
-    from ..manager import PluginManager
-    from ..records import (
+    from ..kernel.manager import PluginManager
+    from ..kernel.records import (
         Event,
         IntentVerdict,
         RiskAssessment,

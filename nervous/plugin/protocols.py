@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
 
 if TYPE_CHECKING:  # annotations only: the records module is not needed to load the contracts (start-up)
-    from ..cortex.policy import CandidateView
-    from ..records import (
+    from ..kernel.cortex.policy import CandidateView
+    from ..kernel.records import (
         InstallRecord,
         IntentVerdict,
         ReviewDecision,
@@ -112,7 +112,7 @@ class RankingPolicy(Protocol):
     def rank(
         self, region: str, candidates: Sequence[CandidateView], now: float, rng: random.Random
     ) -> list[CandidateView]:
-        from ..cortex.policy import seed_order
+        from ..kernel.cortex.policy import seed_order
 
         return seed_order(candidates, self.min_effective)
 

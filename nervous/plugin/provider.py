@@ -12,7 +12,7 @@ from attrs import field, frozen
 class Provider:
     """A named implementation offered by a plugin (a registry, a storage backend, a policy...).
 
-    ``factory`` is called with a :class:`nervous.context.ProviderContext` and returns the
+    ``factory`` is called with a :class:`nervous.plugin.context.ProviderContext` and returns the
     implementation. ``plugin`` is filled in by the plugin manager with the providing plugin's name.
     """
 

@@ -14,29 +14,29 @@ from typing import TYPE_CHECKING, Any
 #: public name -> the module that implements it
 _SOURCES: dict[str, str] = {
     # HTTP (a bounded client with retries, redirects checked, error text cleaned for terminals)
-    **dict.fromkeys(["HttpClient", "HttpStatusError", "Response", "clean_error_text"], "nervous.http"),
+    **dict.fromkeys(["HttpClient", "HttpStatusError", "Response", "clean_error_text"], "nervous.kernel.http"),
     # durable files: atomic writes, lock files, backups
     **dict.fromkeys(["FileLock", "atomic_write_bytes", "atomic_write_json", "backup_path", "dumps_json",
                      "ensure_dir", "fsync_dir", "load_json", "lock_is_stale", "parse_object", "pid_alive",
-                     "read_lock_holder", "remove_stale_lock"], "nervous.durable"),
+                     "read_lock_holder", "remove_stale_lock"], "nervous.kernel.durable"),
     # skill bundles: limits, safe archive and folder loading
-    **dict.fromkeys(["Limits", "check_listing", "load_directory", "load_zip", "make_bundle"], "nervous.bundle"),
+    **dict.fromkeys(["Limits", "check_listing", "load_directory", "load_zip", "make_bundle"], "nervous.kernel.bundle"),
     # fingerprints (docs/plugins/fingerprint.md)
     **dict.fromkeys(["bundle_fingerprint", "folder_fingerprint", "is_fingerprinted_path", "skill_fingerprint"],
-                    "nervous.fingerprint"),
+                    "nervous.kernel.fingerprint"),
     # SKILL.md
-    **dict.fromkeys(["SkillDoc", "find_skill_file", "parse_skill_md"], "nervous.skillmd"),
+    **dict.fromkeys(["SkillDoc", "find_skill_file", "parse_skill_md"], "nervous.kernel.skillmd"),
     # the side-effect vocabulary (tags, classes, hosts, credentials)
     **dict.fromkeys(["ASSUME_WORST", "CLASS_ORDER", "FLAGS", "classes_of", "is_credential_path", "is_secret_env",
-                     "normalize_host", "normalize_tag", "normalize_tags"], "nervous.sideeffects"),
+                     "normalize_host", "normalize_tag", "normalize_tags"], "nervous.kernel.sideeffects"),
     # the one JSON converter for records
-    **dict.fromkeys(["from_json", "to_json"], "nervous.serialize"),
+    **dict.fromkeys(["from_json", "to_json"], "nervous.kernel.serialize"),
     # the clock (tests can freeze it)
-    **dict.fromkeys(["now", "utc_timestamp"], "nervous.clock"),
+    **dict.fromkeys(["now", "utc_timestamp"], "nervous.kernel.clock"),
     # a plain text table for report formats written for people, and text made safe for a terminal
-    **dict.fromkeys(["table", "terminal_safe"], "nervous.texttable"),
+    **dict.fromkeys(["table", "terminal_safe"], "nervous.kernel.texttable"),
     # install targets: the install gate's proof that a write was admitted (every install passes the gate)
-    **dict.fromkeys(["admitted", "require_admission"], "nervous.admission"),
+    **dict.fromkeys(["admitted", "require_admission"], "nervous.kernel.admission"),
     # the running nervous version
     "nervous_version": "nervous",
 }

@@ -60,7 +60,7 @@ def _content_type(path: str) -> str:
 def _sort_paths(paths: Iterable[str]) -> list[str]:
     """Entry order of hosted zips: the collation of §A8 when available, code points otherwise."""
     try:
-        from nervous import fingerprint as fp
+        from nervous.kernel import fingerprint as fp
 
         key = getattr(fp, "path_sort_key", None) or getattr(fp, "sort_key", None)
         if key is not None:
@@ -74,7 +74,7 @@ def _sort_paths(paths: Iterable[str]) -> list[str]:
 
 
 def _fingerprint(files: Mapping[str, bytes]) -> str:
-    from nervous.fingerprint import skill_fingerprint
+    from nervous.kernel.fingerprint import skill_fingerprint
 
     return skill_fingerprint([(p, hashlib.sha256(b).hexdigest()) for p, b in files.items()])
 
@@ -929,7 +929,7 @@ class _Handler(BaseHTTPRequestHandler):
 
 def build_zip(files: Mapping[str, bytes], meta: Mapping[str, Any] | None) -> bytes:
     """A hosted-skill zip (protocols §A7.4); the registry server's own builder, so both agree byte for byte."""
-    from nervous.registry_server.archive import build_zip as build
+    from nervous.frontends.registry_server.archive import build_zip as build
 
     return build(files, meta)
 
@@ -944,13 +944,13 @@ def _int_param(value: str | None, default: int, name: str) -> int:
 
 
 def _encode_cursor(offset: int) -> str:
-    from nervous.registry_server.cursor import encode_cursor
+    from nervous.frontends.registry_server.cursor import encode_cursor
 
     return encode_cursor(offset)
 
 
 def _decode_cursor(cursor: str | None) -> int:
-    from nervous.registry_server.cursor import decode_cursor
+    from nervous.frontends.registry_server.cursor import decode_cursor
 
     try:
         return decode_cursor(cursor)

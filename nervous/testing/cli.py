@@ -39,9 +39,20 @@ class CliResult:
         return self.exit_code
 
 
-class _Stream(io.StringIO):
+class _Stream(io.TextIOWrapper):
+    """A UTF-8 text stream with a binary ``buffer`` under it (as a pipe has), never a terminal."""
+
+    def __init__(self, data: bytes = b"") -> None:
+        super().__init__(io.BytesIO(data), encoding="utf-8", errors="surrogateescape", newline=None,
+                         write_through=True)
+
     def isatty(self) -> bool:
         return False
+
+    def getvalue(self) -> str:
+        self.flush()
+        raw = self.buffer.getvalue()  # type: ignore[attr-defined]
+        return str(raw.decode("utf-8", "replace"))
 
 
 @contextlib.contextmanager
@@ -67,16 +78,23 @@ def _environment(env: Mapping[str, str | None], cwd: Path | None) -> Iterator[No
 
 
 def run_cli(*args: str, input: str | None = None, env: Mapping[str, str | None] | None = None,
-            cwd: Path | None = None) -> CliResult:
-    """Run ``nervous ARGS...`` in this process and return what a shell would see."""
+            cwd: Path | None = None, environ: Mapping[str, str] | None = None) -> CliResult:
+    """Run ``nervous ARGS...`` in this process and return what a shell would see.
+
+    ``env`` changes variables for the run (``None`` removes one); ``environ`` is instead the whole
+    environment, as a child process would get it (every other variable is removed for the run).
+    """
     import sys
 
-    from ..cli import cli
+    if environ is not None:
+        env = {**{k: None for k in os.environ if k not in environ}, **environ, **(env or {})}
+
+    from ..frontends.cli import cli
 
     out, err = _Stream(), _Stream()
     old_stdin = sys.stdin
     try:
-        sys.stdin = io.StringIO(input or "")
+        sys.stdin = _Stream((input or "").encode("utf-8"))
         with _environment(env or {}, cwd), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             try:
                 code = cli(list(args))

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from .. import clock
+from ..kernel import clock
 
 
 @pytest.fixture
@@ -46,8 +46,8 @@ def nervous_cli(nervous_home: Path) -> Callable[..., Any]:
     from .cli import run_cli
 
     def run(*args: str, input: str | None = None, env: dict[str, str | None] | None = None,
-            cwd: Path | None = None) -> Any:
-        return run_cli(*args, input=input, env=env, cwd=cwd or nervous_home)
+            cwd: Path | None = None, environ: dict[str, str] | None = None) -> Any:
+        return run_cli(*args, input=input, env=env, cwd=cwd or nervous_home, environ=environ)
 
     return run
 
@@ -55,8 +55,8 @@ def nervous_cli(nervous_home: Path) -> Callable[..., Any]:
 @pytest.fixture
 def nervous_config(nervous_home: Path, tmp_path: Path) -> Any:
     """Default configuration isolated in ``nervous_home`` (ignores project files)."""
-    from ..config import Config
-    from ..paths import Paths
+    from ..kernel.config import Config
+    from ..kernel.paths import Paths
 
     cfg = Config()
     cfg.paths = Paths.from_env()
@@ -67,7 +67,7 @@ def nervous_config(nervous_home: Path, tmp_path: Path) -> Any:
 @pytest.fixture
 def nervous_pm(nervous_config: Any) -> Iterator[Any]:
     """A plugin manager with the built-in plugins only (no entry-point autoload)."""
-    from ..manager import PluginManager
+    from ..kernel.manager import PluginManager
 
     pm = PluginManager(nervous_config, autoload=False)
     yield pm

@@ -34,8 +34,8 @@ from typing import Any
 import pytest
 
 from ..errors import NotFound
+from ..kernel.records import SearchHit, SkillBundle, SkillMetadata, SkillRef, SkillVersion
 from ..plugin.protocols import Registry
-from ..records import SearchHit, SkillBundle, SkillMetadata, SkillRef, SkillVersion
 
 
 class RegistryConformance:
@@ -84,7 +84,7 @@ class RegistryConformance:
         assert isinstance(detail, SkillVersion) and detail.version
 
     def test_fetch_matches_the_published_digests_and_fingerprint(self, registry: Any, hit: SearchHit) -> None:
-        from .. import gate
+        from ..engines.install import gate
 
         meta = registry.resolve(hit.ref)
         detail = registry.version(meta.ref, meta.latest_version)
@@ -152,7 +152,7 @@ class RegistryConformance:
 
 def _manager() -> Any:
     """A plugin manager with the built-in plugins only (the gate's review stage needs the classifier)."""
-    from ..config import Config
-    from ..manager import PluginManager
+    from ..kernel.config import Config
+    from ..kernel.manager import PluginManager
 
     return PluginManager(Config(), autoload=False)

@@ -34,7 +34,7 @@ import pytest
 from attrs import field, frozen
 
 from ..errors import BadInput, NervousError, NotFound, StorageBusy, UnsupportedVersion
-from ..storage import SCHEMA_VERSION, MemoryStore, Store, migrate
+from ..kernel.storage import SCHEMA_VERSION, MemoryStore, Store, migrate
 
 
 def _resolve(target: str) -> Callable[..., Any]:
@@ -52,7 +52,7 @@ class StoreSpec:
     """How to open one store, from this process or a child process.
 
     ``factory`` is ``"module:callable"``; it is called with ``**kwargs`` and returns a
-    :class:`nervous.storage.Store`. ``corruptor`` (optional, ``"module:callable"``) is called with
+    :class:`nervous.kernel.storage.Store`. ``corruptor`` (optional, ``"module:callable"``) is called with
     ``(store, collection, key)`` and must damage the stored document so that it no longer parses,
     the way a failing disk or a careless hand edit would; without it the corruption test is skipped.
     """
@@ -67,7 +67,7 @@ class StoreSpec:
     def open(self) -> Store:
         store = _resolve(self.factory)(**self.kwargs)
         if not isinstance(store, Store):
-            raise TypeError(f"{self.factory} returned {type(store).__name__}, not a nervous.storage.Store")
+            raise TypeError(f"{self.factory} returned {type(store).__name__}, not a nervous.kernel.storage.Store")
         return store
 
     @property
@@ -97,7 +97,7 @@ def _mp(spec: StoreSpec) -> Any:
     global _context
     if _context is None:
         ctx = multiprocessing.get_context("forkserver")
-        ctx.set_forkserver_preload([__name__, "nervous.storage", spec.factory.partition(":")[0]])
+        ctx.set_forkserver_preload([__name__, "nervous.kernel.storage", spec.factory.partition(":")[0]])
         _context = ctx
     return _context
 
@@ -254,7 +254,7 @@ ODD_KEYS = [
 
 
 class StoreConformance:
-    """Behaviour every :class:`nervous.storage.Store` must show. Subclasses provide ``store_spec``."""
+    """Behaviour every :class:`nervous.kernel.storage.Store` must show. Subclasses provide ``store_spec``."""
 
     #: concurrent read-modify-write processes and increments per process
     PROCESSES = 8

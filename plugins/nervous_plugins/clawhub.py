@@ -57,7 +57,7 @@ def _factory(ctx: ProviderContext) -> ClawHubRegistry:
 
 
 class ClawHubRegistry:
-    """A :class:`nervous.interfaces.Registry` speaking ClawHub's ``/api/v1`` routes."""
+    """A :class:`nervous.plugin.protocols.Registry` speaking ClawHub's ``/api/v1`` routes."""
 
     name = NAME
 

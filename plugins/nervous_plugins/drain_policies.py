@@ -15,7 +15,7 @@ from nervous.plugin import Provider, hookimpl
 
 @frozen
 class BudgetPolicy:
-    """A :class:`nervous.interfaces.DrainPolicy`: replans and retries per goal, no-progress runs per loop."""
+    """A :class:`nervous.plugin.protocols.DrainPolicy`: replans and retries per goal, no-progress runs per loop."""
 
     name: str
     max_replans: int

@@ -69,10 +69,10 @@ def _factory(ctx: ProviderContext) -> GitHubRegistry:
 
 
 class GitHubRegistry:
-    """A :class:`nervous.interfaces.Registry` over the GitHub REST API (version 2022-11-28)."""
+    """A :class:`nervous.plugin.protocols.Registry` over the GitHub REST API (version 2022-11-28)."""
 
     name = NAME
-    #: GitHub gives no SHA-256 digests of a folder's files: installs from it are unverified (nervous.gate)
+    #: GitHub gives no SHA-256 digests of a folder's files: installs from it are unverified (nervous.engines.install.gate)
     publishes_digests = False
 
     def __init__(self, *, api_url: str = DEFAULT_API, token: str | None = None,

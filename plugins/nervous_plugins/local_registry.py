@@ -99,7 +99,7 @@ class _Entry:
 
 
 class LocalRegistry:
-    """A :class:`nervous.interfaces.Registry` over folders of skills; never touches the network."""
+    """A :class:`nervous.plugin.protocols.Registry` over folders of skills; never touches the network."""
 
     name = NAME
 

@@ -178,7 +178,7 @@ def _positive_int(name: str, value: Any) -> int:
 
 
 class PostgresStore(Store):
-    """A :class:`nervous.storage.Store` on a PostgreSQL schema, through a connection pool."""
+    """A :class:`nervous.kernel.storage.Store` on a PostgreSQL schema, through a connection pool."""
 
     name = "postgres"
 

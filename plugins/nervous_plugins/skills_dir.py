@@ -56,7 +56,7 @@ def _factory(ctx: ProviderContext) -> SkillsDirTarget:
 
 
 class SkillsDirTarget:
-    """An :class:`nervous.interfaces.InstallTarget` over one skills folder."""
+    """An :class:`nervous.plugin.protocols.InstallTarget` over one skills folder."""
 
     name = NAME
 

@@ -33,7 +33,7 @@ def workdir(tmp_path: Path) -> Path:
 def make_pm(nervous_config: Any, standin: ClawHubStandin, workdir: Path,
             monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
     """Plugin managers over the stand-in (ClawHub only) sharing one nervous home."""
-    from nervous.manager import PluginManager
+    from nervous.kernel.manager import PluginManager
 
     monkeypatch.setenv("CLAWHUB_REGISTRY", standin.url)
     monkeypatch.chdir(workdir)
@@ -56,7 +56,7 @@ def make_pm(nervous_config: Any, standin: ClawHubStandin, workdir: Path,
 
 @pytest.fixture
 def acq(make_pm: Any, fixed_clock: list[float]) -> Any:
-    from nervous.acquire import Acquirer
+    from nervous.engines.acquire import Acquirer
 
     return Acquirer(make_pm())
 
@@ -64,6 +64,6 @@ def acq(make_pm: Any, fixed_clock: list[float]) -> Any:
 @pytest.fixture
 def fast_acq(make_pm: Any, fixed_clock: list[float]) -> Any:
     """Learns fast (learning rate 0.6) so a reflex is reachable in five successes."""
-    from nervous.acquire import Acquirer
+    from nervous.engines.acquire import Acquirer
 
     return Acquirer(make_pm(learning_rate=0.6))

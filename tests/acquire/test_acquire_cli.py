@@ -7,7 +7,6 @@ import os
 import pty
 import re
 import select
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -17,7 +16,9 @@ import pytest
 from acquire_helpers import TASK
 
 from nervous.testing.clawhub_server import ClawHubStandin
+from nervous.testing.cli import CliResult, run_cli
 
+#: a real process only where a terminal (pty) is needed
 NERVOUS = [sys.executable, "-m", "nervous"]
 TOKEN = re.compile(r"nervous approve (\S+)")
 
@@ -31,9 +32,8 @@ def env(nervous_home: Path, standin: ClawHubStandin) -> dict[str, str]:
     return out
 
 
-def run(env: dict[str, str], cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*NERVOUS, *args], env=env, cwd=cwd, capture_output=True, text=True, timeout=60,
-                          stdin=subprocess.DEVNULL)
+def run(env: dict[str, str], cwd: Path, *args: str) -> CliResult:
+    return run_cli(*args, environ=env, cwd=cwd)
 
 
 def agent(env: dict[str, str], cwd: Path, *args: str, rc: int = 0) -> dict[str, Any]:

@@ -14,9 +14,9 @@ from nervous.testing.clawhub_server import ClawHubStandin
 
 AGENT = """
 import sys
-from nervous.acquire import Acquirer
-from nervous.config import load_config
-from nervous.manager import PluginManager
+from nervous.engines.acquire import Acquirer
+from nervous.kernel.config import load_config
+from nervous.kernel.manager import PluginManager
 
 task, slug, rounds = sys.argv[1], sys.argv[2], int(sys.argv[3])
 pm = PluginManager(load_config(), autoload=False)
@@ -35,9 +35,9 @@ pm.close()
 @pytest.mark.parametrize("backend", ["file", "sqlite"])
 def test_two_agents_at_once_lose_nothing(nervous_home: Path, standin: ClawHubStandin, tmp_path: Path,
                                          backend: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    from nervous.config import load_config
-    from nervous.cortex import Cortex
-    from nervous.manager import PluginManager
+    from nervous.engines.cortex import Cortex
+    from nervous.kernel.config import load_config
+    from nervous.kernel.manager import PluginManager
 
     env = {k: v for k, v in os.environ.items() if not k.startswith(("NERVOUS_", "CLAWHUB_"))}
     env.update(NERVOUS_HOME=str(nervous_home), CLAWHUB_REGISTRY=standin.url, NERVOUS_REGISTRIES="clawhub",

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from acquire_helpers import NOTES_TASK, TASK, bump_version, fetched, skill
 
-from nervous.cortex import Cortex
+from nervous.engines.cortex import Cortex
 from nervous.testing.clawhub_server import ClawHubStandin
 
 

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from acquire_helpers import TASK
 
-from nervous.acquire.session import TOKEN_TTL
+from nervous.engines.acquire.session import TOKEN_TTL
 from nervous.errors import NervousError, NotFound, Refused, UsageError
 
 

@@ -4,8 +4,8 @@ from typing import Any
 
 import pytest
 
-from nervous.cortex import Cortex
-from nervous.storage import MemoryStore
+from nervous.engines.cortex import Cortex
+from nervous.kernel.storage import MemoryStore
 
 NOW = 1_772_649_611.0  # 2026-03-04T18:40:11Z
 DAY = 86_400.0

@@ -12,11 +12,13 @@ from typing import Any
 
 import pytest
 
-from nervous.config import Config
-from nervous.manager import PluginManager
+from nervous.kernel.config import Config
+from nervous.kernel.manager import PluginManager
+from nervous.testing.cli import run_cli
 
 from .v1_fixture import V1
 
+#: concurrent reporters are real processes
 NERVOUS = [sys.executable, "-m", "nervous"]
 
 
@@ -24,7 +26,7 @@ def run(home: Path, *args: str, backend: str = "file", check: bool = True) -> di
     env = {**os.environ, "NERVOUS_HOME": str(home), "NERVOUS_STORAGE_BACKEND": backend,
            "NERVOUS_DISABLE_PLUGIN_AUTOLOAD": "1"}
     env.pop("NERVOUS_NOW", None)
-    proc = subprocess.run([*NERVOUS, *args, "--json"], env=env, capture_output=True, text=True, timeout=120)
+    proc = run_cli(*args, "--json", environ=env)
     data: dict[str, Any] = json.loads(proc.stdout)
     if check:
         assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -9,10 +9,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from nervous.cortex import Cortex
-from nervous.cortex.memory import COLLECTION, KEY
+from nervous.engines.cortex import Cortex
+from nervous.engines.cortex.memory import COLLECTION, KEY
 from nervous.errors import NotFound, UnsupportedVersion, UsageError
-from nervous.storage import MemoryStore
+from nervous.kernel.storage import MemoryStore
 
 from .conftest import DAY, NOW
 

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from nervous.cortex.entities import (
+from nervous.engines.cortex.entities import (
     extract_signals,
     filter_words,
     has_shape,

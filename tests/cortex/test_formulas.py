@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from nervous.config import CortexConfig
-from nervous.cortex.formulas import effective_weight, failure_weight, success_weight
+from nervous.engines.cortex.formulas import effective_weight, failure_weight, success_weight
+from nervous.kernel.config import CortexConfig
 
 CFG = CortexConfig()
 TODAY = date(2026, 3, 4)

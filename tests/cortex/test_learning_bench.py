@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from nervous.config import Config
-from nervous.cortex import Cortex
-from nervous.manager import PluginManager
-from nervous.storage import MemoryStore
+from nervous.engines.cortex import Cortex
+from nervous.kernel.config import Config
+from nervous.kernel.manager import PluginManager
+from nervous.kernel.storage import MemoryStore
 
 BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "learning.py"
 

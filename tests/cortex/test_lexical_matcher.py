@@ -12,8 +12,8 @@ import pytest
 from nervous_plugins.lexical_matcher import LexicalMatcher, decode_bag, encode_bag
 from nervous_plugins.lexical_words import light_stem, related_terms
 
-from nervous.cortex.matching import MatcherMemory
 from nervous.errors import ConfigError
+from nervous.kernel.cortex.matching import MatcherMemory
 
 
 def test_observe_is_bounded_and_weighs_each_task_by_its_length() -> None:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import copy
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
+
+from nervous.testing.cli import run_cli
 
 from .test_cli import run
 from .v1_fixture import V1
@@ -34,8 +34,7 @@ def test_malformed_entries_are_listed_then_cleared_only_when_confirmed(tmp_path:
     assert {e["reason"] for e in after} == {"region is not an object", "candidate without a string slug"}
 
     env = {**os.environ, "NERVOUS_HOME": str(home), "NERVOUS_DISABLE_PLUGIN_AUTOLOAD": "1", "COLUMNS": "200"}
-    human = subprocess.run([sys.executable, "-m", "nervous", "cortex", "quarantine", "list"], env=env,
-                           capture_output=True, text=True, timeout=60)
+    human = run_cli("cortex", "quarantine", "list", environ=env)
     assert "region is not an" in human.stdout and "\x1b" not in human.stdout
 
     refused = run(home, "cortex", "quarantine", "clear", check=False)

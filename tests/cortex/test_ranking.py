@@ -19,10 +19,10 @@ from nervous_plugins.ranking import (
     wilson_bounds,
 )
 
-from nervous.config import Config
-from nervous.cortex.policy import CandidateView, RankingPolicy, at_least, seed_order
 from nervous.errors import ConfigError, ProviderError
-from nervous.manager import PluginManager
+from nervous.kernel.config import Config
+from nervous.kernel.cortex.policy import CandidateView, RankingPolicy, at_least, seed_order
+from nervous.kernel.manager import PluginManager
 
 DAY = 86_400
 NOW = 1_772_000_000.0
@@ -315,8 +315,8 @@ def test_seed_order_helper_matches_the_seed_policy() -> None:
 
 
 def _cortex(policy: str) -> Any:
-    from nervous.cortex import Cortex
-    from nervous.storage import MemoryStore
+    from nervous.engines.cortex import Cortex
+    from nervous.kernel.storage import MemoryStore
 
     cfg = Config()
     cfg.cortex.ranking_policy = policy
@@ -461,8 +461,8 @@ def test_seed_confident_keeps_the_content_conditions() -> None:
 
 
 def _aging_cortex(half_life: float) -> Any:
-    from nervous.cortex import Cortex
-    from nervous.storage import MemoryStore
+    from nervous.engines.cortex import Cortex
+    from nervous.kernel.storage import MemoryStore
 
     cfg = Config()
     cfg.cortex.ranking_policy = "seed-confident"

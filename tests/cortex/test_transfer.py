@@ -9,12 +9,12 @@ from typing import Any
 
 import pytest
 
-from nervous.clock import parse_timestamp
-from nervous.cortex import Cortex
-from nervous.cortex.memory import COLLECTION, KEY, Candidate, today_of
-from nervous.cortex.transfer import strict_v1
+from nervous.engines.cortex import Cortex
+from nervous.engines.cortex.memory import COLLECTION, KEY, Candidate, today_of
+from nervous.engines.cortex.transfer import strict_v1
 from nervous.errors import BadInput, UnsupportedVersion
-from nervous.storage import MemoryStore
+from nervous.kernel.clock import parse_timestamp
+from nervous.kernel.storage import MemoryStore
 
 from .conftest import NOW
 from .v1_fixture import V1

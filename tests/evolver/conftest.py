@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from nervous.evolver import Evolver
+from nervous.engines.evolver import Evolver
+from nervous.testing.cli import CliResult
+from nervous.testing.cli import run_cli as _run_cli
 
 T0 = "2026-03-04T18:40:11Z"
 
@@ -88,7 +88,6 @@ def tree(ws: Path) -> dict[str, bytes]:
 
 
 def run_cli(args: list[str], *, env: dict[str, str] | None = None, input: str | None = None,
-            timeout: float = 60) -> subprocess.CompletedProcess[str]:
-    full_env = {**os.environ, **(env or {})}
-    return subprocess.run([sys.executable, "-m", "nervous", *args], capture_output=True, text=True,
-                          env=full_env, input=input, timeout=timeout)
+            timeout: float = 60) -> CliResult:
+    """``nervous ARGS`` in this process (``timeout`` is kept for the callers; in-process runs have none)."""
+    return _run_cli(*args, env=env, input=input, cwd=Path.cwd())

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from nervous.evolver import Evolver, EvolverError
-from nervous.evolver.commands import COMMANDS, parse_command
-from nervous.evolver.tool import handle
+from nervous.engines.evolver import Evolver, EvolverError
+from nervous.engines.evolver.commands import COMMANDS, parse_command
+from nervous.engines.evolver.tool import handle
 
 from .conftest import create, make_draft, run_cli
 

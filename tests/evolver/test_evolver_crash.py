@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from nervous.evolver import Evolver, EvolverError
+from nervous.engines.evolver import Evolver, EvolverError
 
-from .conftest import create, make_draft, run_cli, tree
+from .conftest import create, make_draft, tree
 
 pytestmark = pytest.mark.slow
 T1 = "2026-03-05T09:00:00Z"
@@ -42,7 +42,9 @@ def child(ws: Path, args: list[str], fault: str | None) -> subprocess.CompletedP
     env = {"NERVOUS_NOW": T1}
     if fault is not None:
         env["NERVOUS_EVOLVER_FAULT"] = fault
-    return run_cli(["--disable-plugin-autoload", "evolve", *args, "--json", "-w", str(ws)], env=env)
+    # a real process: the fault kills it with SIGKILL
+    return subprocess.run([sys.executable, "-m", "nervous", "--disable-plugin-autoload", "evolve", *args, "--json",
+                           "-w", str(ws)], capture_output=True, text=True, env={**os.environ, **env}, timeout=60)
 
 
 @pytest.mark.parametrize("scenario", ["publish", "rollback"])
@@ -133,7 +135,7 @@ def test_busy_lock_then_stale_takeover(evolver: Evolver, nervous_pm, workspace: 
     create(evolver)
     lock = workspace / ".skill-evolver/.lock"
     holder = subprocess.Popen([sys.executable, "-c", (
-        "import sys,time; from nervous.durable import FileLock; l=FileLock(sys.argv[1]); l.acquire(); "
+        "import sys,time; from nervous.kernel.durable import FileLock; l=FileLock(sys.argv[1]); l.acquire(); "
         "print('held', flush=True); time.sleep(60)"), str(lock)], stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "held"

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from nervous.evolver import Evolver, EvolverError
-from nervous.evolver.render import fence_for, parse_legacy, render_candidate
+from nervous.engines.evolver import Evolver, EvolverError
+from nervous.engines.evolver.render import fence_for, parse_legacy, render_candidate
 
 from .conftest import create, make_draft
 
@@ -119,7 +119,7 @@ def test_legacy_parse_is_greedy_and_tolerates_truncation() -> None:
 
 
 def write_legacy(ws: Path, cid: str, status: str, draft: str, *, in_registry: bool = True) -> None:
-    from nervous.evolver.record import complete
+    from nervous.engines.evolver.record import complete
 
     base = ws / ".skill-evolver"
     (base / "candidates").mkdir(parents=True, exist_ok=True)

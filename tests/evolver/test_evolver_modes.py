@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from nervous.evolver import Evolver, EvolverError
+from nervous.engines.evolver import Evolver, EvolverError
 
 from .conftest import create, make_draft
 

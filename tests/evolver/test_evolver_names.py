@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from nervous.evolver import EvolverError
-from nervous.evolver.names import check_candidate_id, check_rel_path, normalize_skill_name, slugify
+from nervous.engines.evolver import EvolverError
+from nervous.engines.evolver.names import check_candidate_id, check_rel_path, normalize_skill_name, slugify
 
 from .conftest import create, make_draft
 

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from nervous.evolver import Evolver, EvolverError
-from nervous.evolver.skillfile import managed_info
-from nervous.skillmd import parse_skill_md
+from nervous.engines.evolver import Evolver, EvolverError
+from nervous.engines.evolver.skillfile import managed_info
+from nervous.kernel.skillmd import parse_skill_md
 
 from .conftest import create, make_draft
 

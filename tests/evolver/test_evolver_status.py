@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from nervous.evolver import Evolver, EvolverError
+from nervous.engines.evolver import Evolver, EvolverError
 
 from .conftest import create, make_draft, tree
 

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from nervous.goals import Goals, Scope
-from nervous.storage import MemoryStore
+from nervous.engines.goals import Goals, Scope
+from nervous.kernel.storage import MemoryStore
 
 T0 = 1_781_686_800.0  # 2026-06-17T09:00:00Z
 

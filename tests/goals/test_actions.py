@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from nervous.goals import GoalError, Subtask
+from nervous.engines.goals import GoalError, Subtask
 
 T0 = 1_781_686_800.0  # 2026-06-17T09:00:00Z, as in conftest
 

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from nervous.goals import GoalError
-from nervous.goals.settings import parse_tokens
+from nervous.engines.goals import GoalError
+from nervous.engines.goals.settings import parse_tokens
 
 
 def test_defaults(goals: Any) -> None:

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from nervous.goals import GoalError, document
+from nervous.engines.goals import GoalError, document
 
 NOW = "2026-06-18T14:02:11.512Z"
 

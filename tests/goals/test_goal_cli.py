@@ -9,13 +9,11 @@ from typing import Any
 
 import pytest
 
-from nervous.cli import cli
-
 DATA = Path(__file__).parent / "data"
 
 
 @pytest.fixture
-def run(nervous_home: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> Any:
+def run(nervous_home: Path, nervous_cli: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
     monkeypatch.setenv("NERVOUS_PROJECT", "demo")
     monkeypatch.setenv("NERVOUS_CONTEXT", "main")
     monkeypatch.setenv("NERVOUS_NOW", "2026-06-17T09:00:00Z")
@@ -23,13 +21,9 @@ def run(nervous_home: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.Capt
     monkeypatch.chdir(nervous_home)
 
     def invoke(*argv: str, code: int = 0) -> Any:
-        try:
-            rc = cli(["goal", *argv])
-        except SystemExit as exc:  # ``goal call`` exits with the envelope's status
-            rc = exc.code
-        out, err = capsys.readouterr()
-        assert rc == code, (out, err)
-        return (json.loads(out) if "--json" in argv else out), err
+        res = nervous_cli("goal", *argv)
+        assert res.exit_code == code, (res.stdout, res.stderr)
+        return (res.json if "--json" in argv else res.stdout), res.stderr
 
     return invoke
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 import os
 import re
 import shlex
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from nervous.testing.cli import run_cli
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "goals.md"
 _BLOCK = re.compile(r"```console\n(.*?)```", re.S)
@@ -40,7 +40,6 @@ def test_the_walk_through_is_executable(tmp_path: Path) -> None:
     env.update(NERVOUS_HOME=str(home), NERVOUS_PROJECT="demo", NERVOUS_CONTEXT="main",
                NERVOUS_NOW="2026-06-17T09:00:00Z", NERVOUS_DISABLE_PLUGIN_AUTOLOAD="1", NO_COLOR="1",
                COLUMNS="100")
-    nervous = [sys.executable, "-m", "nervous"]
     for pairs in sessions:
         for command, expected in pairs:
             words = shlex.split(command)
@@ -49,8 +48,7 @@ def test_the_walk_through_is_executable(tmp_path: Path) -> None:
                 env[key] = value
                 continue
             assert words[0] == "nervous", f"unexpected command in docs/goals.md: {command}"
-            proc = subprocess.run(nervous + words[1:], env=env, cwd=tmp_path, capture_output=True, text=True,
-                                  timeout=60)
+            proc = run_cli(*words[1:], environ=env, cwd=tmp_path)
             actual = proc.stdout + proc.stderr
             assert actual.rstrip("\n") == expected.rstrip("\n"), f"$ {command}"
             assert (proc.returncode != 0) == expected.startswith("error:"), f"$ {command}: exit {proc.returncode}"

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 import nervous
-from nervous.goals import HardStopMatcher
+from nervous.engines.goals import HardStopMatcher
 
 ROWS = [
     ("Add reproduction steps to the bug template", None),

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from nervous.goals import GoalError
-from nervous.goals.location import PIN_VARIABLE, resolve_scope, slug
+from nervous.engines.goals import GoalError
+from nervous.engines.goals.location import PIN_VARIABLE, resolve_scope, slug
 
 
 def _repo(root: Path, head: str = "ref: refs/heads/main") -> Path:
@@ -74,7 +74,7 @@ def test_context_is_pinned_across_a_branch_switch(tmp_path: Path) -> None:
     assert resolve_scope(env, root).context == "main"  # same process: pinned
     assert resolve_scope({}, root).context == "other"  # a new session sees the branch
     child = subprocess.run(
-        [sys.executable, "-c", "from nervous.goals import resolve_scope; print(resolve_scope().context)"],
+        [sys.executable, "-c", "from nervous.engines.goals import resolve_scope; print(resolve_scope().context)"],
         cwd=root, env={**os.environ, **env, "NERVOUS_CONTEXT": ""}, capture_output=True, text=True, check=True)
     assert child.stdout.strip() == "main"  # children inherit the pin
     assert resolve_scope({**env, "NERVOUS_CONTEXT": "explicit"}, root).context == "explicit"

@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-from nervous.goals import GoalError
-from nervous.goals.model import STATUSES
-from nervous.goals.status import can_transition, check_transition
+from nervous.engines.goals import GoalError
+from nervous.engines.goals.model import STATUSES
+from nervous.engines.goals.status import can_transition, check_transition
 
 ALLOWED = {
     "analyzed": {"analyzed", "planned", "blocked", "needs_amygdala", "cancelled"},

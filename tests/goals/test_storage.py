@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from nervous.goals import GoalError, Goals, Scope
-from nervous.manager import PluginManager
+from nervous.engines.goals import GoalError, Goals, Scope
+from nervous.kernel.manager import PluginManager
 
 BACKENDS = ("file", "sqlite")
 
@@ -112,9 +112,9 @@ def test_goals_path_override(nervous_pm: Any, tmp_path: Path, monkeypatch: pytes
 
 WORKER = textwrap.dedent("""
     import json, sys
-    from nervous.config import load_config
-    from nervous.manager import PluginManager
-    from nervous.goals import Goals
+    from nervous.kernel.config import load_config
+    from nervous.kernel.manager import PluginManager
+    from nervous.engines.goals import Goals
 
     tag, count = sys.argv[1], int(sys.argv[2])
     goals = Goals(PluginManager(load_config(), autoload=False))
@@ -158,8 +158,8 @@ def test_four_processes_lose_nothing(nervous_home: Path, nervous_config: Any, ba
 
 def test_a_refused_action_still_reports_what_was_noticed(goals: Any, store: Any) -> None:
     """Nothing is written when an action is refused, but a repaired document is still reported."""
+    from nervous.engines.goals.engine import COLLECTION
     from nervous.errors import NervousError
-    from nervous.goals.engine import COLLECTION
 
     goals.analyze("Write the report")
     store.update(COLLECTION, goals.key, lambda d: d.update(current_goal_id="goal-999"))

@@ -1,23 +1,20 @@
-"""Run the real ``nervous`` command line in this process (fast) or in a subprocess (when needed).
+"""Run the real ``nervous`` command line in this process, with a clean environment, and compare
+stored state before and after.
 
-In-process runs go through :func:`nervous.cli.app.run_main`, the same error contract as the
-installed command, with the environment and working directory of the call and captured output.
+Runs go through :func:`nervous.testing.cli.run_cli` (the ``nervous_cli`` fixture's runner): the same
+error contract as the installed command, with the environment and working directory of the call.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 from attrs import frozen
-from click.testing import CliRunner
 
-from nervous.cli import main
-from nervous.cli.app import run_main
+from nervous.testing.cli import run_cli
 
 #: exit codes documented in docs/cli.md for an ordinary call (70 is a bug)
 DOCUMENTED = {0, 1, 2, 3}
@@ -47,30 +44,9 @@ def environment(home: Path, **extra: str) -> dict[str, str | None]:
 
 
 def run(home: Path, *args: str, cwd: Path | None = None, stdin: str | None = None, **env: str) -> Result:
-    """``nervous ARGS`` in this process."""
-    runner = CliRunner()
-    previous = os.getcwd()
-    os.chdir(cwd or home.parent)
-    try:
-        with runner.isolation(input=stdin, env=environment(home, **env)) as (out, err, _):
-            try:
-                code = run_main(main, list(args))
-            except SystemExit as exc:  # a command that ends the process itself (goal call)
-                code = exc.code if isinstance(exc.code, int) else 1
-            stdout, stderr = out.getvalue(), err.getvalue()
-    finally:
-        os.chdir(previous)
-    return Result(code, stdout.decode("utf-8", "replace"), stderr.decode("utf-8", "replace"))
-
-
-def run_process(home: Path, *args: str, cwd: Path | None = None, timeout: float = 60,
-                **env: str) -> Result:
-    """``python -m nervous ARGS`` in a child process (for what must not share this process)."""
-    full = {k: v for k, v in os.environ.items() if not k.startswith("NERVOUS_")}
-    full.update({k: v for k, v in environment(home, **env).items() if v is not None})
-    proc = subprocess.run([sys.executable, "-m", "nervous", *args], capture_output=True, text=True,
-                          env=full, cwd=cwd or home.parent, timeout=timeout)
-    return Result(proc.returncode, proc.stdout, proc.stderr)
+    """``nervous ARGS`` in this process (:func:`nervous.testing.cli.run_cli`, what ``nervous_cli`` runs)."""
+    res = run_cli(*args, input=stdin, env=environment(home, **env), cwd=cwd or home.parent)
+    return Result(res.exit_code, res.stdout, res.stderr)
 
 
 def unchanged(before: dict[str, bytes], after: dict[str, bytes]) -> list[str]:

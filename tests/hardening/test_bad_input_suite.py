@@ -18,7 +18,7 @@ from typing import Any
 import click
 import pytest
 
-from nervous.cli import main
+from nervous.frontends.cli import main
 
 from .clirun import DOCUMENTED, run, tree, unchanged
 from .corpus import json_values, make_decoys, path_values, text_values
@@ -150,8 +150,8 @@ def _tool_cases(spec: Any) -> Iterator[dict[str, Any]]:
 
 def test_every_mcp_tool_with_hostile_arguments(arena: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
     from nervous import Nervous
-    from nervous.mcp.schema import tool_specs
-    from nervous.mcp.server import ArgumentChecker, encode_result, run_tool
+    from nervous.frontends.mcp.schema import tool_specs
+    from nervous.frontends.mcp.server import ArgumentChecker, encode_result, run_tool
 
     monkeypatch.chdir(arena["work"])
     home = arena["root"] / "mcp-home"

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from nervous.durable import FileLock, atomic_write_json, backup_path, lock_is_stale, read_lock_holder
+from nervous.kernel.durable import FileLock, atomic_write_json, backup_path, lock_is_stale, read_lock_holder
 
 from .clirun import run, tree
 
@@ -91,8 +91,8 @@ def test_storage_migrate_refuses_existing_targets_without_force(home: Path, tmp_
 
 
 def test_write_user_file_api_refuses_and_replaces(tmp_path: Path) -> None:
-    from nervous.durable import write_user_file
     from nervous.errors import BadInput
+    from nervous.kernel.durable import write_user_file
 
     p = tmp_path / "out.txt"
     write_user_file(p, b"one")
@@ -329,7 +329,7 @@ _KILLED_INSTALL = """
 import os, sys
 from nervous_plugins import skills_dir
 skills_dir.SkillsDirTarget._save_record = lambda *a, **k: os._exit(9)  # killed after the swap
-from nervous.cli import cli
+from nervous.frontends.cli import cli
 sys.exit(cli(sys.argv[1:]))
 """
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from nervous import Nervous
-from nervous.cortex.entities import TaskText
+from nervous.engines.cortex.entities import TaskText
 from nervous.errors import BadInput
 
 from .clirun import run
@@ -44,8 +44,8 @@ def test_argument_cap(home: Path) -> None:
 
 def _reference_evidence(task: TaskText, word: str) -> str | None:
     """The direct reading of spec §5 F5 (quadratic over many words): the indexed version must agree."""
-    from nervous.cortex.entities import stem_equal
-    from nervous.cortex.wordlists import words
+    from nervous.engines.cortex.entities import stem_equal
+    from nervous.kernel.cortex.wordlists import words
 
     for tok in task.plain:
         if not stem_equal(tok.lower, word):

@@ -52,7 +52,7 @@ def demoted() -> tuple[list[str], Callable[[], None] | None]:
     if how is None:
         pytest.skip("running as root with no unprivileged account to drop to")
     prefix, preexec = how
-    probe = subprocess.run([*prefix, sys.executable, "-c", "import nervous.cli"], preexec_fn=preexec,
+    probe = subprocess.run([*prefix, sys.executable, "-c", "import nervous.frontends.cli"], preexec_fn=preexec,
                            capture_output=True, text=True, check=False, cwd="/")
     if probe.returncode != 0:
         pytest.skip(f"the unprivileged account cannot run this interpreter and checkout: {probe.stderr[-300:]}")

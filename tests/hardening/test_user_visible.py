@@ -46,7 +46,7 @@ def test_report_json_returns_what_its_transaction_pruned(home: Path) -> None:
 
 def test_api_outcome_carries_pruned(tmp_path: Path) -> None:
     from nervous import Nervous
-    from nervous.clock import parse_timestamp
+    from nervous.kernel.clock import parse_timestamp
 
     nv = Nervous(home=tmp_path / "home", autoload=False)
     nv.cortex.record_outcome("alpha", "old", "runtime_error", now=parse_timestamp("2026-01-01T00:00:00Z"))

@@ -34,7 +34,7 @@ def sleeps() -> list[float]:
 @pytest.fixture
 def pm(nervous_config: Any, standin: ClawHubStandin, workdir: Path, sleeps: list[float],
        monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
-    from nervous.manager import PluginManager
+    from nervous.kernel.manager import PluginManager
 
     monkeypatch.setenv("CLAWHUB_REGISTRY", standin.url)
     monkeypatch.chdir(workdir)

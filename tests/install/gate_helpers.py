@@ -1,4 +1,5 @@
-"""Drive ``nervous`` as a person would: in a real pseudo-terminal, answering its prompts."""
+"""Drive ``nervous`` as an agent would (in-process, no terminal) and as a person would: in a real
+pseudo-terminal, answering its prompts."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from nervous.testing.cli import run_cli
+
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE_CONFIG = ROOT / "examples" / "nervous.toml"
 
@@ -24,9 +27,8 @@ def env_for(home: Path, **extra: str) -> dict[str, str]:
 
 def run_json(args: list[str], cwd: Path, env: dict[str, str]) -> tuple[int, dict[str, Any]]:
     """``nervous ARGS --json`` without a terminal (an agent's call)."""
-    proc = subprocess.run([sys.executable, "-m", "nervous", *args, "--json"], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
-    return proc.returncode, json.loads(proc.stdout)
+    res = run_cli(*args, "--json", cwd=cwd, environ=env)
+    return res.exit_code, json.loads(res.stdout)
 
 
 def at_terminal(args: list[str], cwd: Path, env: dict[str, str], answers: list[tuple[str, str]],

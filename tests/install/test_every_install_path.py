@@ -1,4 +1,4 @@
-"""Every way a skill reaches the disk goes through :class:`nervous.gate.Gate`.
+"""Every way a skill reaches the disk goes through :class:`nervous.engines.install.gate.Gate`.
 
 Two halves: an inventory of every CLI command, MCP tool, Python API method and evolver operation,
 each classified as writing skills or not (a new one that is not classified fails here), and a driver
@@ -17,11 +17,11 @@ import pytest
 from gate_helpers import EXAMPLE_CONFIG, env_for
 
 import nervous
-from nervous import gate
-from nervous.cli import COMMANDS
-from nervous.integrations import bundled_skills
-from nervous.mcp.handlers import HANDLERS
-from nervous.mcp.schema import EVOLVE_OPERATIONS
+from nervous.engines.install import gate
+from nervous.frontends.cli import COMMANDS
+from nervous.frontends.integrations import bundled_skills
+from nervous.frontends.mcp.handlers import HANDLERS
+from nervous.frontends.mcp.schema import EVOLVE_OPERATIONS
 
 #: path -> the driver below that proves it passes the gate
 WRITES = {
@@ -57,7 +57,7 @@ def test_every_path_is_classified() -> None:
     paths = _inventory()
     unclassified = sorted(paths - set(WRITES) - NO_SKILL_WRITES)
     assert not unclassified, (f"new install paths {unclassified}: classify each; if it writes a skill, it must go "
-                              "through nervous.gate.Gate and get a driver in this module")
+                              "through nervous.engines.install.gate.Gate and get a driver in this module")
     assert not set(WRITES) & NO_SKILL_WRITES
     assert set(WRITES.values()) <= set(DRIVERS), "every writing path has a driver"
 
@@ -95,7 +95,7 @@ def _cli(*args: str) -> dict[str, Any]:
     import io
     from contextlib import redirect_stdout
 
-    from nervous.cli import cli
+    from nervous.frontends.cli import cli
 
     buf = io.StringIO()
     with redirect_stdout(buf):

@@ -15,10 +15,10 @@ import pytest
 from gate_helpers import EXAMPLE_CONFIG, at_terminal, env_for, run_json
 
 import nervous
-from nervous import gate
+from nervous.engines.install import gate
+from nervous.engines.install.installer import Installer
 from nervous.errors import BadInput, Refused
-from nervous.installer import Installer
-from nervous.records import Provider, ReviewDecision
+from nervous.kernel.records import Provider, ReviewDecision
 from nervous.testing.clawhub_server import ClawHubStandin, skill_md
 
 LOCAL = ["--config", str(EXAMPLE_CONFIG)]
@@ -238,7 +238,7 @@ def test_meta_json_must_name_the_requested_skill_and_version(project: Path, hub_
 
 
 def test_meta_json_owner_must_match() -> None:
-    from nervous.records import SkillBundle, SkillFile, SkillRef
+    from nervous.kernel.records import SkillBundle, SkillFile, SkillRef
 
     bundle = SkillBundle(ref=SkillRef("demo", "alice", "clawhub"), version="1.0.0", registry="clawhub",
                          files=(SkillFile("_meta.json", b'{"ownerHandle": "mallory", "slug": "demo"}'),))
@@ -249,7 +249,7 @@ def test_meta_json_owner_must_match() -> None:
 
 def test_install_targets_refuse_writes_outside_the_gate(project: Path, tmp_path: Path,
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
-    from nervous.records import SkillBundle, SkillFile, SkillRef
+    from nervous.kernel.records import SkillBundle, SkillFile, SkillRef
 
     monkeypatch.chdir(project)
     with nervous.Nervous(EXAMPLE_CONFIG, home=tmp_path / "home", autoload=False) as nv:

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 from install_helpers import digest
 
+from nervous.engines.install.gate import Approval
+from nervous.engines.install.installer import Installer
 from nervous.errors import BadInput, NervousError, Refused, RegistryError, UsageError
-from nervous.gate import Approval
-from nervous.installer import Installer
 from nervous.testing.clawhub_server import ClawHubStandin, skill_md
 
 #: the user's yes, relayed by an agent (a token, --yes)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -13,19 +12,14 @@ from nervous.testing.clawhub_server import ClawHubStandin
 
 
 @pytest.fixture
-def run(standin: ClawHubStandin, workdir: Path, nervous_home: Path, monkeypatch: pytest.MonkeyPatch,
-        capsys: pytest.CaptureFixture[str]) -> Any:
-    from nervous.cli import cli
-
+def run(standin: ClawHubStandin, workdir: Path, nervous_cli: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
     monkeypatch.chdir(workdir)
     monkeypatch.setenv("CLAWHUB_REGISTRY", standin.url)
     monkeypatch.setenv("NERVOUS_REGISTRIES", "clawhub")
 
     def invoke(*args: str, as_json: bool = True) -> tuple[int, Any, str]:
-        capsys.readouterr()
-        code = cli([*args, "--json"] if as_json else list(args))
-        out, err = capsys.readouterr()
-        return code, json.loads(out) if as_json else out, err
+        res = nervous_cli(*args, "--json", cwd=workdir) if as_json else nervous_cli(*args, cwd=workdir)
+        return res.exit_code, res.json if as_json else res.stdout, res.stderr
 
     return invoke
 

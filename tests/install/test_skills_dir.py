@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 from install_helpers import digest
 
+from nervous.engines.install.gate import Approval
+from nervous.engines.install.installer import Installer
 from nervous.errors import BadInput, Refused, StorageError
-from nervous.fingerprint import folder_fingerprint
-from nervous.gate import Approval
-from nervous.installer import Installer
+from nervous.kernel.fingerprint import folder_fingerprint
 from nervous.testing.clawhub_server import ClawHubStandin, skill_md
 
 
@@ -131,7 +131,7 @@ def test_leftovers_of_a_killed_install_are_recovered(tmp_path: Path) -> None:
 
     from nervous_plugins.skills_dir import ASIDE_PREFIX, STAGING_PREFIX, TRASH_PREFIX, SkillsDirTarget
 
-    from nervous.storage import MemoryStore
+    from nervous.kernel.storage import MemoryStore
 
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
                           text=True, check=True).stdout.strip()
@@ -155,8 +155,8 @@ import os, signal, sys
 from pathlib import Path
 from nervous_plugins.file_store import FileStore
 from nervous_plugins.skills_dir import SkillsDirTarget
-from nervous.records import SkillBundle, SkillFile, SkillRef
-from nervous.gate import Verdict, admission
+from nervous.kernel.records import SkillBundle, SkillFile, SkillRef
+from nervous.engines.install.gate import Verdict, admission
 
 skills, store, version, kill_in = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3], sys.argv[4]
 target = SkillsDirTarget(skills, store=FileStore(store))
@@ -233,7 +233,7 @@ def test_an_unreadable_install_journal_is_set_aside_once(tmp_path: Path) -> None
 
     from nervous_plugins.skills_dir import JOURNAL_PREFIX, SkillsDirTarget
 
-    from nervous.storage import MemoryStore
+    from nervous.kernel.storage import MemoryStore
 
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
                           text=True, check=True).stdout.strip()

@@ -12,13 +12,13 @@ from typing import Any
 import pytest
 
 import nervous
-from nervous.acquire import AcquireState
-from nervous.api import Nervous
-from nervous.config import Config
-from nervous.cortex.results import Perception
+from nervous.engines.acquire import AcquireState
+from nervous.engines.cortex.results import Perception
+from nervous.engines.scan.engine import ScanReport
+from nervous.engines.search import SearchResult
 from nervous.errors import BadInput, NervousError, UsageError
-from nervous.scan import ScanReport
-from nervous.search import SearchResult
+from nervous.frontends.api import Nervous
+from nervous.kernel.config import Config
 
 REPO = Path(__file__).resolve().parents[2]
 CONFIG = REPO / "examples" / "nervous.toml"
@@ -124,7 +124,7 @@ def test_goals_and_evolver_are_available(nv: Any, tmp_path: Path) -> None:
 
 def test_a_host_judge_callable_is_asked_and_can_only_raise(tmp_path: Path, nervous_home: Path,
                                                           monkeypatch: pytest.MonkeyPatch) -> None:
-    from nervous.records import IntentVerdict
+    from nervous.kernel.records import IntentVerdict
 
     monkeypatch.chdir(tmp_path)
     asked: list[str] = []

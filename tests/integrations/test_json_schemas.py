@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 from jsonschema import Draft202012Validator
+
+from nervous.testing.cli import run_cli
 
 REPO = Path(__file__).resolve().parents[2]
 CONFIG = REPO / "examples" / "nervous.toml"
@@ -50,8 +50,7 @@ class Cli:
                     "PATH": "/usr/bin:/bin"}
 
     def __call__(self, *args: str, code: int = 0) -> dict[str, Any]:
-        res = subprocess.run([sys.executable, "-m", "nervous", "--config", str(CONFIG), *args, "--json"],
-                             capture_output=True, text=True, cwd=self.cwd, env=self.env, timeout=60)
+        res = run_cli("--config", str(CONFIG), *args, "--json", cwd=self.cwd, environ=self.env)
         assert res.returncode == code, f"{args}: exit {res.returncode}: {res.stdout[-800:]} {res.stderr[-800:]}"
         data: dict[str, Any] = json.loads(res.stdout)
         return data

@@ -15,9 +15,9 @@ import pytest
 from jsonschema import Draft202012Validator
 from mcp_client import McpProcess, server_env
 
-from nervous.acquire.engine import OUTCOMES
-from nervous.goals.actions import MUTATIONS
-from nervous.mcp.schema import EVOLVE_OPERATIONS, GOAL_ACTIONS, tool_specs
+from nervous.engines.acquire.engine import OUTCOMES
+from nervous.engines.goals.actions import MUTATIONS
+from nervous.frontends.mcp.schema import EVOLVE_OPERATIONS, GOAL_ACTIONS, tool_specs
 from nervous.testing.clawhub_server import ClawHubStandin
 
 TOOLS = {"perceive", "search", "acquire", "request_install", "approve", "cancel", "done", "scan", "goal", "evolve"}
@@ -76,7 +76,7 @@ def test_every_tool_is_listed_with_valid_schemas_and_honest_annotations(server: 
 
 
 def test_schemas_cover_every_engine_action(server: McpProcess) -> None:
-    from nervous.evolver.tool import OPERATIONS
+    from nervous.engines.evolver.tool import OPERATIONS
 
     tools = {t.name: t for t in server.list_tools().tools}
     goal_enum = set(tools["goal"].input_schema["properties"]["action"]["enum"])

@@ -9,7 +9,7 @@ import pytest
 from mcp.shared.exceptions import MCPError
 from mcp_client import McpProcess, server_env
 
-from nervous.integrations import bundled_skills
+from nervous.frontends.integrations import bundled_skills
 from nervous.testing.clawhub_server import ClawHubStandin
 
 
@@ -63,8 +63,8 @@ def test_bad_prompt_calls_are_invalid_params(server: McpProcess, name: str, args
 
 
 def test_the_prompt_files_exist_in_the_package() -> None:
-    from nervous.mcp.prompts import PROMPTS
+    from nervous.frontends.mcp.prompts import PROMPTS
 
-    root = Path(__file__).resolve().parents[2] / "nervous" / "integrations"
+    root = Path(__file__).resolve().parents[2] / "nervous" / "frontends" / "integrations"
     for spec in PROMPTS:
         assert (root / spec.source).is_file(), spec.source

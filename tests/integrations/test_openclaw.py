@@ -6,22 +6,16 @@ from __future__ import annotations
 import json
 import re
 import shlex
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from nervous.integrations import MARKER, bundled_skills
-from nervous.skillmd import parse_skill_md, validate_skill_md
+from nervous.frontends.integrations import MARKER, bundled_skills
+from nervous.kernel.skillmd import parse_skill_md, validate_skill_md
+from nervous.testing.cli import run_cli
 
 REPO = Path(__file__).resolve().parents[2]
 NAMES = ["goal-workflow", "skill-acquisition", "skill-evolver"]
-
-
-def nervous(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "nervous", *args], capture_output=True, text=True, cwd=cwd,
-                          timeout=60)
 
 
 def commands(text: str) -> list[list[str]]:
@@ -61,7 +55,7 @@ def test_the_top_level_copies_match_the_packaged_ones(name: str) -> None:
 def test_every_command_the_skills_use_exists_with_those_options(name: str) -> None:
     import click
 
-    from nervous.cli import main
+    from nervous.frontends.cli import main
 
     cmds = commands(bundled_skills()[name])
     assert cmds
@@ -83,7 +77,7 @@ def test_every_command_the_skills_use_exists_with_those_options(name: str) -> No
 
 
 def test_the_evolver_commands_in_the_skill_are_understood() -> None:
-    from nervous.evolver.commands import parse_command
+    from nervous.engines.evolver.commands import parse_command
 
     runs = [argv[-1] for argv in commands(bundled_skills()["skill-evolver"]) if argv[:2] == ["evolve", "run"]]
     assert len(runs) >= 8
@@ -95,7 +89,7 @@ def test_the_evolver_commands_in_the_skill_are_understood() -> None:
 
 
 def test_install_copies_the_skills_and_reruns_are_idempotent(tmp_path: Path) -> None:
-    res = nervous("integrations", "install", "openclaw", "--workspace", str(tmp_path), "--json")
+    res = run_cli("integrations", "install", "openclaw", "--workspace", str(tmp_path), "--json")
     assert res.returncode == 0, res.stderr
     out = json.loads(res.stdout)
     assert out["ok"] is True and [s["action"] for s in out["skills"]] == ["installed"] * 3
@@ -103,11 +97,11 @@ def test_install_copies_the_skills_and_reruns_are_idempotent(tmp_path: Path) -> 
         copied = tmp_path / "skills" / name / "SKILL.md"
         assert copied.read_text(encoding="utf-8") == bundled_skills()[name]
         assert json.loads((copied.parent / MARKER).read_text())["managed_by"] == "nervous"
-    again = json.loads(nervous("integrations", "install", "openclaw", "--workspace", str(tmp_path),
+    again = json.loads(run_cli("integrations", "install", "openclaw", "--workspace", str(tmp_path),
                                "--json").stdout)
     assert [s["action"] for s in again["skills"]] == ["unchanged"] * 3
     (tmp_path / "skills" / "skill-evolver" / "SKILL.md").write_text("stale", encoding="utf-8")
-    again = json.loads(nervous("integrations", "install", "openclaw", "--workspace", str(tmp_path),
+    again = json.loads(run_cli("integrations", "install", "openclaw", "--workspace", str(tmp_path),
                                "--json").stdout)
     assert [s["action"] for s in again["skills"]] == ["unchanged", "unchanged", "updated"]
 
@@ -116,25 +110,25 @@ def test_an_unmanaged_skill_of_the_same_name_is_never_overwritten_without_force(
     mine = tmp_path / "skills" / "skill-acquisition"
     mine.mkdir(parents=True)
     (mine / "SKILL.md").write_text("---\nname: skill-acquisition\ndescription: mine\n---\nmine\n", encoding="utf-8")
-    res = nervous("integrations", "install", "openclaw", "--workspace", str(tmp_path), "--json")
+    res = run_cli("integrations", "install", "openclaw", "--workspace", str(tmp_path), "--json")
     assert res.returncode == 1
     err = json.loads(res.stdout)["error"]
     assert err["code"] == "unmanaged_skill" and "--force" in err["message"]
     assert (mine / "SKILL.md").read_text(encoding="utf-8").endswith("mine\n")
     assert not (tmp_path / "skills" / "skill-evolver").exists(), "nothing is written when one target conflicts"
-    res = nervous("integrations", "install", "openclaw", "--workspace", str(tmp_path), "--force", "--json")
+    res = run_cli("integrations", "install", "openclaw", "--workspace", str(tmp_path), "--force", "--json")
     assert res.returncode == 0
     assert [s["action"] for s in json.loads(res.stdout)["skills"]] == ["installed", "replaced", "installed"]
     assert (mine / "SKILL.md").read_text(encoding="utf-8") == bundled_skills()["skill-acquisition"]
 
 
 def test_bad_workspaces_are_usage_errors(tmp_path: Path) -> None:
-    res = nervous("integrations", "install", "openclaw", "--workspace", str(tmp_path / "missing"), "--json")
+    res = run_cli("integrations", "install", "openclaw", "--workspace", str(tmp_path / "missing"), "--json")
     assert res.returncode == 2 and json.loads(res.stdout)["error"]["code"] == "invalid_workspace"
     (tmp_path / "elsewhere").mkdir()
     (tmp_path / "ws").mkdir()
     (tmp_path / "ws" / "skills").symlink_to(tmp_path / "elsewhere")
-    res = nervous("integrations", "install", "openclaw", "--workspace", str(tmp_path / "ws"), "--json")
+    res = run_cli("integrations", "install", "openclaw", "--workspace", str(tmp_path / "ws"), "--json")
     assert res.returncode == 1 and json.loads(res.stdout)["error"]["code"] == "unsafe_path"
     assert list((tmp_path / "elsewhere").iterdir()) == []
 

@@ -14,12 +14,13 @@ from typing import Any
 
 import pytest
 
-from nervous.integrations import MARKER, bundled_files
+from nervous.frontends.integrations import MARKER, bundled_files
+from nervous.testing.cli import run_cli
 
 REPO = Path(__file__).resolve().parents[2]
 HARNESS = Path(__file__).with_name("pi_harness.mjs")
 PI_VERSION = "0.73.1"  # pinned in .ci/run
-PACKAGED = REPO / "nervous" / "integrations" / "pi"
+PACKAGED = REPO / "nervous" / "frontends" / "integrations" / "pi"
 
 
 def _node_modules() -> Path:
@@ -70,8 +71,7 @@ def with_package(tmp_path: Path) -> Path:
 
 
 def nervous_json(env: dict[str, str], cwd: Path, *args: str) -> dict[str, Any]:
-    res = subprocess.run([sys.executable, "-m", "nervous", *args, "--json"], capture_output=True, text=True,
-                         env=env, cwd=cwd, timeout=60)
+    res = run_cli(*args, "--json", environ=env, cwd=cwd)
     data: dict[str, Any] = json.loads(res.stdout)
     return data
 
@@ -88,7 +88,7 @@ def test_the_top_level_package_matches_the_packaged_one() -> None:
 
 
 def test_the_goal_tool_schema_is_the_mcp_goal_schema_flattened() -> None:
-    from nervous.mcp.schema import tool_specs
+    from nervous.frontends.mcp.schema import tool_specs
 
     spec = next(t for t in tool_specs() if t.name == "goal")
     shipped = json.loads((PACKAGED / "goal-tool.schema.json").read_text(encoding="utf-8"))
@@ -99,7 +99,7 @@ def test_the_goal_tool_schema_is_the_mcp_goal_schema_flattened() -> None:
 def test_the_skills_are_the_ones_every_host_gets() -> None:
     for name in ("goal-workflow", "skill-acquisition"):
         pi_copy = (PACKAGED / "skills" / name / "SKILL.md").read_text(encoding="utf-8")
-        assert pi_copy == (REPO / "nervous" / "integrations" / "openclaw" / name / "SKILL.md").read_text("utf-8")
+        assert pi_copy == (REPO / "nervous" / "frontends" / "integrations" / "openclaw" / name / "SKILL.md").read_text("utf-8")
 
 
 # ------------------------------------------------------------------------------------ loaded by pi
@@ -239,8 +239,7 @@ def test_integrations_install_pi_never_replaces_an_extension_it_did_not_write(tm
     mine = ws / ".pi" / "extensions" / "nervous"
     mine.mkdir(parents=True)
     (mine / "index.ts").write_text("export default function () {}\n")
-    res = subprocess.run([sys.executable, "-m", "nervous", "integrations", "install", "pi", "--workspace", str(ws),
-                          "--json"], capture_output=True, text=True, env=env, timeout=60)
+    res = run_cli("integrations", "install", "pi", "--workspace", str(ws), "--json", environ=env)
     assert res.returncode != 0
     assert json.loads(res.stdout)["error"]["code"] == "unmanaged_skill"
     assert (mine / "index.ts").read_text() == "export default function () {}\n"

@@ -10,8 +10,8 @@ import sys
 import pluggy
 import pytest
 
-from nervous.builtins import BUILTINS, Builtin
-from nervous.manager import PROVIDER_HOOKS
+from nervous.kernel.builtins import BUILTINS, Builtin
+from nervous.kernel.manager import PROVIDER_HOOKS
 from nervous.plugin import hookspecs
 
 PROVIDER_HOOK_NAMES = set(PROVIDER_HOOKS.values())
@@ -35,7 +35,7 @@ def test_the_table_matches_the_module(builtin: Builtin) -> None:
 
 
 def test_building_a_manager_imports_no_builtin_module() -> None:
-    code = ("import sys; from nervous.manager import PluginManager; from nervous.config import Config; "
+    code = ("import sys; from nervous.kernel.manager import PluginManager; from nervous.kernel.config import Config; "
             "pm = PluginManager(Config(), autoload=False); pm.check_selection(); pm.plugins(); "
             "print(sorted(m for m in sys.modules if m.startswith('nervous_plugins') or m == 'importlib.metadata'))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout

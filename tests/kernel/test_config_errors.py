@@ -11,16 +11,19 @@ from pathlib import Path
 
 import pytest
 
-from nervous.config import load_config
 from nervous.errors import ConfigError
+from nervous.kernel.config import load_config
+from nervous.testing.cli import CliResult, run_cli
 
 
-def nervous(cwd: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def _environ(cwd: Path) -> dict[str, str]:
     e = {k: v for k, v in os.environ.items() if not k.startswith("NERVOUS_")}
     e["NERVOUS_HOME"] = str(cwd / "home")
-    e.update(env or {})
-    return subprocess.run([sys.executable, "-m", "nervous", *args], capture_output=True, text=True, env=e,
-                          cwd=cwd, timeout=60)
+    return e
+
+
+def nervous(cwd: Path, *args: str) -> CliResult:
+    return run_cli(*args, environ=_environ(cwd), cwd=cwd)
 
 
 @pytest.mark.parametrize(
@@ -66,7 +69,7 @@ def test_unknown_provider_lists_the_available_ones(tmp_path: Path) -> None:
 
 DUP = '''
 import nervous
-from nervous.records import Provider
+from nervous.kernel.records import Provider
 
 @nervous.hookimpl
 def nervous_storage_backends():
@@ -84,7 +87,9 @@ def test_duplicate_provider_names_both_plugins(tmp_path: Path) -> None:
         info.mkdir()
         (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {dist}\nVersion: 1.0\n", encoding="utf-8")
         (info / "entry_points.txt").write_text(f"[nervous]\n{dist[8:]} = {mod}\n", encoding="utf-8")
-    res = nervous(tmp_path, "config", "validate", env={"PYTHONPATH": str(site)})
+    # a real process: the plugins are found on the interpreter's start-up path
+    res = subprocess.run([sys.executable, "-m", "nervous", "config", "validate"], capture_output=True, text=True,
+                         env={**_environ(tmp_path), "PYTHONPATH": str(site)}, cwd=tmp_path, timeout=60)
     assert res.returncode == 2
     assert "'twin' is defined twice" in res.stderr
     assert "'one'" in res.stderr and "'two'" in res.stderr

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from nervous.entrypoints import entry_points_for
+from nervous.kernel.entrypoints import entry_points_for
 
 
 def _dist(site: Path, name: str) -> None:

@@ -9,8 +9,8 @@ import pytest
 
 import nervous
 from nervous.errors import PluginError
-from nervous.manager import PluginManager, add_hookcall_monitoring
-from nervous.records import IntentVerdict, ScanContext, SideEffects, SkillBundle, SkillFile, SkillRef
+from nervous.kernel.manager import PluginManager, add_hookcall_monitoring
+from nervous.kernel.records import IntentVerdict, ScanContext, SideEffects, SkillBundle, SkillFile, SkillRef
 
 BUNDLE = SkillBundle(ref=SkillRef("demo"), files=(SkillFile("SKILL.md", b"---\nname: demo\n---\n"),))
 

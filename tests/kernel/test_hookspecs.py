@@ -6,7 +6,7 @@ import inspect
 
 import pytest
 
-from nervous import hookspecs
+from nervous.plugin import hookspecs
 
 HOOKS = sorted(n for n in dir(hookspecs) if n.startswith("nervous_"))
 

@@ -1,10 +1,15 @@
-"""The import graph keeps the layers apart (read with ``ast``, nothing is imported).
+"""The import graph keeps the layers apart; a module's layer is the folder it lives in.
 
-* built-in plugins (``nervous_plugins``) import only the plugin API (``nervous.plugin*``) and
-  ``nervous.errors`` from nervous;
-* the kernel (plugin API, manager, configuration, records, storage contract, helpers) imports no
-  plugin, no engine and no front end;
-* engines (acquire, cortex, goals, evolver, search, install, scan) import no front end and no plugin.
+* ``nervous/plugin/`` and ``nervous/errors.py``: the plugin API;
+* ``nervous/kernel/``: plugin host, configuration, records, storage contract, shared helpers;
+* ``nervous/engines/``: acquire, cortex, goals, evolver, search, install, scan;
+* ``nervous/frontends/`` (and ``nervous/__main__.py``): CLI, MCP, Python API, integrations, registry server;
+* ``nervous/testing/``: the kits and fixtures for plugin authors (may use anything);
+* ``nervous/__init__.py`` (the ``nervous.Nervous`` facade) and ``nervous/_moved.py`` (old paths).
+
+Rules: built-in plugins (``nervous_plugins``) import only the plugin API (``nervous.plugin*`` and
+``nervous.errors``); the plugin API and the kernel import no plugin, no engine and no front end;
+engines import no front end and no plugin. No module sits outside a layer folder.
 
 Imports under ``if TYPE_CHECKING:`` count too: a type is a dependency for a reader.
 """
@@ -15,17 +20,31 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).parents[2]
-FRONT_ENDS = ("nervous.cli", "nervous.mcp", "nervous.api", "nervous.integrations", "nervous.registry_server",
-              "nervous.__main__")
-ENGINES = ("nervous.acquire", "nervous.cortex", "nervous.goals", "nervous.evolver", "nervous.search",
-           "nervous.installer", "nervous.scan", "nervous.scan_target", "nervous.gate")
-TOOLING = ("nervous.testing",)  # test kits for plugin authors: may use anything
-#: the cortex contract (candidate views, matcher memory, word lists): kernel modules that live beside
-#: the cortex engine and are published through nervous.plugin.cortex
-CORTEX_CONTRACT = ("nervous.cortex.policy", "nervous.cortex.matching", "nervous.cortex.wordlists")
-#: the package root is the host-facing facade (``nervous.Nervous`` is loaded lazily from it)
-FACADE = ("nervous",)
+
+#: folder (dotted prefix) -> layer
+LAYERS: dict[str, str] = {
+    "nervous.plugin": "kernel",
+    "nervous.errors": "kernel",
+    "nervous.kernel": "kernel",
+    "nervous.engines": "engine",
+    "nervous.frontends": "front end",
+    "nervous.__main__": "front end",
+    "nervous.testing": "tooling",
+    "nervous._moved": "facade",
+}
 PLUGIN_API = ("nervous.plugin", "nervous.errors")
+
+
+def layer(name: str) -> str | None:
+    """The layer of module ``name``, read from its folder (None: outside every layer folder)."""
+    if name == "nervous_plugins" or name.startswith("nervous_plugins."):
+        return "plugin"
+    if name == "nervous":
+        return "facade"
+    for prefix, value in LAYERS.items():
+        if name == prefix or name.startswith(prefix + "."):
+            return value
+    return None if name.startswith("nervous.") else "external"
 
 
 def _module_name(path: Path, base: Path) -> str:
@@ -33,6 +52,13 @@ def _module_name(path: Path, base: Path) -> str:
     if parts[-1] == "__init__":
         parts.pop()
     return ".".join(parts)
+
+
+def _is_module(name: str) -> bool:
+    if not name.startswith("nervous."):
+        return False
+    path = ROOT.joinpath(*name.split("."))
+    return path.with_suffix(".py").is_file() or (path / "__init__.py").is_file()
 
 
 def _imports(path: Path, module: str) -> list[tuple[int, str]]:
@@ -50,17 +76,9 @@ def _imports(path: Path, module: str) -> list[tuple[int, str]]:
             else:
                 target = node.module or ""
             out.append((node.lineno, target))
-            # ``from nervous import plugin`` names a module too
-            out += [(node.lineno, f"{target}.{a.name}") for a in node.names if target in ("nervous", "nervous.plugin")]
+            # ``from nervous import plugin`` and ``from ..install import gate`` name modules too
+            out += [(node.lineno, f"{target}.{a.name}") for a in node.names if _is_module(f"{target}.{a.name}")]
     return out
-
-
-def _within(name: str, prefixes: tuple[str, ...]) -> bool:
-    return any(name == p or name.startswith(p + ".") for p in prefixes)
-
-
-def _engine(name: str) -> bool:
-    return _within(name, ENGINES) and not _within(name, CORTEX_CONTRACT)
 
 
 def _graph() -> dict[str, tuple[Path, list[tuple[int, str]]]]:
@@ -79,41 +97,61 @@ def _violations(rule: str, sources: list[str], allowed: callable) -> list[str]: 
         path, imports = graph[name]
         for line, target in imports:
             if not allowed(target):
-                bad.append(f"{path.relative_to(ROOT)}:{line}: {rule}: imports {target}")
+                bad.append(f"{path.relative_to(ROOT)}:{line}: {rule}: imports {target} ({layer(target)})")
     return bad
 
 
-def test_builtin_plugins_use_only_the_plugin_api() -> None:
-    sources = [n for n in _graph() if n.startswith("nervous_plugins")]
+def _sources(wanted: str) -> list[str]:
+    return [n for n in _graph() if layer(n) == wanted]
 
+
+def test_every_module_sits_in_a_layer_folder() -> None:
+    assert [n for n in _graph() if layer(n) is None] == []
+    tops = sorted(p.name for p in (ROOT / "nervous").iterdir() if p.name != "__pycache__")
+    assert tops == ["__init__.py", "__main__.py", "_moved.py", "engines", "errors.py", "frontends", "kernel",
+                    "plugin", "testing"]
+
+
+def test_builtin_plugins_use_only_the_plugin_api() -> None:
     def allowed(target: str) -> bool:
         if target == "nervous":
             return False  # `import nervous` reaches everything: use nervous.plugin
-        return not target.startswith("nervous.") or _within(target, PLUGIN_API)
+        return not target.startswith("nervous.") or any(target == p or target.startswith(p + ".") for p in PLUGIN_API)
 
-    assert _violations("plugin outside the plugin API", sources, allowed) == []
+    assert _violations("plugin outside the plugin API", _sources("plugin"), allowed) == []
 
 
 def test_the_kernel_imports_no_plugin_engine_or_front_end() -> None:
-    sources = [n for n in _graph() if n.startswith("nervous") and not n.startswith("nervous_plugins")
-               and not _within(n, FRONT_ENDS + TOOLING) and not _engine(n) and n not in FACADE]
-
-    def allowed(target: str) -> bool:
-        return not target.startswith("nervous_plugins") and not _within(target, FRONT_ENDS) and not _engine(target)
-
-    assert _violations("kernel", sources, allowed) == []
+    # the package root is allowed for ``__version__`` and ``hookimpl``
+    assert _sources("kernel")
+    assert _violations("kernel", _sources("kernel"), lambda t: layer(t) in ("kernel", "external", "facade")) == []
 
 
 def test_engines_import_no_front_end_and_no_plugin() -> None:
-    sources = [n for n in _graph() if _engine(n)]
-
-    def allowed(target: str) -> bool:
-        return not target.startswith("nervous_plugins") and not _within(target, FRONT_ENDS)
-
-    assert _violations("engine", sources, allowed) == []
+    assert _sources("engine")
+    allowed = ("kernel", "engine", "external", "facade")
+    assert _violations("engine", _sources("engine"), lambda t: layer(t) in allowed) == []
 
 
 def test_the_checker_sees_a_violation(tmp_path: Path) -> None:
     mod = tmp_path / "m.py"
-    mod.write_text("from ..cli.app import table\nimport nervous_plugins.github\n", encoding="utf-8")
-    assert [t for _, t in _imports(mod, "nervous.cortex.m")] == ["nervous.cli.app", "nervous_plugins.github"]
+    mod.write_text("from ...frontends.cli.app import table\nimport nervous_plugins.github\n", encoding="utf-8")
+    targets = [t for _, t in _imports(mod, "nervous.engines.cortex.m")]
+    assert targets == ["nervous.frontends.cli.app", "nervous_plugins.github"]
+    assert [layer(t) for t in targets] == ["front end", "plugin"]
+    assert layer("nervous.flat") is None  # a flat module would be outside every layer
+
+
+def test_the_architecture_document_names_real_paths() -> None:
+    import re
+
+    text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    paths = set(re.findall(r"`((?:plugin|kernel|engines|frontends|testing|plugins)/[\w/.-]*)`", text))
+    assert len(paths) > 30
+    missing = [p for p in sorted(paths) if not any((base / p).exists() for base in (ROOT / "nervous", ROOT))]
+    assert missing == []
+    # every module of the tree is in the tree drawing
+    for folder in ("kernel", "engines", "frontends"):
+        for path in (ROOT / "nervous" / folder).iterdir():
+            if path.name not in ("__init__.py", "__pycache__"):
+                assert path.name in text or path.stem in text, path

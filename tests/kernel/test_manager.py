@@ -8,8 +8,8 @@ import pytest
 
 import nervous
 from nervous.errors import PluginError, ProviderError
-from nervous.manager import PluginManager
-from nervous.records import RiskAssessment, ScanContext, SideEffects, SkillBundle, SkillFile, SkillRef
+from nervous.kernel.manager import PluginManager
+from nervous.kernel.records import RiskAssessment, ScanContext, SideEffects, SkillBundle, SkillFile, SkillRef
 
 BUNDLE = SkillBundle(ref=SkillRef("demo"), files=(SkillFile("SKILL.md", b"---\nname: demo\n---\n"),))
 

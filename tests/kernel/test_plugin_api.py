@@ -1,10 +1,9 @@
-"""``nervous.plugin`` is the one package a plugin author imports; old paths keep working."""
+"""``nervous.plugin`` is the one package a plugin author imports (old paths: test_moved_paths.py)."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
-import warnings
 
 import pytest
 
@@ -20,7 +19,7 @@ def test_every_public_name_resolves(module: object) -> None:
 
 
 def test_ranking_policy_has_one_spelling() -> None:
-    from nervous.cortex.policy import RankingPolicy as old_path
+    from nervous.kernel.cortex.policy import RankingPolicy as old_path
 
     assert old_path is protocols.RankingPolicy is nervous.plugin.RankingPolicy is cortex.RankingPolicy
 
@@ -32,26 +31,9 @@ def test_ranking_policy_has_one_spelling() -> None:
     assert policy.on_outcome("r", [], "x", "success", 0.0) == {} and policy.reflex_allowed("r", []) == (True, "")
 
 
-def test_documented_old_paths_warn_for_outside_code() -> None:
-    with pytest.warns(DeprecationWarning, match="nervous.interfaces.Registry moved to nervous.plugin.protocols"):
-        from nervous.interfaces import Registry
-    assert Registry is protocols.Registry
-    with pytest.warns(DeprecationWarning, match="nervous.context.ProviderContext moved"):
-        from nervous.context import ProviderContext
-    assert ProviderContext is nervous.plugin.ProviderContext
-
-
-def test_internal_old_paths_stay_silent() -> None:
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        from nervous.hookspecs import nervous_registries
-        from nervous.provider import Provider
-    assert Provider is nervous.plugin.Provider and nervous_registries is nervous.plugin.hookspecs.nervous_registries
-
-
 def test_importing_the_plugin_api_stays_light() -> None:
     code = ("import sys, nervous.plugin, nervous.plugin.toolkit; "
-            "print(sorted(m for m in ('yaml', 'nervous.http', 'nervous.records', 'nervous.storage', "
+            "print(sorted(m for m in ('yaml', 'nervous.kernel.http', 'nervous.kernel.records', 'nervous.kernel.storage', "
             "'nervous_plugins') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"

@@ -17,9 +17,9 @@ import hashlib
 import os
 
 import nervous
-from nervous.records import FileDigest, SearchHit, SkillBundle, SkillFile, SkillMetadata, SkillRef, SkillVersion
+from nervous.kernel.records import FileDigest, SearchHit, SkillBundle, SkillFile, SkillMetadata, SkillRef, SkillVersion
 from nervous import Provider
-from nervous.storage import Store
+from nervous.kernel.storage import Store
 
 
 def _boom(what):

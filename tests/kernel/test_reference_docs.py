@@ -48,7 +48,7 @@ def test_the_fingerprint_example_is_right() -> None:
 def test_the_reference_does_not_depend_on_resolved_types() -> None:
     import attrs
 
-    from nervous.records import ScanStatus, SearchHit
+    from nervous.kernel.records import ScanStatus, SearchHit
 
     attrs.resolve_types(ScanStatus)  # other code (cattrs) may have done this earlier in the process
     attrs.resolve_types(SearchHit)

@@ -101,8 +101,8 @@ def test_strict_mode_makes_a_failed_plugin_fatal(site: Path, nervous_home: Path)
 def test_configuration_selects_the_third_party_registry(site: Path, nervous_home: Path,
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.syspath_prepend(str(site))
-    from nervous.config import load_config
-    from nervous.manager import PluginManager
+    from nervous.kernel.config import load_config
+    from nervous.kernel.manager import PluginManager
 
     catalog = nervous_home / "catalog.json"
     catalog.write_text(json.dumps({"skills": {"weather": {"summary": "Forecasts for a city", "version": "2.0.0",

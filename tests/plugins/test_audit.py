@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import nervous
+from nervous.testing.cli import run_cli
 
 
 def test_events_are_appended_to_the_store_audit_log(nervous_pm: Any) -> None:
@@ -43,8 +42,7 @@ def test_a_failing_observer_becomes_a_warning_naming_it(nervous_pm: Any) -> None
 def test_audit_command(nervous_home: Path, nervous_pm: Any) -> None:
     nervous_pm.emit("install", {"ref": "demo"})
     env = {**os.environ, "NERVOUS_HOME": str(nervous_home)}
-    out = subprocess.run([sys.executable, "-m", "nervous", "audit", "--json", "--kind", "install"],
-                         capture_output=True, text=True, env=env, cwd=nervous_home, timeout=60)
+    out = run_cli("audit", "--json", "--kind", "install", environ=env, cwd=nervous_home)
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
     assert [e["data"] for e in data["events"]] == [{"ref": "demo"}]

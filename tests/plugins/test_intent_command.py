@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 
 import nervous
-from nervous.cli import cli
-from nervous.config import load_config
 from nervous.errors import ConfigError
-from nervous.manager import PluginManager
-from nervous.records import IntentVerdict
+from nervous.frontends.cli import cli
+from nervous.kernel.config import load_config
+from nervous.kernel.manager import PluginManager
+from nervous.kernel.records import IntentVerdict
 from tests.security.helpers import scan, skill_md
 
 CLEAN = {"SKILL.md": skill_md("# Tuples\nExplain tuples with examples.\n", description="Explains Python tuples.")}

@@ -47,7 +47,7 @@ def test_links_point_at_the_configured_registry_or_site(current: ClawHubStandin)
     only_registry = ClawHubRegistry(registry=current.url)
     hit = only_registry.search("weather")[0]
     assert hit.url == f"{current.url}/alice/skills/weather"
-    from nervous.records import SkillRef
+    from nervous.kernel.records import SkillRef
 
     assert only_registry.resolve(SkillRef("weather")).url == f"{current.url}/alice/skills/weather"
     with_site = ClawHubRegistry(registry=current.url, site="https://hub.example.org")
@@ -81,7 +81,7 @@ def test_the_clis_installs_are_listed_with_version_and_registry(clawhub: Any, st
     code, out = _nervous(["list"], workdir, standin, monkeypatch, capsys)
     assert {s["name"]: s for s in out["skills"]}["demo"]["version"] == "1.1.0"
     monkeypatch.setenv("COLUMNS", "200")
-    from nervous.cli import cli
+    from nervous.frontends.cli import cli
 
     capsys.readouterr()
     assert cli(["list"]) == 0

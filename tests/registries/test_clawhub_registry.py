@@ -10,8 +10,8 @@ import pytest
 from nervous_plugins.clawhub import ClawHubRegistry
 
 from nervous.errors import NotFound, RegistryError, UsageError
-from nervous.http import HttpClient, retry_after_seconds
-from nervous.records import SkillRef
+from nervous.kernel.http import HttpClient, retry_after_seconds
+from nervous.kernel.records import SkillRef
 from nervous.testing.clawhub_server import ClawHubStandin, skill_md
 
 SKILLS = [

@@ -10,8 +10,8 @@ import pytest
 from nervous_plugins.clawhub import ClawHubRegistry
 
 import nervous
-from nervous.manager import PluginManager
-from nervous.search import search
+from nervous.engines.search import search
+from nervous.kernel.manager import PluginManager
 from nervous.testing.clawhub_server import ClawHubStandin, skill_md
 
 
@@ -65,7 +65,7 @@ def test_merged_hits_keep_their_source(fan_pm: PluginManager) -> None:
 
 
 def test_duplicates_within_a_registry_are_dropped(fan_pm: PluginManager) -> None:
-    from nervous.search import merge
+    from nervous.engines.search import merge
 
     hits = search(fan_pm, "pdf", registries=["hub-a"]).hits
     assert merge([list(hits), list(hits)]) == list(hits)

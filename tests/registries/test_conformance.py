@@ -13,7 +13,7 @@ from nervous_plugins.clawhub import ClawHubRegistry
 from nervous_plugins.github import GitHubRegistry
 from nervous_plugins.local_registry import LocalRegistry
 
-from nervous.records import SkillRef
+from nervous.kernel.records import SkillRef
 from nervous.testing.clawhub_server import ClawHubStandin, skill_md
 from nervous.testing.github_server import GitHubServer
 from nervous.testing.registry_suite import RegistryConformance

@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 from nervous_plugins.github import GitHubRegistry
 
-from nervous.bundle import load_zip
 from nervous.errors import BadInput, NotFound, RegistryError, UsageError
-from nervous.fingerprint import bundle_fingerprint, folder_fingerprint
-from nervous.records import SkillRef
+from nervous.kernel.bundle import load_zip
+from nervous.kernel.fingerprint import bundle_fingerprint, folder_fingerprint
+from nervous.kernel.records import SkillRef
 from nervous.testing.github_server import GitHubServer, Submodule, Symlink, git_blob_sha
 
 TOKEN = "ghp_test_token"
@@ -168,7 +168,7 @@ def test_symlink_in_skill_folder_refused_submodule_skipped(gh: GitHubServer) -> 
 
 
 def test_limits_checked_before_download(gh: GitHubServer) -> None:
-    from nervous.config import InstallConfig
+    from nervous.kernel.config import InstallConfig
 
     gh.add_repo("big/skill").commit({"SKILL.md": PDF, "data.bin": b"x" * 5000})
     reg = registry(gh, limits=InstallConfig(max_file_bytes=1000))
@@ -281,7 +281,7 @@ def test_validation_failed_is_a_usage_error(gh: GitHubServer) -> None:
 
 
 def test_provider_settings_and_env(nervous_config: Any, monkeypatch: pytest.MonkeyPatch, gh: GitHubServer) -> None:
-    from nervous.manager import PluginManager
+    from nervous.kernel.manager import PluginManager
 
     monkeypatch.setenv("GITHUB_TOKEN", "ghp_from_env")
     nervous_config.plugins.settings["github"] = {"api_url": gh.url, "topics": ["claude-skills"]}
@@ -303,7 +303,7 @@ def test_loading_the_plugin_does_not_import_http() -> None:
     import subprocess
     import sys
 
-    code = "import sys, nervous_plugins.github; print('nervous.http' in sys.modules, 'urllib.request' in sys.modules)"
+    code = "import sys, nervous_plugins.github; print('nervous.kernel.http' in sys.modules, 'urllib.request' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "False"]
 

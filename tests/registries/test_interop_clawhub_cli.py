@@ -71,7 +71,7 @@ def clawhub(standin: ClawHubStandin, tmp_path: Path, nervous_home: Path) -> Any:
 
 def _nervous(args: list[str], workdir: Path, standin: ClawHubStandin, monkeypatch: pytest.MonkeyPatch,
              capsys: pytest.CaptureFixture[str]) -> tuple[int, dict[str, Any]]:
-    from nervous.cli import cli
+    from nervous.frontends.cli import cli
 
     monkeypatch.chdir(workdir)
     monkeypatch.setenv("CLAWHUB_REGISTRY", standin.url)

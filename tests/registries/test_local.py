@@ -10,8 +10,8 @@ import pytest
 from nervous_plugins.local_registry import LocalRegistry
 
 from nervous.errors import BadInput, NotFound, RegistryError
-from nervous.fingerprint import folder_fingerprint
-from nervous.records import SkillRef
+from nervous.kernel.fingerprint import folder_fingerprint
+from nervous.kernel.records import SkillRef
 
 
 def skill(root: Path, name: str, description: str, body: str = "", extra: str = "",
@@ -110,7 +110,7 @@ def test_symlink_in_a_skill_is_refused_on_fetch(catalog: Path, tmp_path: Path) -
 
 
 def test_limits_from_install_config(catalog: Path) -> None:
-    from nervous.config import InstallConfig
+    from nervous.kernel.config import InstallConfig
 
     reg = LocalRegistry([catalog], limits=InstallConfig(max_files=1))
     with pytest.raises(BadInput, match="more than 1 files"):
@@ -118,8 +118,8 @@ def test_limits_from_install_config(catalog: Path) -> None:
 
 
 def test_paths_relative_to_config_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, nervous_home: Path) -> None:
-    from nervous.config import load_config
-    from nervous.manager import PluginManager
+    from nervous.kernel.config import load_config
+    from nervous.kernel.manager import PluginManager
 
     project = tmp_path / "project"
     skill(project / "team-skills", "deploy", "Deploy the service.")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -10,6 +9,7 @@ from typing import Any
 import pytest
 
 from nervous.testing.clawhub_server import ClawHubStandin, skill_md
+from nervous.testing.cli import run_cli
 
 
 @pytest.fixture
@@ -30,14 +30,9 @@ def public() -> Iterator[ClawHubStandin]:
         yield server
 
 
-def _run(args: list[str], config: Path, workdir: Path, monkeypatch: pytest.MonkeyPatch,
-         capsys: pytest.CaptureFixture[str]) -> tuple[int, dict[str, Any]]:
-    from nervous.cli import cli
-
-    monkeypatch.chdir(workdir)
-    capsys.readouterr()
-    code = cli(["--config", str(config), *args, "--json"])
-    return code, json.loads(capsys.readouterr().out)
+def _run(args: list[str], config: Path, workdir: Path) -> tuple[int, dict[str, Any]]:
+    res = run_cli("--config", str(config), *args, "--json", cwd=workdir)
+    return res.exit_code, res.json
 
 
 @pytest.fixture
@@ -67,10 +62,9 @@ token = "clh_public"
 
 
 def test_search_fans_out_with_each_registrys_token(setup: tuple[Path, Path], team: ClawHubStandin,
-                                                   public: ClawHubStandin, monkeypatch: pytest.MonkeyPatch,
-                                                   capsys: pytest.CaptureFixture[str]) -> None:
+                                                   public: ClawHubStandin, monkeypatch: pytest.MonkeyPatch) -> None:
     config, workdir = setup
-    code, out = _run(["search", "deploy"], config, workdir, monkeypatch, capsys)
+    code, out = _run(["search", "deploy"], config, workdir)
     assert code == 0, out
     assert [(h["registry"], h["ref"]) for h in out["hits"]][:2] == [("team", "team:@ops/deploy"),
                                                                     ("public", "public:@someone/deploy")]
@@ -79,29 +73,28 @@ def test_search_fans_out_with_each_registrys_token(setup: tuple[Path, Path], tea
 
 
 def test_team_first_then_public_fallback(setup: tuple[Path, Path], team: ClawHubStandin, public: ClawHubStandin,
-                                         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+                                         monkeypatch: pytest.MonkeyPatch) -> None:
     config, workdir = setup
-    code, out = _run(["install", "deploy", "--yes"], config, workdir, monkeypatch, capsys)
+    code, out = _run(["install", "deploy", "--yes"], config, workdir)
     assert code == 0, out
     assert "Team deploy." in (workdir / "skills" / "deploy" / "SKILL.md").read_text()
     assert not any(r["path"] == "/api/v1/download" for r in public.requests)
-    code, out = _run(["install", "weather", "--yes"], config, workdir, monkeypatch, capsys)
+    code, out = _run(["install", "weather", "--yes"], config, workdir)
     assert code == 0, out
     assert (workdir / "skills" / "weather" / "SKILL.md").is_file()
-    code, out = _run(["install", "public:@someone/deploy", "--yes"], config, workdir, monkeypatch, capsys)
+    code, out = _run(["install", "public:@someone/deploy", "--yes"], config, workdir)
     assert code == 0, out  # an owner-qualified install has its own folder; the team's is untouched
     assert "Public deploy." in (workdir / "skills" / "@someone" / "deploy" / "SKILL.md").read_text()
     assert "Team deploy." in (workdir / "skills" / "deploy" / "SKILL.md").read_text()
 
 
 def test_bad_named_registry_config_is_a_clear_error(tmp_path: Path, nervous_home: Path,
-                                                    monkeypatch: pytest.MonkeyPatch,
-                                                    capsys: pytest.CaptureFixture[str]) -> None:
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     config = tmp_path / "bad.toml"
     config.write_text('[registries.team]\nprovider = "clawhub"\nurl = "ftp://x"\n')
-    code, out = _run(["search", "x"], config, tmp_path, monkeypatch, capsys)
+    code, out = _run(["search", "x"], config, tmp_path)
     assert code == 2 and "registries.team.url" in out["error"]["message"]
     config.write_text('[registries]\nuse = ["team"]\n[registries.team]\nprovider = "nope"\nurl = "http://x"\n')
-    code, out = _run(["search", "x"], config, tmp_path, monkeypatch, capsys)
+    code, out = _run(["search", "x"], config, tmp_path)
     # a named registry whose provider no plugin offers is a configuration error when the command starts
     assert code == 2 and "unknown registry 'nope'" in out["error"]["message"], out

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 import os
 import socket
-import subprocess
-import sys
 from pathlib import Path
+
+from nervous.testing.cli import run_cli
 
 
 def closed_port() -> int:
@@ -20,14 +20,12 @@ def test_no_registry_answers(nervous_home: Path) -> None:
     url = f"http://127.0.0.1:{closed_port()}"
     env = {**os.environ, "NERVOUS_HOME": str(nervous_home), "CLAWHUB_REGISTRY": url,
            "NERVOUS_REGISTRIES": "clawhub", "NERVOUS_DISABLE_PLUGIN_AUTOLOAD": "1"}
-    res = subprocess.run([sys.executable, "-m", "nervous", "search", "pdf", "--json"], capture_output=True,
-                         text=True, env=env, cwd=nervous_home, timeout=120)
+    res = run_cli("search", "pdf", "--json", environ=env, cwd=nervous_home)
     assert res.returncode == 3
     data = json.loads(res.stdout)  # exactly one JSON document
     assert data["ok"] is False and data["error"]["code"] == "all_registries_failed"
     [status] = data["registries"]
     assert status["status"] == "error" and "connection refused" in status["message"]
-    human = subprocess.run([sys.executable, "-m", "nervous", "search", "pdf"], capture_output=True, text=True,
-                           env=env, cwd=nervous_home, timeout=120)
+    human = run_cli("search", "pdf", environ=env, cwd=nervous_home)
     assert human.returncode == 3 and "No registry answered" in human.stdout
     assert "connection refused" in human.stderr and "Traceback" not in human.stderr

@@ -79,6 +79,6 @@ def alice(server: RegistryProcess) -> str:
 
 
 def publish(server: RegistryProcess, token: str, folder: Path, version: str | None = None, **kw: Any) -> dict[str, Any]:
-    from nervous.registry_server.publisher import publish_folder
+    from nervous.frontends.registry_server.publisher import publish_folder
 
     return publish_folder(server.url, token, folder, version=version, **kw)

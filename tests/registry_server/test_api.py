@@ -8,7 +8,7 @@ import json
 import zipfile
 from pathlib import Path
 
-from nervous.fingerprint import folder_fingerprint, skill_fingerprint
+from nervous.kernel.fingerprint import folder_fingerprint, skill_fingerprint
 from nervous.testing.registry_process import RegistryProcess
 
 from .conftest import call, publish, skill_folder

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from nervous.fingerprint import folder_entries, skill_fingerprint
+from nervous.kernel.fingerprint import folder_entries, skill_fingerprint
 from nervous.testing.registry_process import RegistryProcess
 
 from .conftest import call, publish, skill_folder
@@ -98,7 +98,7 @@ def test_official_cli_publishes_unchanged(clawhub: Any, server: RegistryProcess,
 
 def _nervous(args: list[str], workdir: Path, server: RegistryProcess, monkeypatch: pytest.MonkeyPatch,
              capsys: pytest.CaptureFixture[str]) -> tuple[int, dict[str, Any]]:
-    from nervous.cli import cli
+    from nervous.frontends.cli import cli
 
     monkeypatch.chdir(workdir)
     monkeypatch.setenv("CLAWHUB_REGISTRY", server.url)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from nervous.http import HttpStatusError
+from nervous.kernel.http import HttpStatusError
 from nervous.testing.registry_process import RegistryProcess
 
 from .conftest import call, publish, skill_folder
@@ -180,7 +180,7 @@ def test_nervous_publish_to_a_named_registry(server: RegistryProcess, alice: str
                                              capsys: pytest.CaptureFixture[str]) -> None:
     import json
 
-    from nervous.cli import cli
+    from nervous.frontends.cli import cli
 
     monkeypatch.setenv("TEAM_TOKEN", alice)
     config = tmp_path / "nervous.toml"

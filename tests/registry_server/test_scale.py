@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from nervous.fingerprint import skill_fingerprint
+from nervous.kernel.fingerprint import skill_fingerprint
 from nervous.testing.registry_process import RegistryProcess, registry_env
 
 from .conftest import call, publish, skill_folder

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from nervous.records import ScanContext, SkillBundle, SkillFile, SkillRef
+from nervous.kernel.records import ScanContext, SkillBundle, SkillFile, SkillRef
 
 FRONT = "---\nname: {name}\ndescription: {description}\n{extra}---\n"
 
@@ -25,7 +25,7 @@ def bundle(files: dict[str, str | bytes], *, name: str = "demo-tool") -> SkillBu
 
 
 def scan(pm: Any, files: dict[str, str | bytes], *, purpose: str = "install", **ctx: Any) -> Any:
-    from nervous.scan import scan_bundle
+    from nervous.engines.scan.engine import scan_bundle
 
     return scan_bundle(pm, bundle(files), ScanContext(purpose=purpose, **ctx))  # type: ignore[arg-type]
 

@@ -20,9 +20,9 @@ from nervous_plugins.review_policy import classifier, rx, shell
 from nervous_plugins.review_policy.collector import Collector
 
 import nervous
-from nervous.bounded import DeadlineExceeded, call_with_deadline
-from nervous.records import ScanContext
-from nervous.scan import ScanLimits, scan_bundle
+from nervous.engines.scan.engine import ScanLimits, scan_bundle
+from nervous.kernel.bounded import DeadlineExceeded, call_with_deadline
+from nervous.kernel.records import ScanContext
 
 from .helpers import bundle, skill_md
 
@@ -80,7 +80,7 @@ def test_detectors_compile_every_expression_through_rx() -> None:
         assert direct == [], f"{path.name}: call rx instead of re at lines {[n for n, _ in direct]}"
 
 
-@pytest.mark.parametrize("path", ["nervous/sideeffects.py", "nervous/scan.py",
+@pytest.mark.parametrize("path", ["nervous/kernel/sideeffects.py", "nervous/engines/scan/engine.py",
                                   "plugins/nervous_plugins/review_policy/rx.py"])
 def test_remaining_re_expressions_pass_the_backtracking_check(path: str) -> None:
     for lineno, arg in _module_regex_literals(ROOT / path):
@@ -132,7 +132,7 @@ def test_reproduction_scan_completes_and_is_not_refused(nervous_pm) -> None:
 @pytest.mark.skipif(not WILD.exists(), reason="the wild sample is not on this machine")
 def test_wild_item_1064_scans_within_its_time_limit(nervous_pm) -> None:
     """The item that hung: read in memory by id, only its decision and timing are looked at."""
-    from nervous.records import SkillBundle, SkillFile, SkillRef
+    from nervous.kernel.records import SkillBundle, SkillFile, SkillRef
 
     files = []
     with tarfile.open(WILD, "r:gz") as tf:

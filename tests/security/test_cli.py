@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from nervous.cli import cli
+from nervous.frontends.cli import cli
 
 SKILL = "---\nname: {name}\ndescription: Keeps a tidy changelog for the user.\n---\n# Changelog\nRun `scripts/setup.sh`.\n"
 

@@ -277,7 +277,7 @@ def test_rule_near_miss(nervous_pm, rule_id: str) -> None:
 
 
 def test_limit_rule(nervous_pm) -> None:
-    from nervous.scan import ScanLimits, scan_bundle
+    from nervous.engines.scan.engine import ScanLimits, scan_bundle
 
     from .helpers import bundle
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import nervous
-from nervous.records import IntentVerdict, ScanStatus
-from nervous.scan import ScanLimits, defang, mask_secrets, scan_bundle
+from nervous.engines.scan.engine import ScanLimits, defang, mask_secrets, scan_bundle
+from nervous.kernel.records import IntentVerdict, ScanStatus
 
 from .helpers import bundle, rule_ids, scan, skill_md
 
@@ -108,11 +108,11 @@ def test_intent_judge_raises_never_lowers(nervous_pm) -> None:
 
 
 def test_no_classifier_assumes_worst(nervous_config) -> None:
-    from nervous.manager import PluginManager
+    from nervous.kernel.manager import PluginManager
 
     pm = PluginManager(nervous_config, autoload=False, blocked=["review-policy"])
     try:
-        assert pm.classify(bundle({"SKILL.md": TODOIST}), __import__("nervous.records").records.ScanContext()).complete is False
+        assert pm.classify(bundle({"SKILL.md": TODOIST}), __import__("nervous.kernel.records").kernel.records.ScanContext()).complete is False
     finally:
         pm.close()
 

@@ -17,8 +17,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from nervous_plugins.review_policy import classifier, rx
 
-from nervous.records import ScanContext, SkillBundle, SkillFile, SkillRef
-from nervous.scan import scan_bundle
+from nervous.engines.scan.engine import scan_bundle
+from nervous.kernel.records import ScanContext, SkillBundle, SkillFile, SkillRef
 
 from .helpers import bundle, skill_md
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from nervous import sideeffects as se
+from nervous.kernel import sideeffects as se
 
 
 def test_normalize_tags() -> None:

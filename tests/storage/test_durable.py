@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from nervous.durable import (
+from nervous.errors import StorageBusy
+from nervous.kernel.durable import (
     FileLock,
     atomic_write_bytes,
     atomic_write_json,
@@ -24,11 +25,10 @@ from nervous.durable import (
     quarantine,
     quarantine_copies,
 )
-from nervous.errors import StorageBusy
 
 HOLDER = """
 import sys, time
-from nervous.durable import FileLock
+from nervous.kernel.durable import FileLock
 lock = FileLock(sys.argv[1], timeout=5)
 lock.acquire()
 print("locked", flush=True)
@@ -254,7 +254,7 @@ def test_processes_exclude_each_other(tmp_path: Path) -> None:
     code = """
 import sys, time
 from pathlib import Path
-from nervous.durable import FileLock
+from nervous.kernel.durable import FileLock
 c = Path(sys.argv[1])
 for _ in range(40):
     with FileLock(sys.argv[2], timeout=30):

@@ -35,7 +35,7 @@ def test_default_location_is_the_data_dir_and_cortex_path_is_documented(nervous_
 
 
 def test_configured_path_and_lock_timeout(nervous_config: Any, tmp_path: Path) -> None:
-    from nervous.manager import PluginManager
+    from nervous.kernel.manager import PluginManager
 
     nervous_config.storage.path = str(tmp_path / "elsewhere")
     nervous_config.storage.lock_timeout = 1.5
@@ -124,7 +124,7 @@ def test_check_reports_stray_temp_and_stale_lock(tmp_path: Path) -> None:
 
 HOLDER = """
 import sys, time
-from nervous.durable import FileLock
+from nervous.kernel.durable import FileLock
 FileLock(sys.argv[1]).acquire()
 print("locked", flush=True)
 time.sleep(60)

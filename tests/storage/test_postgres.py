@@ -17,12 +17,14 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from nervous.errors import BadInput, ConfigError, NotFound, StorageBusy, StorageError, UnsupportedVersion
-from nervous.storage import SCHEMA_VERSION
+from nervous.kernel.storage import SCHEMA_VERSION
+from nervous.testing.cli import run_cli
 from nervous.testing.storage_suite import StoreConformance, StoreSpec
 
 pytestmark = pytest.mark.postgres
@@ -141,7 +143,7 @@ def test_loading_the_plugin_does_not_import_psycopg() -> None:
 
 
 def test_selected_by_configuration_with_settings(nervous_config: Any, schema: str) -> None:
-    from nervous.manager import PluginManager
+    from nervous.kernel.manager import PluginManager
 
     nervous_config.storage.backend = "postgres"
     nervous_config.storage.dsn = SERVER_DSN
@@ -163,7 +165,7 @@ def test_selected_by_configuration_with_settings(nervous_config: Any, schema: st
 
 
 def test_dsn_from_environment(nervous_config: Any, schema: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    from nervous.manager import PluginManager
+    from nervous.kernel.manager import PluginManager
 
     monkeypatch.setenv("NERVOUS_POSTGRES_DSN", SERVER_DSN or "")
     nervous_config.storage.backend = "postgres"
@@ -177,7 +179,7 @@ def test_dsn_from_environment(nervous_config: Any, schema: str, monkeypatch: pyt
 
 def test_missing_dsn_is_a_config_error_saying_how_to_set_it(nervous_config: Any,
                                                             monkeypatch: pytest.MonkeyPatch) -> None:
-    from nervous.manager import PluginManager
+    from nervous.kernel.manager import PluginManager
 
     monkeypatch.delenv("NERVOUS_POSTGRES_DSN", raising=False)
     nervous_config.storage.backend = "postgres"
@@ -195,7 +197,7 @@ def test_missing_dsn_is_a_config_error_saying_how_to_set_it(nervous_config: Any,
     ({"pool_size": 3}, "unknown key"),
 ])
 def test_bad_settings_are_config_errors(nervous_config: Any, settings: dict[str, Any], words: str) -> None:
-    from nervous.manager import PluginManager
+    from nervous.kernel.manager import PluginManager
 
     nervous_config.storage.backend = "postgres"
     nervous_config.storage.dsn = SERVER_DSN
@@ -611,8 +613,7 @@ def test_owner_of_a_precreated_schema_and_a_dml_only_agent_role(
 
 
 def _nervous(args: list[str], env: dict[str, str], cwd: str) -> tuple[int, dict[str, Any]]:
-    proc = subprocess.run([sys.executable, "-m", "nervous", *args, "--json"], env=env, cwd=cwd,
-                          capture_output=True, text=True, timeout=120)
+    proc = run_cli(*args, "--json", environ=env, cwd=Path(cwd))
     assert proc.stdout.strip(), proc.stderr
     return proc.returncode, json.loads(proc.stdout)
 

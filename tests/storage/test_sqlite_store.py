@@ -16,7 +16,7 @@ from nervous.errors import StorageBusy, StorageError, UnsupportedVersion
 
 
 def test_selected_by_config_in_the_data_dir(nervous_config: Any) -> None:
-    from nervous.manager import PluginManager
+    from nervous.kernel.manager import PluginManager
 
     nervous_config.storage.backend = "sqlite"
     pm = PluginManager(nervous_config, autoload=False)
@@ -36,7 +36,7 @@ def test_selected_by_config_in_the_data_dir(nervous_config: Any) -> None:
 
 
 def test_path_may_name_a_directory(nervous_config: Any, tmp_path: Path) -> None:
-    from nervous.manager import PluginManager
+    from nervous.kernel.manager import PluginManager
 
     nervous_config.storage.backend = "sqlite"
     nervous_config.storage.path = str(tmp_path)

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -13,21 +11,21 @@ import pytest
 from nervous_plugins.file_store import FileStore
 from nervous_plugins.sqlite_store import SqliteStore
 
+from nervous.testing.cli import CliResult, run_cli
+
 
 @pytest.fixture
 def home(tmp_path: Path) -> Path:
     return tmp_path / "home"
 
 
-def nervous(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("NERVOUS_")}
-    env["NERVOUS_HOME"] = str(home)
-    env["NERVOUS_DISABLE_PLUGIN_AUTOLOAD"] = "1"
-    return subprocess.run([sys.executable, "-m", "nervous", *args], capture_output=True, text=True, env=env,
-                          cwd=home.parent, timeout=60)
+def nervous(home: Path, *args: str) -> CliResult:
+    env: dict[str, str | None] = {k: None for k in os.environ if k.startswith("NERVOUS_")}
+    env.update(NERVOUS_HOME=str(home), NERVOUS_DISABLE_PLUGIN_AUTOLOAD="1")
+    return run_cli(*args, env=env, cwd=home.parent)
 
 
-def as_json(res: subprocess.CompletedProcess[str]) -> dict[str, Any]:
+def as_json(res: CliResult) -> dict[str, Any]:
     data = json.loads(res.stdout)
     assert isinstance(data, dict)
     return data

@@ -1,0 +1,103 @@
+"""The durable state of one acquisition, so each step can run in a different process.
+
+A host agent calls ``acquire``, asks its user, then ``approve`` with a token — possibly minutes
+later and from another process. The session lives in the configured store (collection
+``acquisitions``) and holds only entity-filtered words, never the raw task text.
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+from attrs import field, frozen
+
+from ...errors import NotFound, Refused, UsageError
+
+COLLECTION = "acquisitions"
+TOKEN_TTL = 15 * 60  # seconds an approval token stays valid
+
+#: states in which the session waits for an outcome report of its installed skill
+WAITING_FOR_OUTCOME = ("installed", "retry", "awaiting_dependency", "awaiting_credentials")
+#: states in which the session waits for an approval (or a cancel)
+WAITING_FOR_APPROVAL = ("awaiting_approval", "reflex")
+TERMINAL = ("done", "cancelled", "failed", "refused", "no_candidates", "retained")
+
+
+def new_session_id() -> str:
+    return secrets.token_hex(6)
+
+
+def new_token(session_id: str) -> str:
+    return f"{session_id}-{secrets.token_urlsafe(12)}"
+
+
+def session_of(token: str) -> str:
+    """The session id a token belongs to; a malformed token is refused as bad input."""
+    if not isinstance(token, str) or "-" not in token or len(token) > 80:
+        raise UsageError(f"{token!r} is not an approval token")
+    sid = token.split("-", 1)[0]
+    if len(sid) != 12 or any(c not in "0123456789abcdef" for c in sid):
+        raise UsageError(f"{token!r} is not an approval token")
+    return sid
+
+
+def supersede_open_tokens(doc: dict[str, Any]) -> None:
+    for tok in doc.get("tokens", {}).values():
+        if not tok["used"]:
+            tok["used"] = "superseded"
+
+
+def issue_tokens(doc: dict[str, Any], indices: list[int], now: float) -> None:
+    """Fresh single-use tokens bound to each candidate's exact ref, version and fingerprint."""
+    supersede_open_tokens(doc)
+    for cand in doc.get("candidates", []):
+        cand.pop("token", None)
+    for i in indices:
+        cand = doc["candidates"][i]
+        token = new_token(doc["id"])
+        doc.setdefault("tokens", {})[token] = {
+            "candidate": i, "ref": cand["ref"], "version": cand["version"], "fingerprint": cand["fingerprint"],
+            "expires_at": now + TOKEN_TTL, "used": False,
+        }
+        cand["token"] = token
+
+
+def redeem(doc: dict[str, Any], token: str, now: float) -> dict[str, Any]:
+    """Mark ``token`` used (inside the session's transaction) and return what it approves.
+
+    Unknown, used, superseded and expired tokens are refused: silence or a stale token is never
+    approval. A token whose candidate changed since it was issued is refused too.
+    """
+    record = doc.get("tokens", {}).get(token)
+    if record is None:
+        raise NotFound("unknown approval token: it does not belong to this acquisition", code="invalid_token")
+    if record["used"] == "superseded":
+        raise Refused("this approval token was superseded by a later step of the acquisition", code="invalid_token")
+    if record["used"]:
+        raise Refused("this approval token was already used; tokens are single-use", code="invalid_token")
+    if now > record["expires_at"]:
+        raise Refused("this approval token has expired; run the acquisition again", code="token_expired")
+    cand = doc["candidates"][record["candidate"]]
+    if (cand["ref"], cand["version"], cand["fingerprint"]) != (record["ref"], record["version"],
+                                                                  record["fingerprint"]):
+        raise Refused("this approval token was issued for a different version of the candidate",
+                      code="invalid_token")
+    record["used"] = True
+    return dict(record)
+
+
+@frozen
+class AcquireState:
+    """One step's answer: the session document as an agent sees it, with the next allowed actions."""
+
+    session: str
+    state: str
+    message: str
+    next: tuple[str, ...] = ()
+    data: dict[str, Any] = field(factory=dict)
+    warnings: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {"schema": "nervous.acquire.v1", "session": self.session, "state": self.state,
+                "message": self.message, "next": list(self.next), **self.data, "warnings": list(self.warnings)}

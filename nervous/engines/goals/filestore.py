@@ -1,0 +1,82 @@
+"""One goal document in one explicit file, for ``NERVOUS_GOALS_PATH`` (specs/goals.md §8.1).
+
+The override names a file, not a storage key, so it bypasses the configured backend but keeps the
+file backend's guarantees: an exclusive lock file, atomic replace with a ``.bak``, and corrupt
+files quarantined once with the backup used instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+from ...errors import NotFound, StorageError
+from ...kernel.storage import Problem, Snapshot, Store, StoreInfo, Updated, check_document
+
+R = TypeVar("R")
+
+
+class SingleFileStore(Store):
+    """A :class:`~nervous.kernel.storage.Store` holding exactly one document at ``path``."""
+
+    name = "goals-file"
+
+    def __init__(self, path: Path, *, lock_timeout: float = 5.0) -> None:
+        self.path = Path(path)
+        self.lock_timeout = lock_timeout
+
+    def _lock(self) -> Any:
+        from ...kernel.durable import FileLock
+
+        return FileLock(self.path.with_name(self.path.name + ".lock"), timeout=self.lock_timeout)
+
+    def read(self, collection: str, key: str) -> Snapshot:
+        from ...kernel.durable import load_json
+
+        loaded = load_json(self.path)
+        return Snapshot(loaded.value, tuple(loaded.warnings))
+
+    def keys(self, collection: str) -> list[str]:
+        return [self.path.name] if self.path.exists() else []
+
+    def update(self, collection: str, key: str, fn: Callable[[dict[str, Any]], R], *,
+               create: bool = True) -> Updated[R]:
+        from ...kernel.durable import atomic_write_json, ensure_dir, load_json
+
+        ensure_dir(self.path.parent)
+        with self._lock():
+            loaded = load_json(self.path)
+            if loaded.value is None and not create and not loaded.corrupt:
+                raise NotFound(f"no goal file {self.path}")
+            doc: dict[str, Any] = loaded.value if loaded.value is not None else {}
+            result = fn(doc)
+            check_document(doc, str(self.path))
+            atomic_write_json(self.path, doc)
+        return Updated(result, tuple(loaded.warnings))
+
+    def delete(self, collection: str, key: str) -> bool:
+        with self._lock():
+            try:
+                self.path.unlink()
+            except FileNotFoundError:
+                return False
+        return True
+
+    def append(self, log: str, entry: dict[str, Any]) -> None:
+        raise StorageError(f"{self.path} holds one goal document and no logs")
+
+    def read_log(self, log: str, *, limit: int | None = None) -> list[dict[str, Any]]:
+        return []
+
+    def info(self) -> StoreInfo:
+        size = self.path.stat().st_size if self.path.exists() else 0
+        return StoreInfo(self.name, str(self.path), 1, {"goals": 1} if size else {}, size)
+
+    def check(self) -> list[Problem]:
+        from ...kernel.durable import parse_object
+
+        if not self.path.exists():
+            return []
+        _value, reason = parse_object(self.path.read_bytes())
+        return [] if reason is None else [Problem(str(self.path), reason)]

@@ -1,0 +1,1 @@
+"""Installing skills: the admission gate and the installer."""

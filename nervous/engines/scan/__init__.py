@@ -1,0 +1,1 @@
+"""Scanning skills: the scan engine and the scan target resolver."""

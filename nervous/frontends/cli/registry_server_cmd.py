@@ -1,0 +1,174 @@
+"""``nervous registry serve | token | moderate | audit`` and ``nervous publish``: the self-hosted registry."""
+
+from __future__ import annotations
+
+import getpass
+import os
+from pathlib import Path
+from typing import Any
+
+import click
+
+from .app import emit, get_app, json_option, table
+
+
+@click.group()
+def registry() -> None:
+    """Run and administer a self-hosted ClawHub-compatible registry."""
+
+
+def _data_dir(data: str | None) -> Path:
+    if data:
+        return Path(data)
+    app = get_app()
+    paths = app.config.paths
+    return Path(paths.data_dir) / "registry" if paths is not None else Path("registry-data")
+
+
+def _catalog() -> Any:
+    from ..registry_server.catalog import Catalog
+
+    return Catalog(get_app().manager.storage())
+
+
+@registry.command()
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind.")
+@click.option("--port", type=click.IntRange(0, 65535), default=8080, show_default=True, help="Port (0: any free).")
+@click.option("--data", metavar="DIR", help="Blob directory (shared between servers); default: the data dir.")
+@click.option("--public-url", metavar="URL", help="The URL clients use (behind a load balancer).")
+@click.option("--no-rate-limit", is_flag=True, help="Send rate-limit headers but never answer 429.")
+@click.option("--refresh-interval", type=float, default=1.0, show_default=True,
+              help="Seconds between checks for other servers' publishes (search cache).")
+def serve(host: str, port: int, data: str | None, public_url: str | None, no_rate_limit: bool,
+          refresh_interval: float) -> None:
+    """Serve the registry (metadata in the configured storage backend, blobs under --data)."""
+    import importlib.util
+
+    missing = [m for m in ("starlette", "uvicorn") if importlib.util.find_spec(m) is None]
+    if missing:
+        raise click.UsageError(f"the registry server needs {' and '.join(missing)}: pip install 'nervous[server]'")
+    from ..registry_server.ratelimit import RateLimits
+    from ..registry_server.server import build_registry
+    from ..registry_server.server import serve as run
+
+    app = get_app()
+    reg = build_registry(app.manager, _data_dir(data), site_url=public_url, refresh_interval=refresh_interval)
+    run(reg, host, port, rate_limits=RateLimits(enabled=not no_rate_limit))
+
+
+@registry.group()
+def token() -> None:
+    """Publisher and moderator tokens."""
+
+
+@token.command("create")
+@click.argument("handle")
+@click.option("--moderator", is_flag=True, help="A moderator token (may override verdicts).")
+@json_option
+def token_create(handle: str, moderator: bool, as_json: bool) -> None:
+    """Create a token for a publisher handle; it is shown once."""
+    from ...errors import UsageError
+    from ..registry_server.rules import Reject, check_handle
+
+    try:
+        handle = check_handle(handle)
+    except Reject as exc:
+        raise UsageError(exc.text) from None
+    role = "moderator" if moderator else "publisher"
+    tok = _catalog().create_token(handle, role)
+    emit(as_json, {"handle": handle, "role": role, "token": tok},
+         f"{role} token for @{handle} (shown once; pass it as CLAWHUB_TOKEN):\n{tok}")
+
+
+@token.command("revoke")
+@click.option("--token", "tok", envvar="NERVOUS_REGISTRY_REVOKE_TOKEN", prompt=True, hide_input=True)
+@json_option
+def token_revoke(tok: str, as_json: bool) -> None:
+    """Revoke a token."""
+    done = _catalog().revoke_token(tok)
+    emit(as_json, {"revoked": done}, "revoked" if done else "no such token", exit_code=0 if done else 1)
+
+
+@registry.command()
+@click.argument("ref")
+@click.argument("version")
+@click.option("--verdict", type=click.Choice(["clean", "suspicious", "malicious"]), required=True)
+@click.option("--reason", required=True, help="Why (kept in the audit log).")
+@json_option
+def moderate(ref: str, version: str, verdict: str, reason: str, as_json: bool) -> None:
+    """Override a version's verdict: REF is @owner/slug."""
+    from ...errors import NotFound, UsageError
+    from ..registry_server.rules import Reject
+
+    owner, _, slug = ref.lstrip("@").partition("/")
+    if not owner or not slug:
+        raise UsageError(f"{ref!r}: expected @owner/slug")
+    by = f"local:{getpass.getuser()}"
+    try:
+        _catalog().override(owner.lower(), slug.lower(), version, verdict, reason, by)
+    except Reject as exc:
+        if exc.status == 404:
+            raise NotFound(f"{ref}@{version}: {exc.text}") from None
+        raise UsageError(exc.text) from None
+    emit(as_json, {"ref": ref, "version": version, "verdict": verdict, "by": by},
+         f"{ref}@{version} is now {verdict} (override by {by})")
+
+
+@registry.command()
+@click.option("--limit", type=int, default=50, show_default=True)
+@json_option
+def audit(limit: int, as_json: bool) -> None:
+    """Show the registry's audit log: publishes, overrides, deletions, tokens."""
+    entries = _catalog().audit(limit)
+
+    def human() -> None:
+        rows = [[str(e.get("at")), str(e.get("event")), str(e.get("skill") or e.get("handle") or ""),
+                 str(e.get("version") or ""), str(e.get("to") or e.get("verdict") or e.get("role") or ""),
+                 str(e.get("reason") or "")] for e in entries]
+        click.echo(table(rows, ["AT", "EVENT", "SUBJECT", "VERSION", "VERDICT", "REASON"]))
+
+    emit(as_json, {"entries": entries}, human)
+
+
+def registry_endpoint(name: str | None) -> tuple[str, str | None]:
+    """URL and token of a ClawHub-protocol registry: ``[registries.<name>]``, else the clawhub plugin's."""
+    from ...errors import UsageError
+
+    app = get_app()
+    block = app.config.registries.named.get(name) if name else None
+    if block is not None:
+        if block.provider != "clawhub" or not block.url:
+            raise UsageError(f"registries.{name}: publishing needs provider = \"clawhub\" and a url")
+        return block.url, block.token or (os.environ.get(block.token_env) if block.token_env else None)
+    if name not in (None, "clawhub"):
+        raise UsageError(f"unknown registry {name!r}: add [registries.{name}] with provider = \"clawhub\" and url")
+    settings = app.config.plugin_settings("clawhub")
+    url = settings.get("registry") or os.environ.get("CLAWHUB_REGISTRY")
+    if not url:
+        raise UsageError("no registry URL: set [plugins.clawhub] registry, CLAWHUB_REGISTRY, or use --registry NAME")
+    return str(url), settings.get("token") or os.environ.get("CLAWHUB_TOKEN") or None
+
+
+@click.command()
+@click.argument("path", type=click.Path(exists=True, file_okay=False))
+@click.option("--version", "version", metavar="V", help="Semver version (default: next patch after the latest).")
+@click.option("--registry", "registry_name", metavar="NAME", help="A [registries.<name>] entry (default: clawhub).")
+@click.option("--slug", help="Skill slug (default: the folder name).")
+@click.option("--name", "display_name", help="Display name.")
+@click.option("--changelog", default="", help="Changelog text.")
+@json_option
+def publish(path: str, version: str | None, registry_name: str | None, slug: str | None, display_name: str | None,
+            changelog: str, as_json: bool) -> None:
+    """Publish a skill folder to a ClawHub-protocol registry (token: CLAWHUB_TOKEN or the registry's)."""
+    from ...errors import UsageError
+    from ..registry_server.publisher import publish_folder
+
+    url, tok = registry_endpoint(registry_name)
+    if not tok:
+        raise UsageError("publishing needs a token: set CLAWHUB_TOKEN or the registry's token")
+    result = publish_folder(url, tok, Path(path), slug=slug, version=version, display_name=display_name,
+                            changelog=changelog)
+    verdict = result.get("verdict", "unknown")
+    emit(as_json, {"published": result},
+         f"published {result.get('slug')}@{result.get('version')} — verdict {verdict}"
+         + (f" (rules: {', '.join(result.get('ruleIds') or [])})" if result.get("ruleIds") else ""))

@@ -1,0 +1,60 @@
+"""Run the registry with uvicorn on a socket we bind ourselves (so port 0 reports the real port)."""
+
+from __future__ import annotations
+
+import socket
+import sys
+from pathlib import Path
+from typing import Any
+
+from .blobs import BlobStore
+from .catalog import Catalog
+from .ratelimit import RateLimits
+from .rules import Limits
+from .service import Registry
+
+
+def build_registry(pm: Any, data_dir: str | Path, *, site_url: str | None = None,
+                   limits: Limits | None = None, refresh_interval: float = 1.0) -> Registry:
+    """The registry over the plugin manager's storage backend and a blob directory."""
+    catalog = Catalog(pm.storage(), refresh_interval=refresh_interval)
+    return Registry(catalog, BlobStore(Path(data_dir) / "blobs"), pm, limits=limits, site_url=site_url)
+
+
+def serve(registry: Registry, host: str = "127.0.0.1", port: int = 8080, *, rate_limits: RateLimits | None = None,
+          ready: Any = None) -> None:
+    """Bind, announce ``listening on http://host:port`` on stdout, and serve until interrupted."""
+    import uvicorn
+
+    from .api import create_app
+
+    app = create_app(registry, rate_limits=rate_limits)
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)  # asyncio sets TCP_NODELAY only then
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        from ...errors import UsageError
+
+        raise UsageError(f"cannot listen on {host}:{port}: {exc.strerror or exc}", code="address_in_use"
+                         if exc.errno == 98 else "cannot_listen") from None
+    sock.listen(1024)
+    sock.set_inheritable(True)
+    bound = sock.getsockname()[1]
+    url = f"http://{host if family == socket.AF_INET else '[' + host + ']'}:{bound}"
+    if registry.site_url is None:
+        registry.site_url = url
+    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off", timeout_keep_alive=30)
+    server = uvicorn.Server(config)
+    registry.catalog.refresh(force=True)
+    print(f"listening on {url}", flush=True)
+    if ready is not None:
+        ready(url)
+    try:
+        server.run(sockets=[sock])
+    finally:
+        sock.close()
+        sys.stdout.flush()

@@ -1,0 +1,50 @@
+"""Time in one place, so tests can fix it (``NERVOUS_NOW`` or :func:`set_clock`)."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+
+_clock: Callable[[], float] | None = None
+
+
+def set_clock(fn: Callable[[], float] | None) -> None:
+    """Replace the clock (seconds since the epoch); ``None`` restores the real one."""
+    global _clock
+    _clock = fn
+
+
+def now() -> float:
+    if _clock is not None:
+        return _clock()
+    fixed = os.environ.get("NERVOUS_NOW")
+    if fixed:
+        try:
+            return parse_timestamp(fixed)
+        except (ValueError, OverflowError, OSError):
+            from ..errors import ConfigError
+
+            raise ConfigError(f"NERVOUS_NOW={fixed[:80]!r} is not an ISO 8601 timestamp "
+                              "(e.g. 2026-03-04T18:40:11Z)", details={"variable": "NERVOUS_NOW"}) from None
+    return time.time()
+
+
+def utc_timestamp(t: float | None = None) -> str:
+    """ISO 8601 with ``Z``, whole seconds: ``2026-03-04T18:40:11Z``."""
+    return datetime.fromtimestamp(now() if t is None else t, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def utc_date(t: float | None = None) -> str:
+    return datetime.fromtimestamp(now() if t is None else t, UTC).strftime("%Y-%m-%d")
+
+
+def parse_timestamp(text: str) -> float:
+    text = text.strip()
+    if text.endswith("Z"):
+        text = text[:-1] + "+00:00"
+    dt = datetime.fromisoformat(text)
+    if dt.tzinfo is None:
+        dt = dt.replace(tzinfo=UTC)
+    return dt.timestamp()

@@ -1,0 +1,693 @@
+"""Durable files: an inter-process lock, atomic writes with a backup, and corruption quarantine.
+
+One recipe (``specs/goals.md`` §8) shared by the ``file`` storage backend and by every engine that
+keeps its own files (the evolver's ``./.skill-evolver/``):
+
+* :class:`FileLock` -- an advisory ``O_CREAT|O_EXCL`` lock file holding ``{pid, host, ts}``, with
+  stale-lock takeover (dead pid on this host, old lock from another host, unreadable and old) and a
+  bounded wait ending in :class:`nervous.errors.StorageBusy`.
+* :func:`atomic_write_bytes` / :func:`atomic_write_json` -- previous version kept as ``.bak``, new
+  bytes written to ``<file>.tmp.<pid>``, fsync'd, renamed over the file, directory fsync'd. A
+  reader therefore always sees either the old or the new file, whole.
+* :func:`load_json` -- a file that does not parse (or is not a JSON object) is copied once to
+  ``<file>.corrupt-<epoch ms>``, a warning names the copy, and the ``.bak`` is offered instead.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import stat
+import threading
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from attrs import define, field
+
+from ..errors import BadInput, StorageBusy, StorageError
+
+#: seconds between attempts to create a lock file (on average; each wait is jittered ±50 %)
+RETRY_INTERVAL = 0.025
+#: a stale-lock check runs on the first failed attempt and then on every Nth
+STALE_CHECK_EVERY = 20
+#: a lock from another host is stale after this many seconds
+FOREIGN_LOCK_MAX_AGE = 30.0
+#: an unreadable lock file (its writer died between create and write) is stale after this
+UNREADABLE_LOCK_MAX_AGE = 1.0
+
+_HOST = os.uname().nodename if hasattr(os, "uname") else os.environ.get("COMPUTERNAME", "localhost")
+
+# ---------------------------------------------------------------------------------------------
+# Lock
+# ---------------------------------------------------------------------------------------------
+
+_thread_locks: dict[str, threading.Lock] = {}
+_thread_locks_guard = threading.Lock()
+
+
+def _thread_lock_for(path: Path) -> threading.Lock:
+    """The lock file excludes processes; threads of this process also need a local lock."""
+    key = os.path.abspath(path)
+    with _thread_locks_guard:
+        lock = _thread_locks.get(key)
+        if lock is None:
+            lock = _thread_locks[key] = threading.Lock()
+        return lock
+
+
+def pid_alive(pid: int) -> bool:
+    """Whether ``pid`` is a running (not zombie) process on this host."""
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # exists, owned by someone else
+    except OSError:
+        return False
+    try:  # a killed child nobody has reaped yet still answers kill(0)
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            stat = fh.read()
+        return stat[stat.rfind(b")") + 2:][:1] not in (b"Z", b"X")
+    except OSError:
+        return True
+
+
+_BOOT_TIME: list[float] = []
+
+
+def process_start_time(pid: int) -> float | None:
+    """When ``pid`` started (epoch seconds, from ``/proc``); ``None`` where that cannot be read.
+
+    A pid is reused once its process is gone: a lock naming a live pid is only that process's lock
+    if the process started before the lock was written (or at the start time the lock records).
+    """
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            stat_line = fh.read()
+        ticks = int(stat_line[stat_line.rfind(b")") + 2:].split()[19])
+        if not _BOOT_TIME:
+            with open("/proc/stat", "rb") as fh:
+                for line in fh:
+                    if line.startswith(b"btime "):
+                        _BOOT_TIME.append(float(line.split()[1]))
+                        break
+        return _BOOT_TIME[0] + ticks / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+#: slack when comparing a lock's recorded start time or timestamp with the holder's start time
+#: (``btime`` is whole seconds and clock ticks are coarse)
+START_TIME_SLACK = 2.0
+
+
+@define
+class LockHolder:
+    """What a lock file says about its holder (``None`` fields when it cannot be read)."""
+
+    raw: bytes
+    pid: int | None = None
+    host: str | None = None
+    ts: float | None = None
+    mtime: float = 0.0
+    #: the holder's process start time as recorded in the lock (``None`` in older lock files)
+    start: float | None = None
+
+    @property
+    def readable(self) -> bool:
+        return self.pid is not None
+
+    def describe(self) -> str:
+        if self.pid is None:
+            return "an unknown process (unreadable lock file)"
+        where = "" if self.host in (None, _HOST) else f" on host {self.host}"
+        return f"pid {self.pid}{where}"
+
+
+def read_lock_holder(path: Path) -> LockHolder | None:
+    """Parse a lock file; ``None`` when it does not exist."""
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read(4096)
+            mtime = os.fstat(fh.fileno()).st_mtime
+    except FileNotFoundError:
+        return None
+    holder = LockHolder(raw, mtime=mtime)
+    try:
+        data = json.loads(raw)
+        if isinstance(data, dict) and isinstance(data.get("pid"), int):
+            holder.pid = data["pid"]
+            holder.host = str(data.get("host") or "")
+            ts = data.get("ts")
+            holder.ts = float(ts) if isinstance(ts, (int, float)) else mtime
+            start = data.get("start")
+            holder.start = float(start) if isinstance(start, (int, float)) and not isinstance(start, bool) else None
+    except ValueError:
+        pass
+    return holder
+
+
+def lock_is_stale(holder: LockHolder, now: float | None = None) -> bool:
+    """Stale: dead pid on this host, another host's lock older than 30 s, or unreadable and ≥ 1 s old.
+
+    A live pid on this host holds the lock only if it is the process that wrote it: its start time
+    matches the one recorded in the lock (or, for locks without one, it started before the lock was
+    written). A pid reused by an unrelated process therefore does not block writers forever.
+    """
+    now = time.time() if now is None else now
+    if not holder.readable:
+        return now - holder.mtime >= UNREADABLE_LOCK_MAX_AGE
+    assert holder.pid is not None
+    if holder.host == _HOST:
+        if not pid_alive(holder.pid):
+            return True
+        started = process_start_time(holder.pid)
+        if started is None:
+            return False
+        if holder.start is not None:
+            return abs(started - holder.start) > START_TIME_SLACK
+        written = holder.ts if holder.ts is not None else holder.mtime
+        return started > written + START_TIME_SLACK
+    return now - (holder.ts if holder.ts is not None else holder.mtime) > FOREIGN_LOCK_MAX_AGE
+
+
+_OWN_START: dict[int, float | None] = {}
+
+
+def _own_start_time() -> float | None:
+    pid = os.getpid()  # per pid: a forked child has its own start time
+    if pid not in _OWN_START:
+        started = process_start_time(pid)
+        _OWN_START[pid] = None if started is None else round(started, 2)
+    return _OWN_START[pid]
+
+
+class FileLock:
+    """Exclusive access to a resource across processes (lock file) and threads (process-local lock).
+
+    ``path`` is the lock file itself; by convention ``<file>.lock`` next to the file it protects.
+    Not re-entrant. After ``timeout`` seconds raises :class:`StorageBusy` naming the lock file and
+    the holder's pid.
+    """
+
+    def __init__(self, path: Path | str, *, timeout: float = 5.0) -> None:
+        self.path = Path(path)
+        self.timeout = timeout
+        self._token: bytes | None = None
+        self._thread_lock = _thread_lock_for(self.path)
+        #: pid of a dead holder whose stale lock this acquisition took over (for cleaning its leftovers)
+        self.took_over_from: list[int] = []
+
+    @property
+    def held(self) -> bool:
+        return self._token is not None
+
+    def acquire(self) -> None:
+        if self._token is not None:
+            raise StorageError(f"lock {self.path} is already held by this object (not re-entrant)")
+        deadline = time.monotonic() + self.timeout
+        if not self._thread_lock.acquire(timeout=max(self.timeout, 0.0)):
+            raise StorageBusy(
+                f"timed out after {self.timeout:g}s waiting for lock {self.path}: held by pid {os.getpid()} "
+                "(another thread of this process)",
+                details={"lock": str(self.path), "pid": os.getpid()},
+            )
+        try:
+            self._acquire_file(deadline)
+        except BaseException:
+            self._thread_lock.release()
+            raise
+
+    def _acquire_file(self, deadline: float) -> None:
+        _ensure_dir(self.path.parent)
+        attempt = 0
+        while True:
+            token = json.dumps({"pid": os.getpid(), "host": _HOST, "ts": round(time.time(), 3),
+                                "start": _own_start_time()}).encode()
+            try:
+                fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            except FileExistsError:
+                pass
+            else:
+                try:
+                    os.write(fd, token)
+                finally:
+                    os.close(fd)
+                self._token = token
+                return
+            attempt += 1
+            if attempt == 1 or attempt % STALE_CHECK_EVERY == 0:
+                holder = read_lock_holder(self.path)
+                if holder is None:
+                    continue  # released meanwhile: try again at once
+                if lock_is_stale(holder) and self._take_over(holder):
+                    continue
+            if time.monotonic() >= deadline:
+                holder = read_lock_holder(self.path)
+                who = holder.describe() if holder is not None else "a process that has just released it"
+                raise StorageBusy(
+                    f"timed out after {self.timeout:g}s waiting for lock {self.path}: held by {who}",
+                    details={"lock": str(self.path), "pid": holder.pid if holder else None},
+                )
+            time.sleep(RETRY_INTERVAL * (0.5 + (time.perf_counter_ns() % 1000) / 1000))  # jitter: waiters do not move in step
+
+    def _take_over(self, holder: LockHolder) -> bool:
+        """Remove a stale lock: rename it aside, check it is the one judged stale, delete it."""
+        aside = self.path.with_name(f"{self.path.name}.stale.{os.getpid()}.{threading.get_ident()}")
+        try:
+            os.rename(self.path, aside)
+        except FileNotFoundError:
+            return True  # someone else removed it; retry
+        try:
+            with open(aside, "rb") as fh:
+                moved = fh.read(4096)
+        except OSError:
+            moved = b""
+        if moved != holder.raw:
+            # A live holder replaced the stale lock between our check and the rename: put it back.
+            try:
+                os.link(aside, self.path)
+            except OSError:
+                pass
+            _unlink_quietly(aside)
+            return False
+        _unlink_quietly(aside)
+        if holder.pid is not None:
+            self.took_over_from.append(holder.pid)
+        return True
+
+    def release(self) -> None:
+        if self._token is None:
+            return
+        try:
+            with open(self.path, "rb") as fh:
+                ours = fh.read(4096) == self._token
+            if ours:
+                os.unlink(self.path)
+        except FileNotFoundError:
+            pass
+        finally:
+            self._token = None
+            self._thread_lock.release()
+
+    def __enter__(self) -> FileLock:
+        self.acquire()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
+
+
+def remove_stale_lock(path: Path | str) -> LockHolder | None:
+    """Remove the lock file at ``path`` if its holder is gone; returns that holder (else ``None``).
+
+    The same safe takeover writers use: a lock a live process re-created meanwhile is put back.
+    """
+    holder = read_lock_holder(Path(path))
+    if holder is None or not lock_is_stale(holder):
+        return None
+    return holder if FileLock(path, timeout=0)._take_over(holder) else None
+
+
+# ---------------------------------------------------------------------------------------------
+# Atomic writes
+# ---------------------------------------------------------------------------------------------
+
+
+def _ensure_dir(path: Path) -> None:
+    """Create ``path`` and missing parents with mode 0700."""
+    if path.is_dir():
+        return
+    missing = []
+    p = path
+    while not p.exists():
+        missing.append(p)
+        if p.parent == p:
+            break
+        p = p.parent
+    for d in reversed(missing):
+        try:
+            os.mkdir(d, 0o700)
+        except FileExistsError:
+            pass
+    if missing:
+        fsync_dir(missing[-1].parent)
+
+
+def ensure_dir(path: Path | str) -> Path:
+    """Create a private directory (0700) with its missing parents; returns it."""
+    p = Path(path)
+    _ensure_dir(p)
+    return p
+
+
+def fsync_dir(path: Path) -> None:
+    """Make a rename or create in ``path`` durable (where the platform supports it)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _unlink_quietly(path: Path) -> None:
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+
+
+def _write_new(path: Path, data: bytes, mode: int) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
+    try:
+        os.fchmod(fd, mode)  # the umask must not widen or narrow what we asked for
+        view = memoryview(data)
+        while view:
+            written = os.write(fd, view)
+            view = view[written:]
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def backup_path(path: Path) -> Path:
+    return path.with_name(path.name + ".bak")
+
+
+def tmp_path(path: Path, pid: int | None = None) -> Path:
+    return path.with_name(f"{path.name}.tmp.{os.getpid() if pid is None else pid}")
+
+
+def _keep_backup(path: Path, bak: Path) -> None:
+    """Make ``bak`` the current version of ``path``.
+
+    Files here are only ever replaced, never edited in place, so a hard link to the current inode
+    is an exact copy that costs no data write; copying is the fallback where links are unsupported.
+    """
+    staging = bak.with_name(f"{bak.name}.tmp.{os.getpid()}")
+    _unlink_quietly(staging)
+    try:
+        os.link(path, staging)
+    except FileNotFoundError:
+        return
+    except OSError:
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            return
+        _write_new(staging, data, 0o600)
+    os.replace(staging, bak)
+    # rename() between two names of one inode (a crash left ``bak`` hard-linked to ``path``) does
+    # nothing and leaves ``staging`` behind: remove it so no stray temporary file remains
+    _unlink_quietly(staging)
+
+
+def atomic_write_bytes(path: Path | str, data: bytes, *, backup: bool = True, mode: int = 0o600) -> None:
+    """Replace ``path`` with ``data`` so readers and crashes see the old or the new file, never a mix.
+
+    With ``backup`` the previous version (if any) is kept as ``<path>.bak``.
+    """
+    path = Path(path)
+    _ensure_dir(path.parent)
+    if backup and path.exists():
+        _keep_backup(path, backup_path(path))
+    tmp = tmp_path(path)
+    try:
+        _write_new(tmp, data, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        _unlink_quietly(tmp)
+        raise
+    fsync_dir(path.parent)
+
+
+#: the largest file a user names for reading (an import, a configuration file, a draft)
+MAX_USER_FILE_BYTES = 64 << 20
+
+
+def read_user_file(path: Path | str, *, limit: int = MAX_USER_FILE_BYTES) -> bytes:
+    """Read a file the user named: a regular file of at most ``limit`` bytes.
+
+    A pipe, a device or a folder would block or never end; they raise :class:`OSError` (``EINVAL``)
+    like any unreadable file, so callers' existing ``except OSError`` reports them; so does a file
+    larger than ``limit`` (``EFBIG``).
+    """
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file (a pipe, a device or a folder)", str(path))
+        chunks, size = [], 0
+        while chunk := os.read(fd, 1 << 20):
+            size += len(chunk)
+            if size > limit:
+                raise OSError(errno.EFBIG, f"larger than {limit:,} bytes", str(path))
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def write_user_file(path: Path | str, data: bytes, *, force: bool = False) -> Path:
+    """Write a file the user named (an export, a report) without ever destroying something by accident.
+
+    An existing file is replaced only with ``force``; something that is not a regular file (a device,
+    a FIFO, a directory, a symbolic link) is never replaced. The bytes are written to a temporary
+    file next to the target first, so the target is either absent, the old file, or the whole new
+    file. Raises :class:`nervous.errors.BadInput` naming the path.
+    """
+    path = Path(path)
+
+    def refuse(message: str, code: str) -> BadInput:
+        return BadInput(f"{path}: {message}", code=code, details={"path": str(path)})
+
+    def existing() -> os.stat_result | None:
+        try:
+            return os.lstat(path)
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            raise refuse(f"cannot write ({exc.strerror or exc})", "unwritable_path") from None
+
+    st = existing()
+    if st is not None:
+        if not stat.S_ISREG(st.st_mode):
+            kind = "a symbolic link" if stat.S_ISLNK(st.st_mode) else (
+                "a directory" if stat.S_ISDIR(st.st_mode) else "not a regular file")
+            raise refuse(f"exists and is {kind}; nervous never replaces it", "unsafe_path")
+        if not force:
+            raise refuse("already exists; pass --force to replace it", "file_exists")
+    mode = stat.S_IMODE(st.st_mode) if st is not None else 0o644
+    tmp = path.with_name(f".{path.name}.tmp.{os.getpid()}.{threading.get_ident()}")
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), mode)
+    except OSError as exc:
+        raise refuse(f"cannot write ({exc.strerror or exc})", "unwritable_path") from None
+    try:
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        if st is None:
+            try:
+                os.link(tmp, path)  # fails if the name appeared meanwhile: never replaces it
+            except FileExistsError:
+                raise refuse("already exists; pass --force to replace it", "file_exists") from None
+            except OSError as exc:
+                if exc.errno not in (errno.EPERM, errno.EOPNOTSUPP, errno.EXDEV, errno.EMLINK):
+                    raise
+                os.rename(tmp, path)  # a file system without hard links
+        else:
+            again = existing()
+            if again is not None and not stat.S_ISREG(again.st_mode):
+                raise refuse("was replaced by something that is not a regular file; left alone", "unsafe_path")
+            os.replace(tmp, path)
+    except OSError as exc:
+        raise refuse(f"cannot write ({exc.strerror or exc})", "unwritable_path") from None
+    finally:
+        _unlink_quietly(tmp)
+    fsync_dir(path.parent)
+    return path
+
+
+def dumps_json(value: Any) -> bytes:
+    """The on-disk JSON form: UTF-8, 2-space indent, non-ASCII kept readable."""
+    return (json.dumps(value, ensure_ascii=False, indent=2, allow_nan=False) + "\n").encode("utf-8")
+
+
+def atomic_write_json(path: Path | str, value: Any, *, backup: bool = True) -> None:
+    atomic_write_bytes(path, dumps_json(value), backup=backup)
+
+
+# ---------------------------------------------------------------------------------------------
+# Loading and quarantine
+# ---------------------------------------------------------------------------------------------
+
+
+@define
+class LoadResult:
+    """A loaded JSON object (or ``None``) and what happened on the way."""
+
+    value: dict[str, Any] | None = None
+    warnings: list[str] = field(factory=list)
+    corrupt: bool = False
+    quarantined: Path | None = None
+    restored_from_backup: bool = False
+
+
+Validator = Callable[[dict[str, Any]], "str | None"]
+
+
+def parse_object(raw: bytes, validate: Validator | None = None) -> tuple[dict[str, Any] | None, str | None]:
+    """``(object, None)`` or ``(None, reason)`` for bytes that should hold a JSON object.
+
+    ``validate`` checks the object's shape (a reason, or ``None`` when it is fine): a wrong shape is
+    corruption exactly like a syntax error.
+    """
+    try:
+        value = json.loads(raw)
+    except RecursionError:
+        return None, "nesting too deep"
+    except ValueError as exc:
+        reason = "empty file" if not raw.strip() else f"invalid JSON ({exc})"
+        return None, reason
+    if not isinstance(value, dict):
+        return None, f"top level is a JSON {type(value).__name__}, not an object"
+    if validate is not None:
+        try:
+            problem = validate(value)
+        except RecursionError:
+            problem = "nesting too deep"
+        if problem is not None:
+            return None, f"wrong shape: {problem}"
+    return value, None
+
+
+def quarantine_copies(path: Path) -> list[Path]:
+    """Existing ``<path>.corrupt-*`` copies, oldest first."""
+    prefix = path.name + ".corrupt-"
+    try:
+        names = os.listdir(path.parent)
+    except FileNotFoundError:
+        return []
+    return sorted(path.parent / n for n in names if n.startswith(prefix) and ".tmp." not in n)
+
+
+def quarantine(path: Path | str) -> Path | None:
+    """Copy ``path`` to ``<path>.corrupt-<epoch ms>`` once; returns the copy (new or existing).
+
+    When a copy with the same SHA-256 exists no new copy is made, so repeated reads of the same
+    corrupt file do not multiply copies. ``None`` when ``path`` does not exist.
+    """
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    import hashlib
+
+    digest = hashlib.sha256(data).digest()
+    for existing in quarantine_copies(path):
+        try:
+            if hashlib.sha256(existing.read_bytes()).digest() == digest:
+                return existing
+        except OSError:
+            continue
+    stamp = int(time.time() * 1000)
+    while True:
+        copy = path.with_name(f"{path.name}.corrupt-{stamp}")
+        if not copy.exists():
+            break
+        stamp += 1
+    staging = tmp_path(copy)
+    try:
+        _write_new(staging, data, 0o600)
+        os.replace(staging, copy)
+    except BaseException:
+        _unlink_quietly(staging)
+        raise
+    fsync_dir(path.parent)
+    return copy
+
+
+def describe_mtime(path: Path) -> str:
+    try:
+        t = path.stat().st_mtime
+    except OSError:
+        return "unknown time"
+    return datetime.fromtimestamp(t, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def load_json(path: Path | str, validate: Validator | None = None) -> LoadResult:
+    """Load a JSON object; quarantine a corrupt file and fall back to its ``.bak``.
+
+    Missing file: ``value=None`` and no warning. Corrupt file: one quarantine copy, a warning naming
+    it, then the backup (with a warning saying later changes are lost) or ``None``.
+    """
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return LoadResult()
+    except IsADirectoryError:
+        raise StorageError(f"{path} is a directory, expected a JSON file") from None
+    value, reason = parse_object(raw, validate)
+    if reason is None:
+        return LoadResult(value)
+    result = LoadResult(corrupt=True)
+    try:
+        result.quarantined = quarantine(path)
+    except OSError as exc:
+        result.warnings.append(f"{path} is corrupt ({reason}) and could not be quarantined: "
+                               f"{exc.strerror or exc}")
+    else:
+        result.warnings.append(f"{path} is corrupt ({reason}); quarantined as {result.quarantined}")
+    bak = backup_path(path)
+    try:
+        bak_raw = bak.read_bytes()
+    except OSError:
+        bak_raw = None
+    if bak_raw is not None:
+        restored, _ = parse_object(bak_raw, validate)
+        if restored is not None:
+            result.value = restored
+            result.restored_from_backup = True
+            result.warnings.append(f"{path}: restored from backup of {describe_mtime(bak)}; later changes lost")
+    return result
+
+
+__all__ = [
+    "FileLock",
+    "LoadResult",
+    "atomic_write_bytes",
+    "atomic_write_json",
+    "backup_path",
+    "dumps_json",
+    "ensure_dir",
+    "fsync_dir",
+    "load_json",
+    "lock_is_stale",
+    "parse_object",
+    "pid_alive",
+    "quarantine",
+    "quarantine_copies",
+    "process_start_time",
+    "read_lock_holder",
+    "read_user_file",
+    "remove_stale_lock",
+    "write_user_file",
+]

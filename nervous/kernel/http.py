@@ -1,0 +1,400 @@
+"""A small JSON-and-bytes HTTP client for registry plugins (standard library only).
+
+Why not a third-party client: registries need only GET/POST with a bearer token, bounded retries
+and size caps, and keeping the dependency list short keeps installs and start-up lean. This module
+is imported lazily by the plugins that talk to the network, never at plugin load time.
+
+Retry rule (specs/protocols.md §A3): at most ``retries`` extra attempts on 408, 429, any 5xx,
+network errors and bodies mentioning a write conflict; the wait honours ``Retry-After`` (delta
+seconds, an HTTP date, or an epoch second when larger than a year), then ``RateLimit-Reset``, then
+``X-RateLimit-Reset``, else exponential back-off. A wait longer than ``max_wait`` is not slept: the
+call fails at once with ``rate_limited`` and the time to retry.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Callable, Mapping
+from email.utils import parsedate_to_datetime
+from typing import Any
+
+from attrs import field, frozen
+
+from ..errors import BadInput, RegistryError
+
+#: statuses worth another attempt
+RETRY_STATUSES = frozenset({408, 429, 500, 502, 503, 504})
+_YEAR_SECONDS = 31_536_000
+_CONFLICT_WORDS = ("optimistic concurrency", "write conflict")
+
+
+@frozen
+class Response:
+    """A complete HTTP answer: status, headers (lower-case names) and body bytes."""
+
+    url: str
+    status: int
+    headers: Mapping[str, str] = field(repr=False)
+    body: bytes = field(repr=False)
+
+    def header(self, name: str, default: str | None = None) -> str | None:
+        return self.headers.get(name.lower(), default)
+
+    @property
+    def text(self) -> str:
+        return self.body.decode("utf-8", errors="replace")
+
+    def json(self) -> Any:
+        try:
+            return json.loads(self.body)
+        except ValueError:
+            raise RegistryError(f"{self.url}: expected a JSON body, got {_snippet(self.text)!r}",
+                                details={"url": self.url, "status": self.status}) from None
+
+
+class HttpStatusError(RegistryError):
+    """The server answered with a status the caller did not accept; ``response`` holds the answer."""
+
+    def __init__(self, message: str, response: Response, **kw: Any) -> None:
+        super().__init__(message, **kw)
+        self.response = response
+
+    @property
+    def status(self) -> int:
+        return self.response.status
+
+
+def clean_error_text(text: str) -> str:
+    """Strip server-side noise (Convex request ids, error prefixes) before showing a message."""
+    import re
+
+    text = re.sub(r"\[CONVEX [^\]]*\]", "", text)
+    text = re.sub(r"\[Request ID: [^\]]*\]", "", text)
+    text = text.replace("Server Error Called by client", "")
+    text = text.strip()
+    for prefix in ("Uncaught ConvexError:", "Error:"):
+        if text.startswith(prefix):
+            text = text[len(prefix):].strip()
+    return text
+
+
+def _snippet(text: str, limit: int = 300) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def retry_after_seconds(headers: Mapping[str, str], now: float) -> float | None:
+    """Seconds to wait according to a response's rate-limit headers, or ``None`` when silent."""
+    value = headers.get("retry-after")
+    if value:
+        value = value.strip()
+        try:
+            seconds = float(value)
+        except ValueError:
+            try:
+                return max(parsedate_to_datetime(value).timestamp() - now, 0.0)
+            except (TypeError, ValueError, IndexError):
+                seconds = None  # type: ignore[assignment]
+        if seconds is not None:
+            return max(seconds - now, 0.0) if seconds > _YEAR_SECONDS else max(seconds, 0.0)
+    value = headers.get("ratelimit-reset")
+    if value:
+        try:
+            return max(float(value), 0.0)
+        except ValueError:
+            pass
+    value = headers.get("x-ratelimit-reset")
+    if value:
+        try:
+            return max(float(value) - now, 0.0)
+        except ValueError:
+            pass
+    return None
+
+
+class _Redirects(urllib.request.HTTPRedirectHandler):
+    """Follow redirects; credentials are unredirected headers, so another host never receives them."""
+
+
+class HttpClient:
+    """JSON and bytes over HTTP(S) against one base URL, with a bearer token and bounded retries.
+
+    ``sleep``, ``clock`` and ``rng`` are injectable so tests can run retries without waiting.
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        token: str | None = None,
+        timeout: float = 15.0,
+        download_timeout: float = 60.0,
+        retries: int = 2,
+        max_wait: float = 60.0,
+        user_agent: str | None = None,
+        headers: Mapping[str, str] | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+        clock: Callable[[], float] = time.time,
+        rng: random.Random | None = None,
+        wait_policy: Callable[[Response | None, int, float], float | None] | None = None,
+        should_retry: Callable[[Response], bool] | None = None,
+    ) -> None:
+        if not base_url.startswith(("http://", "https://")):
+            raise RegistryError(f"invalid registry URL {base_url!r}: expected http:// or https://")
+        self.base_url = base_url.rstrip("/") + "/"
+        self.token = token or None
+        self.timeout = timeout
+        self.download_timeout = download_timeout
+        self.retries = max(0, retries)
+        self.max_wait = max_wait
+        self.sleep = sleep
+        self.clock = clock
+        self.rng = rng or random.Random()
+        self.wait_policy = wait_policy
+        self.should_retry = should_retry
+        if user_agent is None:
+            from .. import __version__
+
+            user_agent = f"nervous/{__version__}"
+        self.default_headers = {"User-Agent": user_agent, **dict(headers or {})}
+        self._opener = urllib.request.build_opener(_Redirects())
+        #: number of HTTP requests sent (for tests and benchmarks)
+        self.requests_sent = 0
+
+    # ------------------------------------------------------------------ URLs
+
+    def url(self, path: str, params: Mapping[str, Any] | None = None) -> str:
+        """Join ``path`` relative to the base URL (a base with a path prefix keeps it)."""
+        if path.startswith(("http://", "https://")):
+            url = path
+        else:
+            url = urllib.parse.urljoin(self.base_url, path.lstrip("/"))
+        clean = {k: v for k, v in (params or {}).items() if v is not None}
+        if clean:
+            sep = "&" if "?" in url else "?"
+            url += sep + urllib.parse.urlencode(
+                {k: ("true" if v is True else "false" if v is False else v) for k, v in clean.items()}
+            )
+        return url
+
+    # ------------------------------------------------------------------ calls
+
+    def get_json(self, path: str, params: Mapping[str, Any] | None = None, *,
+                 accept_status: tuple[int, ...] = ()) -> Any:
+        resp = self.request("GET", path, params, headers={"Accept": "application/json"},
+                            accept_status=accept_status)
+        return resp.json()
+
+    def post_json(self, path: str, body: Any = None, params: Mapping[str, Any] | None = None) -> Any:
+        data = json.dumps({} if body is None else body).encode()
+        resp = self.request("POST", path, params, data=data,
+                            headers={"Accept": "application/json", "Content-Type": "application/json"})
+        return resp.json()
+
+    def get_text(self, path: str, params: Mapping[str, Any] | None = None) -> str:
+        return self.request("GET", path, params, headers={"Accept": "text/plain"}).text
+
+    def get_bytes(self, path: str, params: Mapping[str, Any] | None = None, *, max_bytes: int | None = None,
+                  progress: Callable[[int, int | None], None] | None = None,
+                  headers: Mapping[str, str] | None = None) -> Response:
+        """A download (no ``Accept``), refused once more than ``max_bytes`` arrive."""
+        return self.request("GET", path, params, headers=headers, timeout=self.download_timeout,
+                            max_bytes=max_bytes, progress=progress)
+
+    def request(
+        self,
+        method: str,
+        path: str,
+        params: Mapping[str, Any] | None = None,
+        *,
+        data: bytes | None = None,
+        headers: Mapping[str, str] | None = None,
+        timeout: float | None = None,
+        max_bytes: int | None = None,
+        progress: Callable[[int, int | None], None] | None = None,
+        accept_status: tuple[int, ...] = (),
+    ) -> Response:
+        """Send a request with retries; 2xx (and ``accept_status``) return, others raise."""
+        url = self.url(path, params)
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                resp = self._once(method, url, data, headers, timeout or self.timeout, max_bytes, progress)
+            except _NetworkError as exc:
+                if attempt > self.retries:
+                    raise RegistryError(
+                        f"{method} {_redact(url)}: {exc.reason} (after {attempt} attempt{'s' * (attempt > 1)})",
+                        code="unreachable", details={"url": _redact(url), "attempts": attempt},
+                    ) from None
+                self._wait(None, attempt, url)
+                continue
+            if 200 <= resp.status < 300 or resp.status in accept_status:
+                return resp
+            if self._retriable(resp) and attempt <= self.retries:
+                self._wait(resp, attempt, url)
+                continue
+            raise self._status_error(method, resp, attempt)
+
+    # ------------------------------------------------------------------ internals
+
+    def _retriable(self, resp: Response) -> bool:
+        if self.should_retry is not None:
+            return self.should_retry(resp)
+        if resp.status in RETRY_STATUSES or resp.status >= 500:
+            return True
+        lowered = resp.text[:2000].lower()
+        return any(w in lowered for w in _CONFLICT_WORDS)
+
+    def _wait(self, resp: Response | None, attempt: int, url: str) -> None:
+        now = self.clock()
+        wait: float | None = None
+        if self.wait_policy is not None:
+            wait = self.wait_policy(resp, attempt, now)
+        elif resp is not None:
+            wait = retry_after_seconds(resp.headers, now)
+            if wait is not None and "retry-after" in resp.headers:
+                wait += self.rng.uniform(0, 0.25)
+        if wait is None:
+            wait = min(0.3 * 2 ** (attempt - 1), 5.0) + self.rng.uniform(0, 0.3)
+        if wait > self.max_wait:
+            status = f"HTTP {resp.status}" if resp is not None else "unreachable"
+            raise RegistryError(
+                f"{_redact(url)}: rate limited ({status}); retry in {wait:.0f} s",
+                code="rate_limited", details={"url": _redact(url), "retry_after": round(wait, 3),
+                                              "retry_at": round(now + wait, 3)},
+            )
+        self.sleep(wait)
+
+    def _status_error(self, method: str, resp: Response, attempts: int) -> HttpStatusError:
+        text = clean_error_text(resp.text) if (resp.header("content-type") or "").startswith("text/") \
+            else _json_message(resp) or clean_error_text(resp.text)
+        code = "rate_limited" if resp.status == 429 else "registry_error"
+        extra = ""
+        if attempts > 1:
+            extra = f" after {attempts} attempts"
+        details: dict[str, Any] = {"url": _redact(resp.url), "status": resp.status}
+        if resp.status == 429:
+            wait = retry_after_seconds(resp.headers, self.clock())
+            if wait is not None:
+                details["retry_after"] = wait
+        return HttpStatusError(
+            f"{method} {_redact(resp.url)} answered HTTP {resp.status}{extra}: {_snippet(text) or '(empty body)'}",
+            resp, code=code, details=details,
+        )
+
+    def _once(self, method: str, url: str, data: bytes | None, headers: Mapping[str, str] | None,
+              timeout: float, max_bytes: int | None,
+              progress: Callable[[int, int | None], None] | None) -> Response:
+        req = urllib.request.Request(url, data=data, method=method)
+        for k, v in {**self.default_headers, **dict(headers or {})}.items():
+            req.add_header(k, v)
+        if self.token:
+            req.add_unredirected_header("Authorization", f"Bearer {self.token}")
+        self.requests_sent += 1
+        try:
+            raw = self._opener.open(req, timeout=timeout)
+        except urllib.error.HTTPError as err:
+            try:
+                body = _read_limited(err, max_bytes if max_bytes else 1 << 20, url, None)
+            except (TimeoutError, OSError):
+                body = b""
+            finally:
+                err.close()
+            return Response(url=err.geturl() or url, status=err.code, headers=_lower(err.headers), body=body)
+        except (TimeoutError, urllib.error.URLError, OSError, ValueError) as exc:
+            raise _NetworkError(_network_reason(getattr(exc, "reason", exc))) from None
+        with raw:
+            try:
+                body = _read_limited(raw, max_bytes, url, progress, _length(raw.headers))
+            except (TimeoutError, OSError) as exc:
+                raise _NetworkError(f"{type(exc).__name__}: {exc}") from None
+            return Response(url=raw.geturl() or url, status=raw.status, headers=_lower(raw.headers), body=body)
+
+
+def _network_reason(reason: Any) -> str:
+    """Say what went wrong on the network in words a person can act on."""
+    import socket
+    import ssl
+
+    if isinstance(reason, str):
+        return reason
+    if isinstance(reason, socket.gaierror):
+        return "host name not resolved (offline, or a wrong registry URL?)"
+    if isinstance(reason, ConnectionRefusedError):
+        return "connection refused (is the server running?)"
+    if isinstance(reason, (TimeoutError, socket.timeout)):
+        return "timed out"
+    if isinstance(reason, ssl.SSLError):
+        return f"TLS error: {reason}"
+    return f"{type(reason).__name__}: {reason}"
+
+
+class _NetworkError(Exception):
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason or "network error"
+
+
+def _lower(headers: Any) -> dict[str, str]:
+    return {k.lower(): v for k, v in headers.items()} if headers is not None else {}
+
+
+def _length(headers: Any) -> int | None:
+    try:
+        return int(headers.get("Content-Length"))
+    except (TypeError, ValueError):
+        return None
+
+
+def _read_limited(stream: Any, max_bytes: int | None, url: str,
+                  progress: Callable[[int, int | None], None] | None, total: int | None = None) -> bytes:
+    if max_bytes is not None and total is not None and total > max_bytes:
+        raise BadInput(f"{_redact(url)}: download of {total} bytes exceeds the limit of {max_bytes} bytes",
+                       code="limit_exceeded")
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        chunk = stream.read(65536)
+        if not chunk:
+            break
+        size += len(chunk)
+        if max_bytes is not None and size > max_bytes:
+            raise BadInput(f"{_redact(url)}: download exceeds the limit of {max_bytes} bytes",
+                           code="limit_exceeded")
+        chunks.append(chunk)
+        if progress is not None:
+            progress(size, total)
+    return b"".join(chunks)
+
+
+def _json_message(resp: Response) -> str | None:
+    try:
+        data = json.loads(resp.body)
+    except ValueError:
+        return None
+    if isinstance(data, dict):
+        msg = data.get("message") or data.get("error")
+        return str(msg) if msg else None
+    return None
+
+
+def _redact(url: str) -> str:
+    """URLs in messages never carry credentials (user:password@ or token= parameters)."""
+    parts = urllib.parse.urlsplit(url)
+    netloc = parts.hostname or ""
+    if parts.port:
+        netloc += f":{parts.port}"
+    query = urllib.parse.urlencode(
+        [(k, "***" if "token" in k.lower() else v) for k, v in urllib.parse.parse_qsl(parts.query, True)]
+    )
+    return urllib.parse.urlunsplit((parts.scheme, netloc, parts.path, query, ""))
+
+
+__all__ = ["HttpClient", "HttpStatusError", "Response", "retry_after_seconds", "clean_error_text",
+           "RETRY_STATUSES"]
