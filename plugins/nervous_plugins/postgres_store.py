@@ -215,6 +215,7 @@ class PostgresStore(Store):
         self._pool_pid = 0
         self._open_lock = threading.Lock()
         self._closed = False
+        self._schema_ready = False  # known to exist at this release's version (set on open or first write)
 
     def __repr__(self) -> str:
         return f"<PostgresStore {self.where} schema {self.schema}>"
@@ -270,7 +271,7 @@ class PostgresStore(Store):
             from psycopg_pool import ConnectionPool
 
             with self._direct_connection() as conn:
-                self._migrate(conn)
+                self._prepare(conn)
             pool = ConnectionPool(
                 self._dsn,
                 min_size=self.pool_min_size,
@@ -380,6 +381,35 @@ class PostgresStore(Store):
 
     # -------------------------------------------------------------- schema
 
+    def _prepare(self, conn: Any) -> None:
+        """On open: refuse a newer schema, upgrade an older one; a missing one waits for the first write
+        (read-only commands leave the database as they found it)."""
+        version = self._current_version(conn)
+        if version == 0:
+            self._schema_ready = False
+            return
+        self._migrate(conn)
+        self._schema_ready = True
+
+    def _writable(self) -> None:
+        """Create the schema before the first write, if opening found none."""
+        if self._schema_ready:
+            return
+        with self._open_lock:
+            if not self._schema_ready:
+                with self._direct_connection() as conn:
+                    self._migrate(conn)
+                self._schema_ready = True
+
+    def _absent(self) -> bool:
+        """True while no schema exists (reads answer empty); notices one another process created."""
+        if self._schema_ready:
+            return False
+        if self._run("reading the schema version", lambda c: self._current_version(c), idempotent=True) == 0:
+            return True
+        self._writable()  # created meanwhile: bring it to this release's version (or refuse a newer one)
+        return False
+
     def _migrate(self, conn: Any) -> None:
         """Bring the schema to :data:`SCHEMA_VERSION` once, under an advisory lock."""
         import psycopg
@@ -425,6 +455,8 @@ class PostgresStore(Store):
     def read(self, collection: str, key: str) -> Snapshot:
         check_collection(collection)
         _check_encodable(check_key(key))
+        if self._absent():
+            return Snapshot(None)
         sql = f"SELECT doc FROM {self._s}.documents WHERE collection = %s AND key = %s"
         row = self._run(f"reading {collection}/{key}",
                         lambda c: c.execute(sql, (collection, key)).fetchone(), idempotent=True)
@@ -439,6 +471,8 @@ class PostgresStore(Store):
 
     def keys(self, collection: str) -> list[str]:
         check_collection(collection)
+        if self._absent():
+            return []
         sql = f"SELECT key FROM {self._s}.documents WHERE collection = %s"
         rows = self._run(f"listing {collection}", lambda c: c.execute(sql, (collection,)).fetchall(),
                          idempotent=True)
@@ -450,6 +484,7 @@ class PostgresStore(Store):
         _check_encodable(check_key(key))
         if not callable(fn):
             raise BadInput(f"update {collection}/{key}: fn must be callable, got {type(fn).__name__}")
+        self._writable()
         s = self._s
         select = f"SELECT doc FROM {s}.documents WHERE collection = %s AND key = %s FOR UPDATE"
         claim = (f"INSERT INTO {s}.documents (collection, key, doc) VALUES (%s, %s, '{{}}')"
@@ -492,6 +527,8 @@ class PostgresStore(Store):
     def delete(self, collection: str, key: str) -> bool:
         check_collection(collection)
         _check_encodable(check_key(key))
+        if self._absent():
+            return False
         sql = f"DELETE FROM {self._s}.documents WHERE collection = %s AND key = %s"
         return bool(self._run(f"deleting {collection}/{key}",
                               lambda c: c.execute(sql, (collection, key)).rowcount, idempotent=False))
@@ -501,6 +538,7 @@ class PostgresStore(Store):
     def append(self, log: str, entry: dict[str, Any]) -> None:
         check_collection(log)
         text = _encode(entry, f"log {log}")
+        self._writable()
         sql = f"INSERT INTO {self._s}.logs (log, entry) VALUES (%s, %s)"
         self._run(f"appending to log {log}", lambda c: c.execute(sql, (log, text)), idempotent=False)
 
@@ -515,12 +553,16 @@ class PostgresStore(Store):
         else:
             sql = f"SELECT entry FROM {self._s}.logs WHERE log = %s ORDER BY id"
             params = (log,)
+        if self._absent():
+            return []
         rows = self._run(f"reading log {log}", lambda c: c.execute(sql, params).fetchall(), idempotent=True)
         return [json.loads(r[0]) for r in rows]
 
     # -------------------------------------------------------------- administration
 
     def info(self) -> StoreInfo:
+        if self._absent():
+            return StoreInfo("postgres", self.location, SCHEMA_VERSION, {}, 0, {})  # as the first write makes it
         s = self._s
 
         def op(conn: _Tracked) -> StoreInfo:
@@ -537,6 +579,8 @@ class PostgresStore(Store):
         return self._run("reading store information", op, idempotent=True)
 
     def check(self) -> list[Problem]:
+        if self._absent():
+            return []  # nothing written yet: nothing to be wrong
         s = self._s
         problems: list[Problem] = []
 
@@ -576,6 +620,7 @@ class PostgresStore(Store):
         """Remove this store's schema and everything in it (tests, decommissioning)."""
         with self._direct_connection() as conn:
             conn.execute(f"DROP SCHEMA IF EXISTS {self._s} CASCADE")
+        self._schema_ready = False
 
     def close(self) -> None:
         with self._open_lock:

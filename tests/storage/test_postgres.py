@@ -699,3 +699,33 @@ def test_forked_children_use_their_own_pool_and_leave_the_parents_sessions_alone
     store.update("goals", "g", lambda d: d.update(n=d["n"] + 1))
     assert store.read("goals", "g").value == {"n": 3}
     assert parents <= _backend_pids(schema)
+
+
+def _schema_exists(schema: str) -> bool:
+    return sql("SELECT count(*) FROM pg_catalog.pg_namespace WHERE nspname = %s", (schema,)) == [(1,)]
+
+
+def test_read_only_commands_create_no_schema(nervous_home: Any, tmp_path: Any, schema: str) -> None:
+    """A fresh database stays as it was through read-only commands; the first write creates the schema."""
+    env = {**os.environ, "NERVOUS_HOME": str(nervous_home), "NERVOUS_STORAGE_BACKEND": "postgres",
+           "NERVOUS_POSTGRES_DSN": SERVER_DSN or "", "NERVOUS_DISABLE_PLUGIN_AUTOLOAD": "1"}
+    schema_opt = ["-c", f'plugins.postgres.schema="{schema}"']
+    for args in (["perceive", "convert a pdf"], ["cortex", "show"], ["goal", "list"], ["list"],
+                 ["storage", "info"], ["storage", "check"], ["audit"]):
+        code, out = _nervous([*schema_opt, *args], env, str(tmp_path))
+        assert code == 0 and out["ok"] is True, (args, out)
+        assert not _schema_exists(schema), args
+    code, out = _nervous([*schema_opt, "report", "demo", "--region", "convert-pdf", "--task", "convert a pdf",
+                          "--outcome", "success"], env, str(tmp_path))
+    assert code == 0, out
+    assert _schema_exists(schema)
+    code, out = _nervous([*schema_opt, "storage", "info"], env, str(tmp_path))
+    assert code == 0 and out["schema_version"] == SCHEMA_VERSION, out
+
+
+def test_a_schema_another_process_creates_is_seen_by_an_open_store(open_pg: Callable[..., Any]) -> None:
+    reader, writer = open_pg(), open_pg()
+    assert reader.read("goals", "g").value is None and reader.keys("goals") == []  # no schema yet
+    writer.update("goals", "g", lambda d: d.update(n=1))
+    assert reader.read("goals", "g").value == {"n": 1} and reader.keys("goals") == ["g"]
+    assert reader.check() == []
