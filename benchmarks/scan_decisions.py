@@ -25,7 +25,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from security import load_items  # noqa: E402
+from security import load_items, read_ids  # noqa: E402
 
 
 def _digest(obj: Any) -> str:
@@ -130,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
     k = sub.add_parser("classify", help="CPU time of classification alone per item, in this process (run it "
                                          "with PYTHONPATH=<other checkout>/plugins to time another version)")
     k.add_argument("--corpus", required=True, type=Path)
-    k.add_argument("--ids", type=Path, help="file of item ids (whitespace-separated); default: every item")
+    k.add_argument("--ids", type=Path, help="file of item ids, as security.py --ids reads it (first word a line, # comments); default: every item")
     k.add_argument("--out", required=True, type=Path)
     s = sub.add_parser("summary", help="timing summary of a record")
     s.add_argument("record", type=Path)
@@ -141,7 +141,7 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(summary(rec)))
         return 0
     if args.cmd == "classify":
-        cpu = classify_cpu(args.corpus, args.ids.read_text().split() if args.ids else None)
+        cpu = classify_cpu(args.corpus, read_ids(args.ids))
         args.out.write_text(json.dumps(cpu, indent=1, sort_keys=True))
         print(json.dumps(summary({i: {"ms": v, "cpu_ms": v} for i, v in cpu.items()})))
         return 0
