@@ -299,14 +299,18 @@ class SeedConfidentPolicy(SeedProbePolicy):
 
     def __init__(self, *, min_effective: float = 0.3, promote: float = 0.8, memory: int = 8,
                  fallback_tail: bool = True, z: float = 1.96, min_rate: float = 0.8,
-                 half_life: float = RIVAL_HALF_LIFE) -> None:
+                 half_life: float = RIVAL_HALF_LIFE,
+                 pruned_max_age: int | None = None) -> None:
         super().__init__(min_effective=min_effective, promote=promote, memory=memory, fallback_tail=fallback_tail)
         if not 0 < z <= 10 or not 0 <= min_rate <= 1 or not half_life > 0:
             raise ConfigError(f"seed-confident: reflex_z must be in (0, 10], reflex_min_rate in [0, 1] and "
                               f"rival_half_life > 0, got {z}, {min_rate}, {half_life}")
+        if pruned_max_age is not None and pruned_max_age < 0:
+            raise ConfigError(f"seed-confident: pruned_rival_max_age must be >= 0, got {pruned_max_age}")
         self.z = z
         self.min_rate = min_rate
         self.half_life = half_life
+        self.pruned_max_age = pruned_max_age
 
     # ------------------------------------------------------------------ ageing
 
@@ -315,11 +319,30 @@ class SeedConfidentPolicy(SeedProbePolicy):
         """The region's outcomes since this candidate was last tried (0 when unknown)."""
         return _count(view.policy_state.get("age")) or 0
 
+    def aged(self, s: float, f: float, age: int, *, pruned: bool = False) -> tuple[float, float]:
+        """(successes, failures) weighted down by ``age``, the region's outcomes since the last run."""
+        if pruned and self.pruned_max_age is not None and age >= self.pruned_max_age:
+            return 0.0, 0.0  # it cannot be tried again: past this age its old runs say nothing
+        weight = 0.5 ** (age / self.half_life)
+        return s * weight, f * weight
+
     def aged_evidence(self, view: CandidateView) -> tuple[float, float]:
         """(successes, failures) of the current content, weighted down by the time since its last run."""
-        s, f = self.evidence(view)
-        weight = 0.5 ** (self.age(view) / self.half_life)
-        return s * weight, f * weight
+        return self.aged(*self.evidence(view), self.age(view))
+
+    @staticmethod
+    def remembered_ages(candidates: Sequence[CandidateView]) -> dict[str, int]:
+        """The age of each rival in the candidates' memories (the largest where they disagree)."""
+        out: dict[str, int] = {}
+        for view in _by_identity(candidates):
+            ages = view.policy_state.get("rival_ages")
+            if not isinstance(ages, dict):
+                continue
+            for key, value in ages.items():
+                age = _count(value)
+                if isinstance(key, str) and age is not None and age > out.get(key, -1):
+                    out[key] = age
+        return out
 
     def on_outcome(
         self,
@@ -331,9 +354,16 @@ class SeedConfidentPolicy(SeedProbePolicy):
     ) -> dict[str, dict[str, Any]]:
         states = super().on_outcome(region, candidates, used, outcome, now)
         used_id = identity_of(used)
+        # every rival ages with the region's outcomes, present or pruned: a pruned rival's evidence
+        # describes content nobody has tried since, exactly like a present one's
+        ages = {k: v + 1 for k, v in self.remembered_ages(candidates).items()}
+        for view in candidates:
+            ages[view.identity] = 0 if view.identity == used_id else self.age(view) + 1
         for view in candidates:
             if view.identity in states:
-                states[view.identity]["age"] = 0 if view.identity == used_id else self.age(view) + 1
+                state = states[view.identity]
+                state["age"] = ages[view.identity]
+                state["rival_ages"] = {k: ages[k] for k in sorted(state["rivals"]) if k in ages}
         return states
 
     def on_version_change(self, candidate: CandidateView) -> dict[str, Any] | None:
@@ -364,10 +394,22 @@ class SeedConfidentPolicy(SeedProbePolicy):
         for c in _by_identity(ranked[1:]):
             if c.identity == top.identity:
                 continue
-            _l, raw_high = wilson_bounds(*self.evidence(c), self.z)
+            rs, rf = self.evidence(c)
+            _l, raw_high = wilson_bounds(rs, rf, self.z)
             _l, aged_high = wilson_bounds(*self.aged_evidence(c), self.z)
-            if round(raw_high, 10) < round(low, 10) <= round(aged_high, 10):
+            if round(raw_high, 10) >= round(low, 10):
+                if (1 + rs) / (2 + rs + rf) >= low:
+                    return None  # a close rival blocks on fresh evidence: no probe restores the reflex
+                continue  # little tried: left to the probes of the order
+            if round(low, 10) <= round(aged_high, 10):
                 blockers.append(c)
+        if blockers and self.memory:
+            present = {c.identity for c in ranked}
+            ages = self.remembered_ages(ranked)
+            for key, (rs, rf) in self.remembered(ranked).items():
+                if key not in present and round(wilson_bounds(*self.aged(rs, rf, ages.get(key, 0), pruned=True),
+                                                              self.z)[1], 10) >= round(low, 10):
+                    return None  # a pruned rival blocks, and it cannot be probed
         return max(blockers, key=lambda c: (self.age(c), c.identity)) if blockers else None
 
     def reflex_allowed(self, region: str, ranked: Sequence[CandidateView]) -> tuple[bool, str]:
@@ -382,7 +424,8 @@ class SeedConfidentPolicy(SeedProbePolicy):
         rivals: dict[str, tuple[str, tuple[float, float]]] = {
             c.identity: (c.slug, self.aged_evidence(c)) for c in ranked[1:] if c.identity != top.identity}
         if self.memory:
-            rivals.update((k, (k, v)) for k, v in self.remembered(ranked).items()
+            ages = self.remembered_ages(ranked)
+            rivals.update((k, (k, self.aged(*v, ages.get(k, 0), pruned=True))) for k, v in self.remembered(ranked).items()
                           if k not in rivals and k != top.identity)
         for key in sorted(rivals):
             label, (rs, rf) = rivals[key]
@@ -511,6 +554,8 @@ def _seed_confident(ctx: Any) -> SeedConfidentPolicy:
         z=_setting(ctx.settings, "reflex_z", 1.96, low=0.1, high=10.0),
         min_rate=_setting(ctx.settings, "reflex_min_rate", 0.8, low=0.0, high=1.0),
         half_life=_setting(ctx.settings, "rival_half_life", RIVAL_HALF_LIFE, low=0.5, high=100_000.0),
+        pruned_max_age=(int(_setting(ctx.settings, "pruned_rival_max_age", 0, low=0, high=100_000))
+                        if "pruned_rival_max_age" in ctx.settings else None),
     )
 
 

@@ -515,6 +515,55 @@ def test_seed_confident_probe_finds_a_neglected_rivals_new_version() -> None:
     assert not reader.reflex
 
 
+def test_seed_confident_ages_a_pruned_rivals_evidence_too() -> None:
+    policy = SeedConfidentPolicy(half_life=30)
+
+    def holder(gone_age: int) -> CandidateView:
+        return view("top", 0.2, state={**ev(60, 2, gone=(2, 8)), "rival_ages": {"clawhub:gone": gone_age}})
+
+    # fresh evidence rules the pruned rival out (2 of 10), as before
+    assert policy.reflex_allowed("r", [holder(0)]) == (True, "")
+    # nobody can try it again, so its old runs fade like a present rival's and hold the reflex back
+    allowed, why = policy.reflex_allowed("r", [holder(150)])
+    assert not allowed and "clawhub:gone" in why and "weighted by age" in why
+    # the age a rival is remembered with only grows: the rule blocks from some age on, and stays blocked
+    verdicts = [policy.reflex_allowed("r", [holder(age)])[0] for age in range(0, 200, 10)]
+    assert verdicts[0] and not verdicts[-1] and verdicts == sorted(verdicts, reverse=True)
+    # a state written before ages were kept: the rival counts as just seen
+    assert policy.reflex_allowed("r", [view("top", 0.2, state=ev(60, 2, gone=(2, 8)))]) == (True, "")
+
+
+def test_seed_confident_pruned_rival_expiry_is_a_setting() -> None:
+    holder = view("top", 0.2, state={**ev(60, 2, gone=(2, 8)), "rival_ages": {"clawhub:gone": 5}})
+    assert SeedConfidentPolicy().reflex_allowed("r", [holder])[0]
+    # pruned_max_age=0: a rival that pruning removed blocks at once (it cannot be checked again)
+    allowed, why = SeedConfidentPolicy(pruned_max_age=0).reflex_allowed("r", [holder])
+    assert not allowed and "clawhub:gone" in why
+    assert SeedConfidentPolicy(pruned_max_age=6).reflex_allowed("r", [holder])[0]
+    assert not SeedConfidentPolicy(pruned_max_age=5).reflex_allowed("r", [holder])[0]
+    # present rivals are not affected: they can be probed instead
+    present = view("top", 0.2, state=ev(60, 2))
+    rival = view("bad", 0.3, state={**ev(2, 8), "age": 5})
+    assert SeedConfidentPolicy(pruned_max_age=0).reflex_allowed("r", [present, rival]) == (True, "")
+
+
+def test_seed_confident_keeps_the_age_of_every_rival() -> None:
+    policy = SeedConfidentPolicy()
+    used = view("used", state={**ev(9, 1, gone=(2, 8)), "age": 3, "rival_ages": {"clawhub:gone": 40}})
+    other = view("other", state={**ev(2, 3), "age": 7, "rival_ages": {"clawhub:gone": 38, "clawhub:used": 3}})
+    states = policy.on_outcome("r", [used, other], used, "success", NOW)
+    assert states["clawhub:used"]["age"] == 0 and states["clawhub:other"]["age"] == 8
+    # the pruned rival ages with every outcome of the region (the larger remembered age is kept)
+    assert states["clawhub:used"]["rival_ages"] == {"clawhub:gone": 41, "clawhub:other": 8}
+    assert states["clawhub:other"]["rival_ages"] == {"clawhub:gone": 41, "clawhub:used": 0}
+    # when "other" is pruned in turn, its age keeps counting in the holder's memory
+    later = policy.on_outcome("r", [view("used", state=states["clawhub:used"])], "clawhub:used", "success", NOW)
+    assert later["clawhub:used"]["rival_ages"] == {"clawhub:gone": 42, "clawhub:other": 9}
+    # malformed ages are ignored
+    junk = view("junk", state={"rival_ages": {"clawhub:x": -1, "clawhub:y": True, 5: 1, "clawhub:z": 2}})
+    assert policy.remembered_ages([junk]) == {"clawhub:z": 2}
+
+
 def test_seed_confident_ageing_setting_is_validated() -> None:
     cfg = Config()
     cfg.plugins.settings["seed-confident"] = {"rival_half_life": 12}
@@ -522,4 +571,10 @@ def test_seed_confident_ageing_setting_is_validated() -> None:
     bad = Config()
     bad.plugins.settings["seed-confident"] = {"rival_half_life": 0}
     with pytest.raises(ConfigError, match="rival_half_life"):
+        PluginManager(bad, autoload=False).ranking_policy("seed-confident")
+    assert PluginManager(cfg, autoload=False).ranking_policy("seed-confident").pruned_max_age is None
+    cfg.plugins.settings["seed-confident"] = {"pruned_rival_max_age": 20}
+    assert PluginManager(cfg, autoload=False).ranking_policy("seed-confident").pruned_max_age == 20
+    bad.plugins.settings["seed-confident"] = {"pruned_rival_max_age": -1}
+    with pytest.raises(ConfigError, match="pruned_rival_max_age"):
         PluginManager(bad, autoload=False).ranking_policy("seed-confident")
