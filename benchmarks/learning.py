@@ -28,7 +28,8 @@ gives the same outcome whichever policy chose it.
 Metrics (mean ± standard error over seeds): cumulative regret (Σ best current p − p of the first
 choice), regret as a ratio to the ``seed`` policy of the same run, best-skill rate over the last 50
 tasks of each region, wrong-reflex rate (reflex picks that were not the current best) and reflex
-failure rate, reflex coverage and the part of it that picked the current best, and — in the
+failure rate (and the wrong picks made when the cortex no longer held the best candidate, i.e. it
+was pruned), reflex coverage and the part of it that picked the current best, and — in the
 scenarios with a change in the busiest region — the share of runs that recover (a 20-task window
 picks the new best ≥ 80 % of the time) with the median delay in tasks.
 """
@@ -333,6 +334,8 @@ class Pick:
     regret: float
     reflex: bool
     success: bool
+    #: the current best was among the candidates the cortex ranked (not pruned or never kept)
+    best_known: bool = True
 
 
 def _failure_type(u: float) -> str:
@@ -381,7 +384,8 @@ def simulate(world: World, policy_name: str) -> dict[str, Any]:
         reflex = bool(ranked) and not fresh and ranked[0].slug == first.slug and cortex.fast_path(
             name, ranked, first.version_str, first.fingerprint, now)
         first_ok = draws[first_i][0] < first.p
-        picks.append(Pick(r, first.slug, best.slug, best.p - first.p, reflex, first_ok))
+        picks.append(Pick(r, first.slug, best.slug, best.p - first.p, reflex, first_ok,
+                          any(v.slug == best.slug for v in ranked)))
         for slug in order:
             i, sk = by_slug[slug]
             ok = draws[i][0] < sk.p
@@ -405,6 +409,9 @@ def metrics(picks: list[Pick], world: World, change_task: int | None) -> dict[st
         "best_rate": sum(p.slug == p.best for p in last) / len(last) if last else None,
         "wrong_reflex": sum(p.slug != p.best for p in reflex) / len(reflex) if reflex else None,
         "reflex_fail": sum(not p.success for p in reflex) / len(reflex) if reflex else None,
+        # wrong reflex picks made while the cortex no longer held the best candidate at all
+        "wrong_unknown": (sum(p.slug != p.best and not p.best_known for p in reflex) / len(reflex)
+                          if reflex else None),
         "coverage": len(reflex) / len(picks) if picks else None,
         "coverage_best": sum(p.slug == p.best for p in reflex) / len(picks) if picks else None,
         "recovered": None,
@@ -451,7 +458,8 @@ def summarise(results: dict[str, dict[int, dict[str, dict[str, Any]]]], policies
         for name in policies:
             runs = [by_seed[s][name] for s in seeds]
             row: dict[str, Any] = {}
-            for key in ("regret", "best_rate", "wrong_reflex", "reflex_fail", "coverage", "coverage_best", "tasks"):
+            for key in ("regret", "best_rate", "wrong_reflex", "wrong_unknown", "reflex_fail", "coverage",
+                        "coverage_best", "tasks"):
                 row[key] = mean_se([r[key] for r in runs])
             if BASELINE in by_seed[seeds[0]]:
                 ratios = [r["regret"] / by_seed[s][BASELINE]["regret"] for s, r in zip(seeds, runs, strict=True)
@@ -483,7 +491,7 @@ def render(summary: dict[str, Any], args: argparse.Namespace) -> str:
     for scenario, rows in summary.items():
         lines.append(f"\n## {scenario}\n")
         head = ["policy", "regret", f"regret / {BASELINE}", "best-skill (last 50)", "wrong-reflex",
-                "reflex fails", "reflex coverage", "of it on the best", "recovered", "median delay (never)"]
+                "of it, best not held", "reflex fails", "reflex coverage", "of it on the best", "recovered", "median delay (never)"]
         lines.append("| " + " | ".join(head) + " |")
         lines.append("|" + "|".join("---" for _ in head) + "|")
         for name, row in rows.items():
@@ -494,7 +502,7 @@ def render(summary: dict[str, Any], args: argparse.Namespace) -> str:
             wr_text = _fmt(wr, pct=True) + (f" (n={wr[2]})" if wr[2] else "")
             lines.append("| " + " | ".join([
                 name, _fmt(row["regret"]), _fmt(row.get("regret_ratio"), digits=3), _fmt(row["best_rate"], pct=True),
-                wr_text, _fmt(row["reflex_fail"], pct=True), _fmt(row["coverage"], pct=True),
+                wr_text, _fmt(row["wrong_unknown"], pct=True), _fmt(row["reflex_fail"], pct=True), _fmt(row["coverage"], pct=True),
                 _fmt(row["coverage_best"], pct=True), rec, delay,
             ]) + " |")
     return "\n".join(lines)

@@ -284,9 +284,12 @@ class SeedConfidentPolicy(SeedProbePolicy):
     again. The order then probes it: when the first candidate's own evidence would allow the
     reflex and a rival blocks it only because its evidence aged, that rival goes first for one
     task (the stalest first), and its fresh run either rules it out again for a while or brings
-    its new version in. Age counts the region's tasks, not days: the exposure that matters is how
-    many tasks the holder takes on faith, and an idle region takes none. Rivals pruned from the
-    region cannot be probed and keep their counts unaged.
+    its new version in. The probe is skipped where it cannot restore the reflex (a close rival
+    blocks on fresh runs, or a pruned rival blocks). Age counts the region's tasks, not days: the
+    exposure that matters is how many tasks the holder takes on faith, and an idle region takes
+    none. Rivals pruned from the region age the same way (``rival_ages`` in every state): nobody
+    can probe them, so once their counts fade they keep the reflex off, because a pruned rival is
+    exactly the one whose improvement would go unseen. ``pruned_max_age`` voids their runs sooner.
 
     The engine promotes on a success when the rule holds, keeps the flag while it holds, and
     demotes as soon as a failure or a rival's evidence breaks it; the fast path re-checks it. The

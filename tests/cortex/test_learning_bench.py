@@ -46,11 +46,13 @@ def test_smoke_figures_are_sane(smoke: dict[str, Any]) -> None:
             mean, se, n = row["regret"]
             assert n == 20 and mean >= 0 and se >= 0, (scenario, name)
             assert row["tasks"][0] > 50
-            for key in ("best_rate", "coverage", "coverage_best", "wrong_reflex", "reflex_fail"):
+            for key in ("best_rate", "coverage", "coverage_best", "wrong_reflex", "wrong_unknown", "reflex_fail"):
                 value = row[key][0]
                 assert value != value or 0.0 <= value <= 1.0, (scenario, name, key)  # NaN when undefined
             # reflex on the current best is a part of all reflex
             assert row["coverage_best"][0] <= row["coverage"][0] + 1e-12, (scenario, name)
+            wrong, unknown = row["wrong_reflex"][0], row["wrong_unknown"][0]
+            assert wrong != wrong or unknown <= wrong + 1e-12, (scenario, name)
         # scale: knowing the hidden probabilities picks the best skill more often than chance
         # (regret can still favour random: the oracle concentrates use on one skill, whose seed
         # weight then sinks under the floors — see docs/benchmarks/learning.md)

@@ -533,6 +533,22 @@ def test_seed_confident_ages_a_pruned_rivals_evidence_too() -> None:
     assert policy.reflex_allowed("r", [view("top", 0.2, state=ev(60, 2, gone=(2, 8)))]) == (True, "")
 
 
+def test_seed_confident_probes_a_stale_rival_only_when_that_can_restore_the_reflex() -> None:
+    policy = SeedConfidentPolicy(half_life=30)
+    top = view("top", 0.9, state=ev(60, 2))  # lower bound about 0.89
+    stale = view("stale", 0.3, state={**ev(0, 6), "age": 150})
+    assert policy._stale_blocker([top, stale]) is stale
+    assert policy._stale_blocker([top, view("stale", 0.3, state={**ev(0, 6), "age": 0})]) is None
+    # a little-tried rival is left to the order's own probes and does not stop this one
+    assert policy._stale_blocker([top, stale, view("once", 0.5, state=ev(1, 0))]) is stale
+    # a close rival blocks on fresh evidence: probing the stale one would not restore the reflex
+    assert policy._stale_blocker([top, stale, view("close", 0.8, state=ev(55, 3))]) is None
+    # nor would it while a pruned rival blocks, which nobody can probe
+    holder = view("top", 0.9, state={**ev(60, 2, gone=(2, 8)), "rival_ages": {"clawhub:gone": 150}})
+    assert policy._stale_blocker([holder, stale]) is None
+    assert SeedConfidentPolicy(half_life=30, memory=0)._stale_blocker([holder, stale]) is stale
+
+
 def test_seed_confident_pruned_rival_expiry_is_a_setting() -> None:
     holder = view("top", 0.2, state={**ev(60, 2, gone=(2, 8)), "rival_ages": {"clawhub:gone": 5}})
     assert SeedConfidentPolicy().reflex_allowed("r", [holder])[0]
