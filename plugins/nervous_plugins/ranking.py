@@ -371,7 +371,8 @@ class SeedConfidentPolicy(SeedProbePolicy):
 
     def on_version_change(self, candidate: CandidateView) -> dict[str, Any] | None:
         state = super().on_version_change(candidate) or {}
-        return {**state, "age": self.age(candidate)}
+        ages = candidate.policy_state.get("rival_ages")
+        return {**state, "age": self.age(candidate), "rival_ages": dict(ages) if isinstance(ages, dict) else {}}
 
     # ------------------------------------------------------------------ order: probe what aged
 

@@ -575,6 +575,9 @@ def test_seed_confident_keeps_the_age_of_every_rival() -> None:
     # when "other" is pruned in turn, its age keeps counting in the holder's memory
     later = policy.on_outcome("r", [view("used", state=states["clawhub:used"])], "clawhub:used", "success", NOW)
     assert later["clawhub:used"]["rival_ages"] == {"clawhub:gone": 42, "clawhub:other": 9}
+    # a new version of the holder restarts its own counts, not what it remembers of its rivals
+    renewed = policy.on_version_change(view("used", state=later["clawhub:used"]))
+    assert renewed is not None and renewed["s"] == 0 and renewed["rival_ages"] == later["clawhub:used"]["rival_ages"]
     # malformed ages are ignored
     junk = view("junk", state={"rival_ages": {"clawhub:x": -1, "clawhub:y": True, 5: 1, "clawhub:z": 2}})
     assert policy.remembered_ages([junk]) == {"clawhub:z": 2}
