@@ -14,6 +14,7 @@ from ...kernel.texttable import terminal_safe as terminal_safe
 from ..launch import MAX_ARGUMENT_CHARS as MAX_ARGUMENT_CHARS
 from ..launch import App as App
 from ..launch import error_json, failed, json_result
+from ..launch import json_text as _json_text  # noqa: F401  (the evolve and goal commands print with it)
 from ..launch import wants_json as _wants_json
 
 
