@@ -169,7 +169,8 @@ class _Utf8(io.TextIOWrapper):
 
 @pytest.mark.parametrize("argv", [["--version"], ["perceive", "count the words in my report", "--json"],
                                   ["perceive", "--json", "Count WORDS!"], ["perceive", " ", "--json"],
-                                  ["perceive", "count words"], ["perceive", "--json"]],
+                                  ["perceive", "count words"], ["perceive", "--json"], ["--help"],
+                                  ["perceive", "--help"]],
                          ids=lambda a: " ".join(a))
 def test_in_process_main_answers_as_click(learned: Path, argv: list[str]) -> None:
     from nervous.frontends.cli import cli
