@@ -13,9 +13,11 @@ from ...kernel.texttable import table as table  # the CLI's table helper, shared
 from ...kernel.texttable import terminal_safe as terminal_safe
 from ..launch import MAX_ARGUMENT_CHARS as MAX_ARGUMENT_CHARS
 from ..launch import App as App
-from ..launch import error_json, failed, json_result
-from ..launch import json_text as _json_text  # noqa: F401  (the evolve and goal commands print with it)
+from ..launch import error_json, failed, json_result, json_text
 from ..launch import wants_json as _wants_json
+
+#: JSON for standard output (the evolve and goal commands print with it)
+_json_text = json_text
 
 
 def get_app() -> App:
