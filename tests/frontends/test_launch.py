@@ -90,7 +90,8 @@ def test_the_installed_console_script_answers_as_click(learned: Path, argv: list
     _both([str(SCRIPT)], argv, _env(learned), learned)
 
 
-@pytest.mark.parametrize("setting", ["env", "config", "broken-config", "autoload-off", "ascii", "completion"])
+@pytest.mark.parametrize("setting", ["env", "config", "broken-config", "unknown-matcher", "sqlite", "autoload-off",
+                                     "ascii", "completion"])
 def test_settings_that_change_the_answer(learned: Path, setting: str) -> None:
     env = _env(learned)
     if setting == "env":
@@ -101,6 +102,10 @@ def test_settings_that_change_the_answer(learned: Path, setting: str) -> None:
                                                          encoding="utf-8")
     elif setting == "broken-config":
         (learned / ".nervous.toml").write_text("[plugins\n", encoding="utf-8")
+    elif setting == "unknown-matcher":
+        env["NERVOUS_MATCHER"] = "nope"
+    elif setting == "sqlite":
+        env["NERVOUS_STORAGE_BACKEND"] = "sqlite"
     elif setting == "autoload-off":
         env["NERVOUS_DISABLE_PLUGIN_AUTOLOAD"] = "1"
     elif setting == "ascii":
