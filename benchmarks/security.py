@@ -10,7 +10,9 @@ executed) and only aggregate figures and item ids are printed. Any archive of ``
 with a ``labels.jsonl`` in the same format works; ``--unlabelled`` takes any such archive alone
 and reports refuse and review rates, the rules behind them and, with ``--per-item``, each item's
 decision with rule ids and line numbers (never content); ``--ids FILE`` rescans only the listed items
-(for instance the refused ones of an earlier ``--per-item`` run).
+(for instance the refused ones of an earlier ``--per-item`` run). ``--loso-wild RECORD`` adds the
+leave-one-source-out report of the review policy's second stage: its weights retrained without each
+malicious source (benchmarks/train_second_stage.py, with the wild negatives of a scan record).
 
 Printed: malicious recall, benign false-positive rate, precision and F1 at the ``refuse`` decision
 and at ``review``-or-``refuse``, on all items and without the items whose notes start with

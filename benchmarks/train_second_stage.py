@@ -102,11 +102,11 @@ def fit(rows: list[tuple[dict[str, float], int, float]], *, l2: float = L2, step
         grad = [0.0] * len(names)
         gb = 0.0
         for idx, vals, y, weight in sparse:
-            z = b + sum(w[i] * v for i, v in zip(idx, vals))
+            z = b + sum(w[i] * v for i, v in zip(idx, vals, strict=True))
             p = 1.0 / (1.0 + math.exp(-max(-40.0, min(40.0, z))))
             g = weight * (p - y) / total
             gb += g
-            for i, v in zip(idx, vals):
+            for i, v in zip(idx, vals, strict=True):
                 grad[i] += g * v
         for i in range(len(w)):
             w[i] -= rate * (grad[i] + l2 * w[i] / total)
@@ -136,25 +136,6 @@ def decide_all(model_doc: Mapping[str, Any], items: Mapping[str, Item]) -> dict[
     model = model_from_json(model_doc)
     return {i: adjust(it["rules_decision"], it["findings"], it["classes"], it["flags"], complete=it["complete"],
                       model=model).decision for i, it in items.items()}
-
-
-def dev_figures(dec: Mapping[str, str], labels: Mapping[str, Mapping[str, Any]], ids: Iterable[str]) -> dict[str, float]:
-    ids = list(ids)
-    mal = [i for i in ids if labels[i]["label"] == "malicious"]
-    ben = [i for i in ids if labels[i]["label"] != "malicious"]
-    return {"refuse_recall": sum(dec[i] == "refuse" for i in mal) / len(mal) if mal else 0.0,
-            "refuse_fpr": sum(dec[i] == "refuse" for i in ben) / len(ben) if ben else 0.0,
-            "review_recall": sum(dec[i] != "allow" for i in mal) / len(mal) if mal else 0.0,
-            "review_fpr": sum(dec[i] != "allow" for i in ben) / len(ben) if ben else 0.0}
-
-
-def variants_ok(dec: Mapping[str, str], variants: Mapping[str, Mapping[str, Any]]) -> bool:
-    for key, v in variants.items():
-        kind = key.split(":", 1)[0]
-        d = dec[key]
-        if (kind == "mal" and d != "refuse") or (kind == "benign" and d == "refuse") or (kind == "allowed" and d != "allow"):
-            return False
-    return True
 
 
 def choose_thresholds(doc: dict[str, Any], dev: Mapping[str, Item], labels: Mapping[str, Mapping[str, Any]],
@@ -194,7 +175,7 @@ def choose_thresholds(doc: dict[str, Any], dev: Mapping[str, Item], labels: Mapp
     for t_ref, a in table["refuse"].items():
         for t_rev, b in table["review"].items():
             for t_raise, c in table["raise"].items():
-                mal_ref, mal_rev, ben_ref, w_ref, w_rev, bad = (x + y + z for x, y, z in zip(a, b, c))
+                mal_ref, mal_rev, ben_ref, w_ref, w_rev, bad = (x + y + z for x, y, z in zip(a, b, c, strict=True))
                 if bad or mal_ref < floors["refuse_recall"] * n_mal - 1e-9 or \
                         ben_ref > floors["refuse_fpr"] * n_ben + 1e-9 or mal_rev < floors["review_recall"] * n_mal - 1e-9:
                     continue
