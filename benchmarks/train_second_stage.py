@@ -11,11 +11,13 @@ more technique families or by a hard rule (likely malicious, left out of trainin
 logistic regression fitted by a fixed number of full-batch gradient steps in plain Python (no randomness,
 items in id order, weights rounded), so the same records give a byte-identical data file.
 
-Thresholds are then chosen on the same records: the lowest wild refuse count, then the lowest wild
-review-or-refuse count, such that the dev corpus keeps refuse recall, refuse FPR and review-or-refuse recall
-within the floors given on the command line, and every self-written technique variant of the test suite keeps
-its expected decision. ``--loso`` retrains with each malicious source held out and prints the held-out recall
-as a share of the in-sample recall.
+Thresholds are then chosen on the same records by a grid search: the fewest wild refusals, then the wild
+review-or-refuse target (``--wild-review-target``) reached with the fewest releases to *allow*, such that the
+dev corpus keeps refuse recall, refuse FPR and review-or-refuse recall within the floors given on the command
+line, and every self-written technique variant of the test suite keeps its expected decision (malicious
+refused, look-alikes not refused, own-purpose look-alikes allowed). ``--loso`` retrains with each malicious
+source held out and prints the held-out recall as a share of the in-sample recall; ``--frontier`` prints the
+best wild rates at lower dev refuse-recall floors, with and without the variant-suite constraint.
 """
 
 from __future__ import annotations
