@@ -185,26 +185,39 @@ class Prefilter:
     """Many RE2 expressions searched over one text in a single RE2 set pass, to skip the ones that find nothing.
 
     A line detector that tries twenty expressions on every line pays twenty searches (and their Python
-    overhead) where usually none matches. :meth:`scan` runs all of them at once; the :class:`Scanned`
+    overhead) where usually none matches. :meth:`scan` runs all of them at once (an expression on ``re``
+    through its ASCII screen, on ASCII text); the :class:`Scanned`
     it returns answers ``search``/``finditer``/``findall`` exactly as the expression itself would on that
     text — ``None`` (or nothing) straight away for an expression the set found absent, the expression's
-    own result otherwise. Expressions that need ``re`` are not in the set and are always run.
+    own result otherwise.
     """
 
-    __slots__ = ("_set", "_index")
+    __slots__ = ("_set", "_index", "_ascii_only")
 
     def __init__(self, exprs: list[Any]) -> None:
         self._set = re2.Set.SearchSet(_RE2_OPTIONS)
         self._index: dict[int, int] = {}
+        self._ascii_only: set[int] = set()
         for expr in exprs:
-            if not isinstance(expr, _Re2Rule) or id(expr) in self._index:
+            if id(expr) in self._index:
                 continue
-            self._index[id(expr)] = self._set.Add(expr._rx.pattern)  # the RE2 spelling, inline flags included
+            if isinstance(expr, _Re2Rule):
+                self._index[id(expr)] = self._set.Add(expr._rx.pattern)  # the RE2 spelling, inline flags included
+            elif isinstance(expr, _ReRule) and expr._screen is not None:
+                # an expression on ``re`` is represented by its screen, which holds for ASCII text only
+                text = ascii_superset_text(expr.pattern, expr.flags)
+                if text is not None:
+                    self._index[id(expr)] = self._set.Add(text)
+                    self._ascii_only.add(id(expr))
         self._set.Compile()
 
     def scan(self, text: str) -> Scanned:
-        data = _encoded(text) if _is_ascii(text) else _utf8(text)
-        return Scanned(text, self._index, frozenset(self._set.Match(data) or ()))
+        ascii = _is_ascii(text)
+        data = _encoded(text) if ascii else _utf8(text)
+        found = frozenset(self._set.Match(data) or ())
+        if not ascii and self._ascii_only:  # screens say nothing about other text: their expressions run
+            found |= {self._index[k] for k in self._ascii_only}
+        return Scanned(text, self._index, found)
 
 
 class Scanned:
@@ -397,11 +410,21 @@ def ascii_superset(pattern: str, flags: int = 0) -> Any:
     matches with it under the flags in force there (found by asking ``re``, so case folding and
     Unicode classes such as ``\\s`` agree by construction). ``None`` when RE2 cannot take the result.
     """
+    text = ascii_superset_text(pattern, flags)
+    if text is None:
+        return None
+    try:
+        return re2.compile(text, _RE2_OPTIONS)._regexp
+    except re2.error:
+        return None
+
+
+def ascii_superset_text(pattern: str, flags: int = 0) -> str | None:
+    """The RE2 spelling of :func:`ascii_superset` (``None`` where it cannot be built)."""
     parsed = sre_parse.parse(pattern, flags)
     try:
-        text = _superset_seq(parsed, parsed.state, parsed.state.flags | flags)
-        return re2.compile(text, _RE2_OPTIONS)._regexp
-    except (re2.error, ValueError, RecursionError):
+        return _superset_seq(parsed, parsed.state, parsed.state.flags | flags)
+    except (ValueError, RecursionError):
         return None
 
 

@@ -420,10 +420,22 @@ _WRITES = rx.compile(r">>?|\btee\b|\b(?:cp|mv|ln|install|cat\s*>|echo|printf|git
 _ENV_FILE_READ = rx.compile(r"(?i)\b(?:cat|source|\.|grep|head|tail|less|more|export|cp|base64|xargs|read)\b")
 _ECHO_SECRET = rx.compile(r"(?i)\b(?:echo|printf|print|console\.log)\s+[^\n|>]*\$\{?[A-Z_]*(?:KEY|TOKEN|SECRET|PASSW)")
 _CHMOD_OPEN = rx.compile(r"(?i)\bchmod\s+(?:-[a-zA-Z]+\s+)*(?:0?777|0?666|a\+w|o\+w|ugo\+w|a\+rwx|o\+rwx)\s+(\S+)")
+_SCHEDULE = rx.compile(r"(?i)\bcrontab\s+(?!-l\b)|\bsystemctl\s+(?:--user\s+)?enable\b|\blaunchctl\s+(?:load|bootstrap|submit)\b"
+                       r"|\bschtasks\s+/create\b|\breg\s+add\s+[^\n]*\\Run\b|\bat\s+now\b|\bNew-ScheduledTask")
+_DOTENV = rx.compile(r"(?i)(?:^|[^\w.-])\.env(?:\.[\w-]+)?(?=$|[\s'\"`;|)])")
+_CRED_PATH = rx.compile(r"(?:~|\$HOME|\$\{HOME\}|/home/\w+|/Users/\w+|/root)?/?[\w./-]*(?:\.ssh|\.aws|\.gnupg|"
+                        r"\.kube|\.docker|\.netrc|\.npmrc|\.pypirc|\.git-credentials|\.azure|gcloud|Keychains|"
+                        r"Login Data|logins\.json|key[34]\.db|wallet\.dat|\.openclaw|\.clawdbot|id_rsa|id_ed25519|"
+                        r"/etc/shadow|Chrome/[\w ]+/Cookies|Firefox/Profiles/\S+/cookies\.sqlite)[\w./-]*")
+_QUIETED = rx.compile(r">\s*/dev/null|\|\s*(?:base64|sha|md5|wc|grep|cut|head|tr|jq|cat|openssl|gh|docker|kubectl)")
+_PASSWORD_ARG = rx.compile(r"(?i)--password[= ]['\"]?(?!\$|\{|<|\*|x{3})[^\s'\"]{3,}")
+_REDIRECT = rx.compile(r"(?<![<>&0-9])(?:\d?>>?|&>>?)\s*([^\s;&|<>]+)")
 #: the expressions :func:`analyze_line` searches over the whole line, tried in one RE2 set pass first
-_LINE_RULES = rx.Prefilter([_CRONTAB_PIPE, ENCODED_TO_SHELL, REVERSE_SHELL, _TLS_TOOL, UPLOAD, CMD_OUTPUT_IN_REQUEST,
-                            _HTTP_TOOL, _RAW_SOCKET, SECRET_STORE_CMDS, PASSWORD_DIALOG, ENV_DUMP, SYSTEM_WRITE,
-                            PERSIST_PATH, _WRITES, AGENT_STATE, _ENV_FILE_READ, ENV_REF, _ECHO_SECRET, _CHMOD_OPEN])
+_LINE_RULES = rx.Prefilter([_CRONTAB_PIPE, PIPE_TO_SHELL, ENCODED_TO_SHELL, REVERSE_SHELL, CATASTROPHIC,
+                            DISABLE_SECURITY, TLS_OFF, _TLS_TOOL, UPLOAD, CMD_OUTPUT_IN_REQUEST, _HTTP_TOOL,
+                            _RAW_SOCKET, SECRET_STORE_CMDS, PASSWORD_DIALOG, ENV_DUMP, PRIV_CMD, SYSTEM_WRITE,
+                            PERSIST_PATH, _WRITES, AGENT_STATE, _SCHEDULE, _DOTENV, _ENV_FILE_READ, _CRED_PATH,
+                            ENV_REF, _ECHO_SECRET, _QUIETED, _PASSWORD_ARG, _CHMOD_OPEN, _REDIRECT])
 
 
 def analyze_line(c: Collector, file: str, lineno: int, raw: str, *, executable: bool = True,
@@ -445,7 +457,7 @@ def analyze_line(c: Collector, file: str, lineno: int, raw: str, *, executable: 
     def shape_action(m: re.Match[str]) -> str | None:
         return "review" if in_data_string(line, m.start()) and not persisted else act
 
-    m = PIPE_TO_SHELL.search(line) if ("|" in line or "<(" in line or "$(" in line or "iex" in low
+    m = sc.search(PIPE_TO_SHELL) if ("|" in line or "<(" in line or "$(" in line or "iex" in low
                                         or "python" in low or "-e" in low or "-command" in low or "://" in line
                                         or "/dev/stdin" in low or "`" in line) else None
     if m:
@@ -469,20 +481,20 @@ def analyze_line(c: Collector, file: str, lineno: int, raw: str, *, executable: 
         c.hit("NV-EXEC-005", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1,
               action=shape_action(m))
         c.tag("network:*", file, lineno)
-    m = CATASTROPHIC.search(line) if any(w in low for w in ("rm", "mkfs", "dd", ":(", "format", "del ",
+    m = sc.search(CATASTROPHIC) if any(w in low for w in ("rm", "mkfs", "dd", ":(", "format", "del ",
                                                               "remove-item", "/dev/")) else None
     if m:
         c.hit("NV-DESTR-001", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1,
               action=shape_action(m))
         c.tag("delete:/", file, lineno)
-    m = DISABLE_SECURITY.search(line) if any(w in low for w in ("xattr", "spctl", "setenforce", "csrutil", "mppref",
+    m = sc.search(DISABLE_SECURITY) if any(w in low for w in ("xattr", "spctl", "setenforce", "csrutil", "mppref",
                                                                   "ufw", "systemctl", "executionpolicy",
                                                                   "defaults", "netsh")) else None
     if m:
         alt = which_alternative(DISABLE_SECURITY, m)
         c.hit("NV-PRIV-002", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1,
               action=shape_action(m), alt=alt, quarantine=alt == 0)
-    m = TLS_OFF.search(line)
+    m = sc.search(TLS_OFF)
     if m and sc.search(_TLS_TOOL):
         c.hit("NV-NET-001", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1)
     m = sc.search(UPLOAD) or sc.search(CMD_OUTPUT_IN_REQUEST)
@@ -522,7 +534,7 @@ def analyze_line(c: Collector, file: str, lineno: int, raw: str, *, executable: 
     if m and not rx.search(r"(?i)\benv\s+[A-Z_]+=", line) and not rx.search(r"\|\s*grep\s+-q?\w*\s*['\"]?[A-Z_]{3,}", line):
         c.hit("NV-CRED-004", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1)
         c.fact("env_dump", file, lineno, "shell-env")
-    m = PRIV_CMD.search(line)
+    m = sc.search(PRIV_CMD)
     if m:
         c.hit("NV-PRIV-001", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1)
         c.flags.add("privileged")
@@ -542,19 +554,15 @@ def analyze_line(c: Collector, file: str, lineno: int, raw: str, *, executable: 
               action=act, target=m.group(1))
         c.tag(f"write:{m.group(1)}", file, lineno)
         c.flags.add("persistence")
-    m = rx.search(r"(?i)\bcrontab\s+(?!-l\b)|\bsystemctl\s+(?:--user\s+)?enable\b|\blaunchctl\s+(?:load|bootstrap|submit)\b"
-                  r"|\bschtasks\s+/create\b|\breg\s+add\s+[^\n]*\\Run\b|\bat\s+now\b|\bNew-ScheduledTask", line)
+    m = sc.search(_SCHEDULE)
     if m:
         c.hit("NV-PERSIST-001", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1)
         c.flags.add("persistence")
         c.tag("write:crontab" if "cron" in m.group(0).lower() else "write:?", file, lineno)
-    if rx.search(r"(?i)(?:^|[^\w.-])\.env(?:\.[\w-]+)?(?=$|[\s'\"`;|)])", line) and sc.search(_ENV_FILE_READ):
+    if sc.search(_DOTENV) and sc.search(_ENV_FILE_READ):
         c.tag("read:file:.env", file, lineno)
-    for word in rx.findall(r"(?:~|\$HOME|\$\{HOME\}|/home/\w+|/Users/\w+|/root)?/?[\w./-]*(?:\.ssh|\.aws|\.gnupg|"
-                           r"\.kube|\.docker|\.netrc|\.npmrc|\.pypirc|\.git-credentials|\.azure|gcloud|Keychains|"
-                           r"Login Data|logins\.json|key[34]\.db|wallet\.dat|\.openclaw|\.clawdbot|id_rsa|id_ed25519|"
-                           r"/etc/shadow|Chrome/[\w ]+/Cookies|Firefox/Profiles/\S+/cookies\.sqlite)[\w./-]*",
-                           line.replace("\\ ", " ")):
+    unescaped = line.replace("\\ ", " ")
+    for word in sc.findall(_CRED_PATH) if unescaped == line else _CRED_PATH.findall(unescaped):
         pos = line.replace("\\ ", " ").find(word)
         if is_credential_path(word) and not rx.search(r"(?i)ssh-keygen|chmod\s+[0-7]+\s|mkdir", line) \
                 and not (pos >= 0 and in_data_string(line, pos) and rx.search(r"(?i)\b(?:grep|rg|egrep|echo|printf|awk)\b", line)):
@@ -572,8 +580,8 @@ def analyze_line(c: Collector, file: str, lineno: int, raw: str, *, executable: 
         name = next(v for v in var if v)
         if name not in NOT_ENV:
             c.tag(f"read:env:{name}", file, lineno)
-    if sc.search(_ECHO_SECRET) and not rx.search(r">\s*/dev/null|\|\s*(?:base64|sha|md5|wc|grep|cut|head|tr|jq|cat|openssl|gh|docker|kubectl)", line) \
-            or rx.search(r"(?i)--password[= ]['\"]?(?!\$|\{|<|\*|x{3})[^\s'\"]{3,}", line):
+    if sc.search(_ECHO_SECRET) and not sc.search(_QUIETED) \
+            or sc.search(_PASSWORD_ARG):
         c.hit("NV-CRED-003", file, lineno, snippet(line))
 
     m = sc.search(_CHMOD_OPEN)
@@ -609,7 +617,7 @@ def analyze_line(c: Collector, file: str, lineno: int, raw: str, *, executable: 
         _command(c, file, lineno, line, name, args, priv)
         commands = True
     if commands:  # redirections, once per line (per command would be quadratic in a long pipeline)
-        for m in rx.finditer(r"(?<![<>&0-9])(?:\d?>>?|&>>?)\s*([^\s;&|<>]+)", line):
+        for m in sc.finditer(_REDIRECT):
             target = m.group(1).strip("\"'")
             if target.startswith("&") or target in ("/dev/null", "/dev/stdout", "/dev/stderr", "-") \
                     or target.startswith("("):
