@@ -484,6 +484,7 @@ class Classifier:
 
     def _markdown(self, c: Collector, path: str, text: str, known: set[str], *, is_skill: bool) -> None:
         lines = markdown_lines(text)
+        scr = rx.Screen(text)  # every line below is a whole line of ``text``
         front_end = 0
         if lines and lines[0].text.strip() == "---":
             front_end = next((ln.no for ln in lines[1:] if ln.text.strip() == "---"), 0)
@@ -493,22 +494,22 @@ class Classifier:
             if ln.kind == "prose" and (bare and bare[-1].text.rstrip().endswith("\\") or _bare_command(ln.text)):
                 bare.append(ln)
             elif bare:
-                self._code_block(c, path, [Line(b.no, b.text, "code", "sh", b.quoted) for b in bare], known)
+                self._code_block(c, path, [Line(b.no, b.text, "code", "sh", b.quoted) for b in bare], known, scr)
                 bare = []
             if ln.kind == "code":
                 block.append(ln)
                 continue
             if block:
-                self._code_block(c, path, block, known)
+                self._code_block(c, path, block, known, scr)
                 block = []
             if ln.kind == "prose":
                 if len(ln.text) > 5000:
                     continue
-                prose.analyze_line(c, path, ln.no, ln.text)
+                prose.analyze_line(c, path, ln.no, ln.text, screen=scr)
                 if is_skill and (ln.no > front_end or ln.text.lstrip().startswith("description:")) \
                         and c.purpose != "draft":
-                    prose.side_effect_intent(c, path, ln.no, ln.text)
-                for m in INLINE_CODE_RE.finditer(ln.text):
+                    prose.side_effect_intent(c, path, ln.no, ln.text, screen=scr)
+                for m in scr.finditer(INLINE_CODE_RE, ln.text):
                     code = m.group(1)
                     if shell.looks_like_command(code, known):
                         bad = bool(rx.search(r"(?i)\b(?:detect|flag|block|never|avoid|don'?t|do\s+not|malicious|"
@@ -517,16 +518,17 @@ class Classifier:
                         shell.analyze_line(c, path, ln.no, code, executable=not bad, quoted=bad, known=known)
                     for u in URL_RE.finditer(code):
                         c.tag(f"network:{normalize_host(u.group(0))}", path, ln.no)
-                self._prose_urls(c, path, ln)
+                self._prose_urls(c, path, ln, scr)
         self._download_then_exec(c, path, [ln for ln in lines if ln.kind == "code" and (ln.lang in SHELL_LANGS or not ln.lang)])
 
-    def _prose_urls(self, c: Collector, path: str, ln: Line) -> None:
-        for u in URL_RE.finditer(ln.text):
+    def _prose_urls(self, c: Collector, path: str, ln: Line, scr: rx.Screen) -> None:
+        for u in scr.finditer(URL_RE, ln.text):
             url = u.group(0)
             if rx.search(r"(?i)/api/|/v\d+/|^https?://api\.|/graphql|/webhook|/rest/|\.json\b|/rpc\b|/mcp\b", url):
                 c.tag(f"network:{normalize_host(url)}", path, ln.no)
 
-    def _code_block(self, c: Collector, path: str, block: list[Line], known: set[str]) -> None:
+    def _code_block(self, c: Collector, path: str, block: list[Line], known: set[str], scr: rx.Screen) -> None:
+        """One fenced block (or run of bare command lines); ``scr`` screens the whole lines of its file."""
         lang = block[0].lang
         quoted = block[0].quoted or c.security_tool
         src = "\n".join(ln.text for ln in block)
@@ -558,8 +560,8 @@ class Classifier:
                     shell.analyze_line(c, path, no, text, executable=not quoted, quoted=quoted, known=known)
         for ln in block:
             if len(ln.text) < 5000:
-                prose.analyze_line(c, path, ln.no, ln.text, in_code=True, quoted_block=quoted)
-            for u in URL_RE.finditer(ln.text):
+                prose.analyze_line(c, path, ln.no, ln.text, in_code=True, quoted_block=quoted, screen=scr)
+            for u in scr.finditer(URL_RE, ln.text):
                 if lang not in ("markdown", "md", "text", "txt"):
                     c.tag(f"network:{normalize_host(u.group(0))}", path, ln.no)
 
