@@ -153,9 +153,13 @@ class _Re2Rule:
         return self._rx.split(text, maxsplit)  # type: ignore[no-any-return]
 
     def sub(self, repl: Any, text: str, count: int = 0) -> str:
+        if isinstance(text, str) and self.search(text) is None:
+            return text  # nothing to replace: the binding's general path would rebuild the same string
         return self._rx.sub(repl, text, count)  # type: ignore[no-any-return]
 
     def subn(self, repl: Any, text: str, count: int = 0) -> tuple[str, int]:
+        if isinstance(text, str) and self.search(text) is None:
+            return text, 0
         return self._rx.subn(repl, text, count)  # type: ignore[no-any-return]
 
 
