@@ -342,9 +342,10 @@ class Classifier:
             self._assume_worst(c, f.path, None, "no detector")
             self._fallback_lines(c, f.path, text, known)
         elif ext in DATA_EXT or ext.startswith(".env"):
+            scr = rx.Screen(text)
             for i, line in enumerate(text.split("\n"), 1):
                 if len(line) < 2000:
-                    prose.analyze_line(c, f.path, i, line, in_code=True)
+                    prose.analyze_line(c, f.path, i, line, in_code=True, screen=scr)
         else:
             self._markdown(c, f.path, text, known, is_skill=False)
 

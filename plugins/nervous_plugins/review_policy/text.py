@@ -75,7 +75,7 @@ def markdown_lines(text: str) -> list[Line]:
     quoted = False
     recent: list[str] = []
     for i, raw in enumerate(text.split("\n"), 1):
-        m = FENCE_RE.match(raw)
+        m = FENCE_RE.match(raw) if "``" in raw or "~~" in raw else None  # a fence has three of either
         if fence is None and m:
             fence, lang = m.group(1), m.group(2).lower()
             quoted = any(_BAD_EXAMPLE_RE.search(r) for r in recent[-3:])
