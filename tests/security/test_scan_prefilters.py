@@ -366,3 +366,22 @@ def test_slowest_wild_items_classify_the_same_and_faster_with_shortcuts() -> Non
             slow_cpu += time.process_time() - t0
         assert fast == slow, item_id
     assert fast_cpu < slow_cpu, (round(fast_cpu, 2), round(slow_cpu, 2))
+
+
+def _ip_kind_reference(host: str) -> str | None:
+    import ipaddress
+
+    try:
+        ip = ipaddress.ip_address(host.strip("[]"))
+    except ValueError:
+        return None
+    if ip.is_loopback or ip.is_unspecified or ip.is_private or ip.is_link_local or ip.is_reserved:
+        return "local"
+    return "public"
+
+
+@_SETTINGS
+@given(st.one_of(st.ip_addresses().map(str), st.ip_addresses(v=6).map(lambda a: f"[{a}]"),
+                 st.text(alphabet=st.sampled_from(list("0123456789.:abcdefx[]%٣")), max_size=20)))
+def test_ip_literals_are_told_apart_as_before(host: str) -> None:
+    assert text.ip_kind(host) == _ip_kind_reference(host)

@@ -141,8 +141,11 @@ def iter_urls(text: str) -> Iterator[re.Match[str]]:
 
 def ip_kind(host: str) -> str | None:
     """``public``, ``local`` or ``None`` (not an IP literal)."""
+    bare = host.strip("[]")
+    if ":" not in bare and not bare[:1].isdigit():
+        return None  # neither an IPv6 literal nor dotted digits: ``ip_address`` would refuse it
     try:
-        ip = ipaddress.ip_address(host.strip("[]"))
+        ip = ipaddress.ip_address(bare)
     except ValueError:
         return None
     if ip.is_loopback or ip.is_unspecified or ip.is_private or ip.is_link_local or ip.is_reserved:
@@ -150,10 +153,14 @@ def ip_kind(host: str) -> str | None:
     return "public"
 
 
+_SCHEME = rx.compile(r"^[a-z][a-z0-9+.-]*://")
+
+
 def host_matches(host: str, url: str, entries: tuple[str, ...]) -> str | None:
     """The list entry matching a URL: ``host`` entries by domain suffix, ``host/path`` by prefix."""
     lowered = url.lower()
-    bare = rx.sub(r"^[a-z][a-z0-9+.-]*://", "", lowered)
+    scheme = _SCHEME.match(lowered)  # anchored at the start: removing its one match is the substitution
+    bare = lowered[scheme.end():] if scheme else lowered
     bare = bare.split("@", 1)[-1] if "@" in bare.split("/", 1)[0] else bare
     for entry, e, kind, dot_head, tail in _host_entries(entries):
         if kind == "path":
