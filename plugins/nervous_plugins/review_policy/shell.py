@@ -187,24 +187,31 @@ ENV_REF = rx.compile(r"\$\{?([A-Z][A-Z0-9_]{1,})\b|%([A-Z][A-Z0-9_]{2,})%|\$env:
 OPERATORS = {"|", "||", "&&", ";", "&", ";;", "|&", "(", ")", "\n"}
 
 
-#: shell tokenizing (``shell_tokens``): plain character classes, linear on ``re`` (nothing to backtrack over)
+#: shell tokenizing (``shell_tokens``): each character that ends a plain run of a word, and each that ends a
+#: run inside double quotes, marked as NUL in a translated copy of the line (a NUL of the line itself
+#: becomes \x01 there), so the next one is a ``str.find`` away
 _TOK_SPACE = " \t\r\n"
 _TOK_PUNCT = "|&;()<>"
-_TOK_PLAIN = re.compile(r"[^ \t\r\n#'\"\\|&;()<>]*")
-_TOK_PUNCT_RUN = re.compile(r"[|&;()<>]+")
-_TOK_SPACES = re.compile(r"[ \t\r\n]*")
-_TOK_DQ_STOP = re.compile(r'["\\]')
+_TOK_MARK = str.maketrans({**dict.fromkeys(" \t\r\n#'\"\\|&;()<>", "\0"), "\0": "\x01"})
+_TOK_DQ_MARK = str.maketrans({'"': "\0", "\\": "\0", "\0": "\x01"})
 
 
 def shell_tokens(line: str) -> list[str]:
     """The tokens ``shlex.shlex(line, posix=True, punctuation_chars="|&;()<>")`` gives with
-    ``whitespace_split`` and ``#`` comments, in one pass with no per-character Python loop; raises
-    ``ValueError`` where shlex does (an unclosed quote, a trailing escape)."""
+    ``whitespace_split`` and ``#`` comments; raises ``ValueError`` where shlex does (an unclosed quote,
+    a trailing escape).
+
+    Linear: plain runs are sliced between special characters found with ``str.find`` on a marked copy,
+    not read character by character through a stream as shlex does (about 5x slower).
+    """
+    marked = line.translate(_TOK_MARK)
+    dq_marked = ""
     out: list[str] = []
     n = len(line)
     i = 0
     while True:
-        i = _TOK_SPACES.match(line, i).end()
+        while i < n and line[i] in _TOK_SPACE:
+            i += 1
         if i >= n:
             return out
         ch = line[i]
@@ -215,7 +222,9 @@ def shell_tokens(line: str) -> list[str]:
             i = j + 1
             continue
         if ch in _TOK_PUNCT:
-            j = _TOK_PUNCT_RUN.match(line, i).end()
+            j = i + 1
+            while j < n and line[j] in _TOK_PUNCT:
+                j += 1
             out.append(line[i:j])
             i = j
             continue
@@ -223,7 +232,9 @@ def shell_tokens(line: str) -> list[str]:
         parts: list[str] = []
         quoted = False
         while True:
-            j = _TOK_PLAIN.match(line, i).end()
+            j = marked.find("\0", i)
+            if j < 0:
+                j = n
             if j > i:
                 parts.append(line[i:j])
                 i = j
@@ -251,12 +262,13 @@ def shell_tokens(line: str) -> list[str]:
                 i = j + 1
                 continue
             # double quotes: a backslash escapes only a quote or a backslash
+            if not dq_marked:
+                dq_marked = line.translate(_TOK_DQ_MARK)
             i += 1
             while True:
-                m = _TOK_DQ_STOP.search(line, i)
-                if m is None:
+                j = dq_marked.find("\0", i)
+                if j < 0:
                     raise ValueError("No closing quotation")
-                j = m.start()
                 parts.append(line[i:j])
                 if line[j] == '"':
                     i = j + 1
