@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import Any
 
 from nervous.plugin.toolkit import is_credential_path
 
@@ -465,7 +466,9 @@ def analyze_line(c: Collector, file: str, lineno: int, line: str, *, in_code: bo
         return
     low = line.lower()
     gates = _GATE_SET.present(low)
-    find = (lambda expr: screen.search(expr, line)) if screen is not None else (lambda expr: expr.search(line))
+
+    def find(expr: Any) -> Any:
+        return screen.search(expr, line) if screen is not None else expr.search(line)
 
     def quoted(m: re.Match[str]) -> bool:
         return quoted_block or is_quoted(line, m.start(), m.end())
