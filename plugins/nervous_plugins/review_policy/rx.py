@@ -194,6 +194,12 @@ class Prefilter:
     it returns answers ``search``/``finditer``/``findall`` exactly as the expression itself would on that
     text — ``None`` (or nothing) straight away for an expression the set found absent, the expression's
     own result otherwise.
+
+    Why a set pass cannot silently miss: ``RE2::Set::Match`` reports a failed DFA search as "no match",
+    but for set matching RE2 never gives up on slow input (its bail-out to the NFA is disabled for
+    ``kManyMatch``: the state cache is flushed and rebuilt instead), and a budget too small for the
+    DFA makes ``Compile()`` fail here, at import, not a later ``Match``. ``tests/security/
+    test_scan_prefilters.py`` holds every set pass to the slow path's answer.
     """
 
     __slots__ = ("_set", "_index", "_ascii_only")
