@@ -10,7 +10,9 @@ executed) and only aggregate figures and item ids are printed. Any archive of ``
 with a ``labels.jsonl`` in the same format works; ``--unlabelled`` takes any such archive alone
 and reports refuse and review rates, the rules behind them and, with ``--per-item``, each item's
 decision with rule ids and line numbers (never content); ``--ids FILE`` rescans only the listed items
-(for instance the refused ones of an earlier ``--per-item`` run).
+(for instance the refused ones of an earlier ``--per-item`` run). ``--loso-wild RECORD`` adds the
+leave-one-source-out report of the review policy's second stage: its weights retrained without each
+malicious source (benchmarks/train_second_stage.py, with the wild negatives of a scan record).
 
 Printed: malicious recall, benign false-positive rate, precision and F1 at the ``refuse`` decision
 and at ``review``-or-``refuse``, on all items and without the items whose notes start with
@@ -122,7 +124,8 @@ def read_ids(path: Path | None) -> list[str] | None:
 
 
 def run(corpus: Path, labels_path: Path, *, verbose: bool = False,
-        intent_command: list[str] | None = None, only: Iterable[str] | None = None) -> dict[str, Any]:
+        intent_command: list[str] | None = None, only: Iterable[str] | None = None,
+        loso_wild: Path | None = None) -> dict[str, Any]:
     from nervous.engines.scan.engine import scan_bundle
     from nervous.kernel.config import Config
     from nervous.kernel.manager import PluginManager
@@ -175,6 +178,8 @@ def run(corpus: Path, labels_path: Path, *, verbose: bool = False,
             "rules": sorted({f.rule_id for f in report.findings if f.action != "note"}),
             "refuse_rules": sorted({f.rule_id for f in report.findings if f.action == "refuse"}),
             "classes": sorted(classes[item_id]),
+            "findings": sorted({f"{f.rule_id}:{f.action}" for f in report.findings}),
+            "flags": sorted(report.report["capabilities"]["flags"]),
         }
     all_ids = sorted(labels)
     clean_ids = [i for i in all_ids if not str(labels[i].get("notes") or "").startswith("label-doubt")]
@@ -202,6 +207,8 @@ def run(corpus: Path, labels_path: Path, *, verbose: bool = False,
         "intent_verdicts": dict(sorted(verdicts.items())),
     }
     result["leave_one_source_out"] = leave_one_source_out(per_item, labels)
+    if loso_wild is not None:
+        result["second_stage_loso"] = second_stage_loso(per_item, labels, loso_wild)
     if verbose:
         result["per_item"] = per_item
     return result
@@ -226,6 +233,21 @@ def leave_one_source_out(per_item: dict[str, dict[str, Any]], labels: dict[str, 
                           "only_this_source": sorted({r for i in mine for r in per_item[i][key]} - elsewhere)}
         out[src] = row
     return out
+
+
+def second_stage_loso(per_item: dict[str, dict[str, Any]], labels: dict[str, dict[str, Any]],
+                      wild_record: Path) -> dict[str, Any]:
+    """Leave one source out for the second stage: retrain its weights without each malicious source (the
+    wild negatives from a ``scan_decisions.py record`` of the wild sample) and compare that source's recall
+    with the shipped model's (benchmarks/train_second_stage.py)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import train_second_stage as trainer
+    from nervous_plugins.review_policy.second_stage import MODEL_PATH
+
+    dev = {i: trainer.from_record(r) for i, r in sorted(per_item.items())}
+    wild = {i: trainer.from_record(r) for i, r in sorted(json.loads(wild_record.read_text()).items())}
+    doc = json.loads(MODEL_PATH.read_text(encoding="utf-8"))
+    return trainer.loso(doc, dev, labels, wild, steps=doc["steps"], l2=doc["l2"])
 
 
 def run_unlabelled(corpus: Path, *, limit: int | None = None, max_seconds: float | None = None,
@@ -255,6 +277,7 @@ def run_unlabelled(corpus: Path, *, limit: int | None = None, max_seconds: float
     decisions: Counter[str] = Counter()
     refuse_rules: Counter[str] = Counter()
     review_rules: Counter[str] = Counter()
+    second_stage: Counter[str] = Counter()
     times: list[float] = []
     cpu_times: list[float] = []
     per_item: dict[str, dict[str, Any]] = {}
@@ -266,6 +289,9 @@ def run_unlabelled(corpus: Path, *, limit: int | None = None, max_seconds: float
         times.append((time.perf_counter() - t0) * 1000)
         cpu_times.append(report.cpu_ms)
         decisions[report.decision] += 1
+        moved = [r for r in report.report["reasons"] if r.startswith("second stage:") and " -> " in r]
+        if moved:
+            second_stage[moved[0].split("): ", 1)[1].split(";")[0]] += 1
         fired = [f for f in report.findings if f.action in ("refuse", "review")]
         refusing = sorted({f.rule_id for f in fired if f.action == "refuse"})
         reviewing = sorted({f.rule_id for f in fired if f.action == "review"} - set(refusing))
@@ -286,6 +312,7 @@ def run_unlabelled(corpus: Path, *, limit: int | None = None, max_seconds: float
         "refuse_rate": decisions["refuse"] / n if n else 0.0,
         "review_or_refuse_rate": (decisions["refuse"] + decisions["review"]) / n if n else 0.0,
         "refuse_rules": dict(refuse_rules.most_common()), "review_rules": dict(review_rules.most_common()),
+        "second_stage_moves": dict(sorted(second_stage.items())),
         "timed_out": sorted(i for i, r in per_item.items() if r["timed_out"]),
         "wall_seconds": wall, "median_ms": statistics.median(times) if times else 0.0,
         "p95_ms": ordered[int(0.95 * (n - 1))] if n else 0.0, "max_ms": ordered[-1] if n else 0.0,
@@ -311,6 +338,7 @@ def print_unlabelled(r: dict[str, Any], *, per_item: bool = False) -> None:
           f"  ({', '.join(f'{k} {v}' for k, v in sorted(r['decisions'].items()))})")
     print("rules in refused items: " + (", ".join(f"{k} {v}" for k, v in r["refuse_rules"].items()) or "none"))
     print("rules in reviewed items: " + (", ".join(f"{k} {v}" for k, v in r["review_rules"].items()) or "none"))
+    print("moved by the second stage: " + (", ".join(f"{k} {v}" for k, v in r["second_stage_moves"].items()) or "none"))
     print(f"stopped at the time limit: {len(r['timed_out'])} {' '.join(r['timed_out'])}")
     print(f"wall {r['wall_seconds']:.1f} s; median {r['median_ms']:.1f} ms, p95 {r['p95_ms']:.1f} ms, "
           f"max {r['max_ms']:.1f} ms per skill (slowest: {' '.join(r['slowest'])})")
@@ -321,6 +349,11 @@ def print_unlabelled(r: dict[str, Any], *, per_item: bool = False) -> None:
         for i, rec in r["per_item"].items():
             if rec["decision"] != "allow":
                 print(f"{i} {rec['decision']:<7} {' '.join(rec['findings'])}")
+
+
+def _short(source: str) -> str:
+    """``MaliciousSkillBench/SRC004 (…)`` -> ``SRC004``."""
+    return source.split("/")[-1].split(" ")[0]
 
 
 def _pct(x: float) -> str:
@@ -357,6 +390,13 @@ def print_report(r: dict[str, Any]) -> None:
         print(f"{src:<10}{row['items']:>6}    {_pct(a['in_sample'])} {_pct(a['held_out'])} {_pct(a['kept'])}"
               f"    {_pct(b['in_sample'])} {_pct(b['held_out'])} {_pct(b['kept'])}  "
               f"{','.join(sorted(set(a['only_this_source']) | set(b['only_this_source']))) or '-'}")
+    if "second_stage_loso" in r:
+        print("\nleave one source out, second stage retrained without the source (same thresholds)")
+        print(f"{'source':<10}{'items':>6}{'refuse in/held/kept':>26}{'review+ in/held/kept':>27}")
+        for src, row in r["second_stage_loso"].items():
+            a, b = row["refuse"], row["review_or_refuse"]
+            print(f"{_short(src):<10}{row['items']:>6}    {_pct(a['in_sample'])} {_pct(a['held_out'])} {_pct(a['kept'])}"
+                  f"    {_pct(b['in_sample'])} {_pct(b['held_out'])} {_pct(b['kept'])}")
     if r["intent_command"]:
         counts = ", ".join(f"{k} {v}" for k, v in r["intent_verdicts"].items()) or "none"
         print(f"\nintent judge: {' '.join(r['intent_command'])} (verdicts: {counts}; abstained "
@@ -384,6 +424,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--intent-command", metavar="CMD",
                     help="also ask this intent judge program about every item (a command line; the protocol is "
                          "in docs/security.md); without it the figures are the static rules alone")
+    ap.add_argument("--loso-wild", type=Path, metavar="RECORD",
+                    help="also retrain the second stage with each malicious source held out, with the wild "
+                         "negatives from this benchmarks/scan_decisions.py record of the wild sample")
     args = ap.parse_args(argv)
     import shlex
 
@@ -400,7 +443,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.labels is None:
         ap.error("--labels is required (or --unlabelled)")
     command = shlex.split(args.intent_command) if args.intent_command else None
-    result = run(args.corpus, args.labels, verbose=args.per_item, intent_command=command, only=read_ids(args.ids))
+    result = run(args.corpus, args.labels, verbose=args.per_item, intent_command=command, only=read_ids(args.ids),
+                 loso_wild=args.loso_wild)
     if args.json:
         print(json.dumps(result, indent=2))
         return 0

@@ -1,6 +1,6 @@
 """Cold start-up cost of the CLI, as a ratio to the bare interpreter measured in the same run.
 
-    python benchmarks/startup.py [--runs 21] [--python PATH]
+    python benchmarks/startup.py [--runs 21] [--python PATH] [--baseline PATH]
 
 Prints the median wall time and the median CPU time (user + system of the child) of
 ``python -c pass``, ``nervous --version``, ``nervous plugins --json``, ``nervous perceive --json``
@@ -8,6 +8,10 @@ and, when the clawhub CLI is on ``PATH``, ``clawhub list`` (each a fresh process
 load changes hit every command alike), their ratios to the bare interpreter, and the heavy modules
 (HTTP clients, YAML, rich, numpy, psycopg, mcp) that ``import nervous`` and the plugin load pull
 in — there must be none.
+
+``--baseline PATH`` also times ``nervous --version`` and ``nervous perceive --json`` of another
+interpreter in the same interleaved rounds (e.g. a regular install of the main branch) and prints
+each command's time over the baseline's, a before/after ratio that one load level affects alike.
 
 ``--python`` times another interpreter, e.g. a virtual environment with a regular (not editable)
 ``pip install .``, which is what users get: an editable install adds a path finder to *every*
@@ -64,6 +68,8 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=15)
     ap.add_argument("--python", default=sys.executable,
                     help="the interpreter to time (default: this one), e.g. a venv with a regular pip install")
+    ap.add_argument("--baseline", default=None,
+                    help="another interpreter whose --version and perceive --json are timed in the same rounds")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as home:
         env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
@@ -75,6 +81,9 @@ def main() -> None:
             "nervous plugins --json": [py, "-m", "nervous", "plugins", "--json"],
             "nervous perceive --json": [py, "-m", "nervous", "perceive", "count the words in my report", "--json"],
         }
+        if args.baseline:
+            for name in ("nervous --version", "nervous perceive --json"):
+                cmds[f"baseline: {name}"] = [args.baseline, *cmds[name][1:]]
         clawhub = shutil.which("clawhub")
         if clawhub:
             cmds["clawhub list"] = [clawhub, "list", "--workdir", home]
@@ -86,17 +95,22 @@ def main() -> None:
     heavy = sorted(HEAVY & set(loaded))
     names = list(cmds)
     print(f"interpreter: {py}")
-    print(f"{'command':28} {'median ms':>10} {'ratio':>7} {'CPU ms':>8} {'CPU ratio':>10}")
+    print(f"{'command':36} {'median ms':>10} {'ratio':>7} {'CPU ms':>8} {'CPU ratio':>10}")
     for i, name in enumerate(names):
-        print(f"{name:28} {wall[i] * 1000:10.1f} {wall[i] / wall[0]:7.2f}x {cpu[i] * 1000:8.1f} "
+        print(f"{name:36} {wall[i] * 1000:10.1f} {wall[i] / wall[0]:7.2f}x {cpu[i] * 1000:8.1f} "
               f"{cpu[i] / cpu[0]:9.2f}x")
     times, cpus = dict(zip(names, wall, strict=True)), dict(zip(names, cpu, strict=True))
     if "clawhub list" in times:
         print(f"perceive / clawhub list: {times['nervous perceive --json'] / times['clawhub list']:.2f} "
               f"(CPU {cpus['nervous perceive --json'] / cpus['clawhub list']:.2f})")
+    for name in ("nervous --version", "nervous perceive --json"):
+        if f"baseline: {name}" in times:
+            print(f"{name} / baseline: {times[name] / times['baseline: ' + name]:.2f} "
+                  f"(CPU {cpus[name] / cpus['baseline: ' + name]:.2f})")
     print(f"heavy modules loaded with every plugin: {', '.join(heavy) or 'none'}")
     print(f"files the commands created in the fresh NERVOUS_HOME: {', '.join(created) or 'none'}")
-    print(json.dumps({"runs": args.runs, "python": py, "ms": {n: round(t * 1000, 1) for n, t in times.items()},
+    print(json.dumps({"runs": args.runs, "python": py, "baseline": args.baseline,
+                      "ms": {n: round(t * 1000, 1) for n, t in times.items()},
                       "ratio": {n: round(t / wall[0], 2) for n, t in times.items()},
                       "cpu_ms": {n: round(t * 1000, 1) for n, t in cpus.items()},
                       "cpu_ratio": {n: round(t / cpu[0], 2) for n, t in cpus.items()}, "heavy": heavy}))

@@ -7,16 +7,17 @@ Plugin authors import :mod:`nervous.plugin` (hooks, records, Protocols) and
 
 from __future__ import annotations
 
-from typing import Any
-
-import pluggy
+from typing import TYPE_CHECKING, Any
 
 from . import _moved
 
 __version__ = "0.1.0"
 
-#: Marker for hook implementations: ``@nervous.hookimpl def nervous_registries(): ...``
-hookimpl = pluggy.HookimplMarker("nervous")
+if TYPE_CHECKING:
+    import pluggy
+
+    #: Marker for hook implementations: ``@nervous.hookimpl def nervous_registries(): ...``
+    hookimpl: pluggy.HookimplMarker
 
 # documented module paths from before the layer folders keep importing (with a DeprecationWarning)
 _moved.install()
@@ -25,6 +26,11 @@ __all__ = ["hookimpl", "Provider", "__version__", "Nervous"]
 
 
 def __getattr__(name: str) -> Any:
+    if name == "hookimpl":  # made on first use: ``nervous --version`` must not pay for importing pluggy
+        import pluggy
+
+        marker = globals()["hookimpl"] = pluggy.HookimplMarker("nervous")
+        return marker
     if name == "Nervous":
         from .frontends.api import Nervous
 

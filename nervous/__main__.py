@@ -1,5 +1,5 @@
 import sys
 
-from .frontends.cli import cli
+from .frontends.launch import main
 
-sys.exit(cli())
+sys.exit(main())

@@ -11,14 +11,18 @@ exactly what the modules declare, so the modules stay the one source of truth.
 from __future__ import annotations
 
 import importlib
-import inspect
+import re
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from .. import hookimpl
 from ..errors import PluginError
 
 if TYPE_CHECKING:
     from ..plugin.provider import Provider
+
+
+def norm_name(name: str) -> str:
+    """A plugin or distribution name as block lists compare it (``My_Plugin`` is ``my-plugin``)."""
+    return re.sub(r"[-_.]+", "-", name).lower()
 
 
 class Builtin(NamedTuple):
@@ -90,6 +94,8 @@ class LazyBuiltin:
         return self._module
 
     def call(self, hook: str, **kwargs: Any) -> Any:
+        import inspect
+
         function = getattr(self.load(), hook)
         wanted = inspect.signature(function).parameters
         return function(**{k: v for k, v in kwargs.items() if k in wanted})
@@ -133,12 +139,18 @@ def _proxy(hook: str, options: dict[str, Any], provider: bool) -> Any:
 
 
 def _make_proxy(hook: str, options: dict[str, Any], provider: bool) -> Any:
+    from .. import (
+        hookimpl,  # pluggy, imported by the manager that asks for the proxy (the table alone needs none)
+    )
+
     if provider:  # provider hooks take no argument: a closure, nothing to compile (start-up)
         def proxy(self: LazyBuiltin) -> Any:
             return self.providers(hook)
 
         proxy.__name__ = proxy.__qualname__ = hook
         return hookimpl(**options)(proxy)
+    import inspect
+
     from ..plugin import hookspecs
 
     # a contribution hook's proxy needs the hookspec's own argument names (pluggy passes by name)
@@ -159,4 +171,4 @@ def lazy_plugin(builtin: Builtin) -> LazyBuiltin:
     return cls(builtin)  # type: ignore[no-any-return]
 
 
-__all__ = ["BUILTINS", "Builtin", "LazyBuiltin", "lazy_plugin"]
+__all__ = ["BUILTINS", "Builtin", "LazyBuiltin", "lazy_plugin", "norm_name"]

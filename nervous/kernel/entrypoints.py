@@ -18,6 +18,9 @@ import sys
 from pathlib import Path
 from typing import NamedTuple
 
+#: the entry-point group third-party plugins register under
+ENTRY_POINT_GROUP = "nervous"
+
 
 class EntryPointInfo(NamedTuple):
     """One entry point as cached (a tuple: creating an attrs class here would cost start-up time)."""

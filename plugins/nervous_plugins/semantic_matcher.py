@@ -29,7 +29,14 @@ from nervous.plugin.cortex import MatcherMemory
 
 from .lexical_matcher import DEFAULTS as LEXICAL_DEFAULTS
 from .lexical_matcher import LexicalMatcher, _valid_words
-from .semantic_encoder import BACKENDS, MAX_TOKENS, PRECISIONS, load_encoder, onnxruntime_available
+from .semantic_encoder import (
+    BACKENDS,
+    MAX_TOKENS,
+    PRECISIONS,
+    load_encoder,
+    onnxruntime_available,
+    resolve_precision,
+)
 
 DEFAULTS: dict[str, float] = {
     "threshold": 0.28,  # miss below this fused score (docs/benchmarks/perception.md)
@@ -50,7 +57,7 @@ class SemanticMatcher(LexicalMatcher):
         backend = settings.pop("backend", "auto")
         if backend not in BACKENDS:
             raise ConfigError(f"plugins.semantic.backend: expected one of {', '.join(BACKENDS)}, got {backend!r}")
-        precision = settings.pop("precision", "float32")
+        precision = settings.pop("precision", "auto")
         if precision not in PRECISIONS:
             raise ConfigError(f"plugins.semantic.precision: expected one of {', '.join(PRECISIONS)}, got {precision!r}")
         if precision == "int8" and backend == "numpy":
@@ -80,7 +87,10 @@ class SemanticMatcher(LexicalMatcher):
         if merged["max_tokens"] < 2:
             raise ConfigError(f"plugins.semantic.max_tokens: expected at least 2, got {merged['max_tokens']!r}")
         self.max_tokens = min(int(merged["max_tokens"]), MAX_TOKENS)
-        self.encoder = encoder or load_encoder(backend, precision)
+        #: the precision in use: ``auto`` (default) is int8 with ONNX Runtime and float32 with numpy
+        self.precision = resolve_precision(backend, precision) if encoder is None else getattr(
+            encoder, "precision", precision)
+        self.encoder = encoder or load_encoder(backend, self.precision)
         self._vectors = _VectorCache(self.encoder, cache_dir)
         self._regions_key: Any = None
         self._regions: _RegionVectors | None = None

@@ -238,6 +238,44 @@ def test_phrasings_are_bounded_and_forgotten() -> None:
     assert "r" not in state["phrases"] and "r" not in state["described"] and "r" not in state["regions"]
 
 
+def test_default_precision_is_int8_with_onnxruntime_and_float32_with_numpy() -> None:
+    from nervous_plugins.semantic_encoder import onnxruntime_available
+    from nervous_plugins.semantic_matcher import SemanticMatcher
+
+    from nervous.plugin.cortex import MatcherMemory
+
+    numpy_pass = SemanticMatcher({"backend": "numpy"})  # auto precision, numpy forced
+    assert (numpy_pass.precision, numpy_pass.encoder.backend, numpy_pass.encoder.precision) == (
+        "float32", "numpy", "float32")
+    assert not numpy_pass.encoder.fingerprint.endswith(":int8")
+    if not onnxruntime_available():
+        pytest.skip("onnxruntime not installed")
+    default = SemanticMatcher()
+    assert (default.precision, default.encoder.backend, default.encoder.precision) == (
+        "int8", "onnxruntime", "int8")
+    assert default.encoder.fingerprint.endswith(":int8")  # its own region-vector cache key
+    assert SemanticMatcher({"backend": "onnxruntime", "precision": "auto"}).encoder.precision == "int8"
+    exact = SemanticMatcher({"precision": "float32"})
+    assert (exact.precision, exact.encoder.backend) == ("float32", "onnxruntime")
+    # the same routing decision for a plain task, whichever precision is in use
+    memory = MatcherMemory(signals={"todo": ("todo", "task"), "weather": ("weather", "forecast")})
+    assert default.scores("add a todo task for tomorrow", memory)[0][0] == "todo"
+    assert exact.scores("add a todo task for tomorrow", memory)[0][0] == "todo"
+
+
+def test_without_onnxruntime_the_default_precision_is_float32(monkeypatch: pytest.MonkeyPatch) -> None:
+    import nervous_plugins.semantic_encoder as semantic_encoder
+    import nervous_plugins.semantic_matcher as semantic_matcher
+
+    monkeypatch.setattr(semantic_encoder, "onnxruntime_available", lambda: False)
+    monkeypatch.setattr(semantic_matcher, "onnxruntime_available", lambda: False)
+    monkeypatch.setattr(semantic_encoder, "_ENCODERS", {})  # encoders this process made with onnxruntime
+    matcher = semantic_matcher.SemanticMatcher()
+    assert (matcher.precision, matcher.encoder.backend) == ("float32", "numpy")
+    assert semantic_encoder.resolve_precision("auto", "auto") == "float32"
+    assert semantic_encoder.resolve_precision("numpy", "int8") == "int8"  # explicit values pass through
+
+
 def test_bad_settings_are_config_errors() -> None:
     from nervous_plugins.semantic_matcher import SemanticMatcher
 
@@ -248,7 +286,7 @@ def test_bad_settings_are_config_errors() -> None:
     assert SemanticMatcher({"max_words": 8, "threshold": 0.5}).max_words == 8
     with pytest.raises(ConfigError, match=r"plugins\.semantic\.backend: expected one of auto, numpy, onnxruntime"):
         SemanticMatcher({"backend": "torch"})
-    with pytest.raises(ConfigError, match=r"plugins\.semantic\.precision: expected one of float32, int8"):
+    with pytest.raises(ConfigError, match=r"plugins\.semantic\.precision: expected one of auto, float32, int8"):
         SemanticMatcher({"precision": "fp16"})
     with pytest.raises(ConfigError, match=r"plugins\.semantic\.precision: int8 needs backend onnxruntime"):
         SemanticMatcher({"backend": "numpy", "precision": "int8"})

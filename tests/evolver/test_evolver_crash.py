@@ -114,6 +114,9 @@ def test_recovery_by_a_separate_process(evolver: Evolver, workspace: Path) -> No
 
 
 def test_concurrent_processes_serialise(workspace: Path, tmp_path: Path) -> None:
+    # the evolver waits [storage] lock_timeout for the workspace lock: generous, so that four processes
+    # queueing on a loaded machine serialise instead of timing out (the wait itself is tested below)
+    (workspace / ".nervous.toml").write_text("[storage]\nlock_timeout = 60.0\n")
     drafts = []
     for i in range(4):
         path = tmp_path / f"d{i}.md"
@@ -122,9 +125,9 @@ def test_concurrent_processes_serialise(workspace: Path, tmp_path: Path) -> None
     procs = [subprocess.Popen([sys.executable, "-m", "nervous", "--disable-plugin-autoload", "evolve", "create",
                                "--target", f"flow {i}", "--risk", "low", "--summary", "Ran it twice.",
                                "--signal-type", "repeated_request", "--draft", str(d), "--json", "-w", str(workspace)],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=workspace)
              for i, d in enumerate(drafts)]
-    outs = [p.communicate(timeout=60) for p in procs]
+    outs = [p.communicate(timeout=240) for p in procs]
     assert all(p.returncode == 0 for p in procs), [o[1] for o in outs]
     registry = json.loads((workspace / ".skill-evolver/registry.json").read_text())
     assert sorted(r["target_skill"] for r in registry["records"]) == [f"learned-flow-{i}" for i in range(4)]

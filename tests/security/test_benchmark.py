@@ -137,3 +137,18 @@ def test_ids_file_restricts_both_modes(tmp_path, nervous_home) -> None:
     r = bench.run(corpus, labels, verbose=True, only=bench.read_ids(ids))
     assert r["items"] == 2 and set(r["per_item"]) == {"t-1", "t-3"}
     assert bench.read_ids(None) is None
+
+
+def test_second_stage_leave_one_source_out(tmp_path, nervous_home, capsys) -> None:
+    """``--loso-wild`` retrains the second stage without each malicious source and reports its recall."""
+    bench = _load()
+    corpus, labels = _corpus(tmp_path)
+    wild = tmp_path / "wild.json"
+    wild.write_text(json.dumps({f"w-{n}": {"findings": ["NV-FLOW-001:review:L3:C1:00000000"] if n % 2 else [],
+                                           "classes": ["network"], "flags": []} for n in range(6)}))
+    r = bench.run(corpus, labels, loso_wild=wild)
+    row = r["second_stage_loso"]["SRC-A"]
+    assert row["items"] == 1 and row["refuse"]["in_sample"] == 1.0
+    assert 0.0 <= row["refuse"]["held_out"] <= 1.0 and 0.0 <= row["review_or_refuse"]["kept"] <= 1.0
+    assert bench.main(["--corpus", str(corpus), "--labels", str(labels), "--loso-wild", str(wild)]) == 0
+    assert "second stage retrained without the source" in capsys.readouterr().out

@@ -88,7 +88,8 @@ def _required_text(params: Mapping[str, Any], key: str) -> str:
 class Evolver:
     """Managed skill candidates of one workspace: create, review, merge, publish, roll back, promote."""
 
-    def __init__(self, manager: PluginManager, workspace: Path | str | None = None, *, lock_timeout: float = 5.0) -> None:
+    def __init__(self, manager: PluginManager, workspace: Path | str | None = None, *,
+                 lock_timeout: float | None = None) -> None:
         self.manager = manager
         if workspace is None:
             workspace = getattr(getattr(getattr(manager, "config", None), "evolver", None), "workspace", ".")
@@ -97,6 +98,9 @@ class Evolver:
         if not path.is_dir():
             raise EvolverError("INVALID_WORKSPACE", f"workspace {raw!r} is not an existing directory")
         self.workspace = path
+        if lock_timeout is None:  # the configured wait, as every other durable document uses
+            storage = getattr(getattr(manager, "config", None), "storage", None)
+            lock_timeout = float(getattr(storage, "lock_timeout", 5.0))
         self.lock_timeout = lock_timeout
         #: asks the person themselves ``(what, name) -> yes?`` (a terminal prompt, an MCP form), set by
         #: the front end when it can; ``None`` when only a relayed ``user_confirmed`` is available

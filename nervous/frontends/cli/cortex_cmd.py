@@ -24,7 +24,9 @@ def _cortex() -> Any:
 @json_option
 def perceive(task: str, as_json: bool) -> None:
     """Route TASK to a learned region (hit) or answer miss (search the registries)."""
-    result = _cortex().perceive(task)
+    from ..launch import perceive as perceive_task  # also what ``perceive TASK --json`` runs without click
+
+    result = perceive_task(get_app(), task)
     data = result.to_json()
 
     def human() -> None:

@@ -7,8 +7,10 @@ imported or followed.
 from __future__ import annotations
 
 import bisect
+import operator
 import re
 from collections.abc import Iterable
+from itertools import accumulate, count
 
 from nervous.plugin import Finding, ScanContext, SideEffects, SkillBundle, SkillFile
 from nervous.plugin.toolkit import ASSUME_WORST, classes_of, normalize_host, normalize_tags
@@ -169,6 +171,14 @@ SECRET_STORES = frozenset({"security", "secret-tool", "cmdkey", "vaultcmd", "key
                            "lpass", "vault", "aws", "gcloud", "kubectl", "gh", "password-dialog"})
 #: hosts that serve anybody's code: the repository path, not the host, says whose it is
 CODE_HOSTS = frozenset({"raw.githubusercontent.com", "github.com", "gitlab.com", "codeberg.org"})
+
+
+
+def line_starts(text: str) -> list[int]:
+    """Offset of every line's first character (the offsets after each newline, and 0), computed in C:
+    a large file has tens of thousands of lines and this runs for every file."""
+    pieces = text.split("\n")
+    return [0, *map(operator.add, accumulate(map(len, pieces[:-1])), count(1))]
 
 
 class Classifier:
@@ -332,9 +342,10 @@ class Classifier:
             self._assume_worst(c, f.path, None, "no detector")
             self._fallback_lines(c, f.path, text, known)
         elif ext in DATA_EXT or ext.startswith(".env"):
+            scr = rx.Screen(text)
             for i, line in enumerate(text.split("\n"), 1):
                 if len(line) < 2000:
-                    prose.analyze_line(c, f.path, i, line, in_code=True)
+                    prose.analyze_line(c, f.path, i, line, in_code=True, screen=scr)
         else:
             self._markdown(c, f.path, text, known, is_skill=False)
 
@@ -377,7 +388,7 @@ class Classifier:
                 if risky and HIDDEN_DIRECTIVE.search(hidden):
                     c.hit("NV-OBF-006", path, ln, snippet(hidden.strip()), trigger=risky.group(0)[:40],
                           hidden_by="blank lines")
-        starts = [0] + [m.end() for m in NEWLINE.finditer(text)]
+        starts = line_starts(text)
 
         def line_at(pos: int) -> tuple[int, str]:
             i = bisect.bisect_right(starts, pos) - 1
@@ -474,6 +485,7 @@ class Classifier:
 
     def _markdown(self, c: Collector, path: str, text: str, known: set[str], *, is_skill: bool) -> None:
         lines = markdown_lines(text)
+        scr = rx.Screen(text)  # every line below is a whole line of ``text``
         front_end = 0
         if lines and lines[0].text.strip() == "---":
             front_end = next((ln.no for ln in lines[1:] if ln.text.strip() == "---"), 0)
@@ -483,22 +495,22 @@ class Classifier:
             if ln.kind == "prose" and (bare and bare[-1].text.rstrip().endswith("\\") or _bare_command(ln.text)):
                 bare.append(ln)
             elif bare:
-                self._code_block(c, path, [Line(b.no, b.text, "code", "sh", b.quoted) for b in bare], known)
+                self._code_block(c, path, [Line(b.no, b.text, "code", "sh", b.quoted) for b in bare], known, scr)
                 bare = []
             if ln.kind == "code":
                 block.append(ln)
                 continue
             if block:
-                self._code_block(c, path, block, known)
+                self._code_block(c, path, block, known, scr)
                 block = []
             if ln.kind == "prose":
                 if len(ln.text) > 5000:
                     continue
-                prose.analyze_line(c, path, ln.no, ln.text)
+                prose.analyze_line(c, path, ln.no, ln.text, screen=scr)
                 if is_skill and (ln.no > front_end or ln.text.lstrip().startswith("description:")) \
                         and c.purpose != "draft":
-                    prose.side_effect_intent(c, path, ln.no, ln.text)
-                for m in INLINE_CODE_RE.finditer(ln.text):
+                    prose.side_effect_intent(c, path, ln.no, ln.text, screen=scr)
+                for m in scr.finditer(INLINE_CODE_RE, ln.text):
                     code = m.group(1)
                     if shell.looks_like_command(code, known):
                         bad = bool(rx.search(r"(?i)\b(?:detect|flag|block|never|avoid|don'?t|do\s+not|malicious|"
@@ -507,16 +519,17 @@ class Classifier:
                         shell.analyze_line(c, path, ln.no, code, executable=not bad, quoted=bad, known=known)
                     for u in URL_RE.finditer(code):
                         c.tag(f"network:{normalize_host(u.group(0))}", path, ln.no)
-                self._prose_urls(c, path, ln)
+                self._prose_urls(c, path, ln, scr)
         self._download_then_exec(c, path, [ln for ln in lines if ln.kind == "code" and (ln.lang in SHELL_LANGS or not ln.lang)])
 
-    def _prose_urls(self, c: Collector, path: str, ln: Line) -> None:
-        for u in URL_RE.finditer(ln.text):
+    def _prose_urls(self, c: Collector, path: str, ln: Line, scr: rx.Screen) -> None:
+        for u in scr.finditer(URL_RE, ln.text):
             url = u.group(0)
             if rx.search(r"(?i)/api/|/v\d+/|^https?://api\.|/graphql|/webhook|/rest/|\.json\b|/rpc\b|/mcp\b", url):
                 c.tag(f"network:{normalize_host(url)}", path, ln.no)
 
-    def _code_block(self, c: Collector, path: str, block: list[Line], known: set[str]) -> None:
+    def _code_block(self, c: Collector, path: str, block: list[Line], known: set[str], scr: rx.Screen) -> None:
+        """One fenced block (or run of bare command lines); ``scr`` screens the whole lines of its file."""
         lang = block[0].lang
         quoted = block[0].quoted or c.security_tool
         src = "\n".join(ln.text for ln in block)
@@ -548,8 +561,8 @@ class Classifier:
                     shell.analyze_line(c, path, no, text, executable=not quoted, quoted=quoted, known=known)
         for ln in block:
             if len(ln.text) < 5000:
-                prose.analyze_line(c, path, ln.no, ln.text, in_code=True, quoted_block=quoted)
-            for u in URL_RE.finditer(ln.text):
+                prose.analyze_line(c, path, ln.no, ln.text, in_code=True, quoted_block=quoted, screen=scr)
+            for u in scr.finditer(URL_RE, ln.text):
                 if lang not in ("markdown", "md", "text", "txt"):
                     c.tag(f"network:{normalize_host(u.group(0))}", path, ln.no)
 

@@ -37,6 +37,14 @@ WRITE_TARGET = rx.compile(r"""\b(?:createWriteStream|writeFile|writeFileSync|app
 RUN_CALL = rx.compile(r"\b(?:exec|execSync|spawn|spawnSync|execFile|execFileSync|fork|execa|execaSync)\s*\(\s*[`'\"[]")
 
 
+_BODY = rx.compile(r"\bbody\s*:")
+_PAYLOAD = rx.compile(r"\b(?:body|data|params|JSON\.stringify|searchParams|query)\b")
+_KILL = rx.compile(r"\bprocess\.kill\s*\(|\.kill\s*\(\s*['\"]SIG")
+_LOG_SECRET = rx.compile(r"console\.(?:log|error)\s*\([^)]*process\.env\.[A-Z_]*(?:KEY|TOKEN|SECRET|PASSW)")
+_SHELL_PIPE = rx.compile(r"\b(?:reverse|bind)[_ ]?shell\b|\.pipe\(\s*\w+\.stdin\s*\)")
+_READ_HINT = rx.compile(r"readFile|homedir|join|resolve|open")
+
+
 def _staged_download(c: Collector, file: str, lines: list[str], offset: int) -> None:
     """NV-EXEC-003 in JavaScript: a fetched response written to a file that is then run."""
     targets = {m.group(1) for ln in lines for m in WRITE_TARGET.finditer(ln)}
@@ -65,6 +73,25 @@ def analyze(c: Collector, file: str, source: str, *, lines_offset: int = 0) -> N
         return
     if has_fetch:
         _staged_download(c, file, lines, lines_offset)
+    # an expression that finds nothing in the whole source matches none of its lines (rx.Screen)
+    may = rx.Screen(source).may_match
+    in_exec_call = may(EXEC_CALL)
+    in_dyn_exec = may(DYN_EXEC)
+    in_url_re = may(URL_RE)
+    in_send = may(SEND)
+    in_body = may(_BODY)
+    in_payload = may(_PAYLOAD)
+    in_delete_req = may(DELETE_REQ)
+    in_fs_write = may(FS_WRITE)
+    in_fs_delete = may(FS_DELETE)
+    in_env_read = may(ENV_READ)
+    in_env_dump = may(ENV_DUMP)
+    in_eval = may(EVAL)
+    in_tls_off = may(TLS_OFF)
+    in_kill = may(_KILL)
+    in_log_secret = may(_LOG_SECRET)
+    in_read_hint = may(_READ_HINT)
+    in_shell_pipe = may(_SHELL_PIPE)
     in_block = False
     for i, raw in enumerate(lines, 1):
         no = i + lines_offset
@@ -80,7 +107,7 @@ def analyze(c: Collector, file: str, source: str, *, lines_offset: int = 0) -> N
         if s.startswith("//") or s.startswith("*"):
             continue
         if child or "exec" in line:
-            for m in EXEC_CALL.finditer(line):
+            for m in (EXEC_CALL.finditer(line) if in_exec_call else ()):
                 cmd = m.group(2) or m.group(3) or m.group(5)
                 if cmd is None:
                     continue
@@ -91,18 +118,18 @@ def analyze(c: Collector, file: str, source: str, *, lines_offset: int = 0) -> N
                     args = rx.findall(r"['\"]([^'\"]+)['\"]", rest.split("]")[0])
                     cmd = " ".join([m.group(5), *args])
                 shell.analyze_line(c, file, no, cmd)
-            if child and DYN_EXEC.search(line):
+            if child and (in_dyn_exec and DYN_EXEC.search(line)):
                 c.tag("shell:*", file, no)
-        for m in URL_RE.finditer(line):
+        for m in (URL_RE.finditer(line) if in_url_re else ()):
             if has_fetch or child:
                 c.tag(f"network:{normalize_host(m.group(0))}", file, no)
-        if SEND.search(line) or (rx.search(r"\bbody\s*:", line) and has_fetch):
+        if (in_send and SEND.search(line)) or (has_fetch and (in_body and _BODY.search(line))):
             c.flags.add("network_send")
             c.fact("network_send", file, no, "js")
             hosts = [normalize_host(u.group(0)) for u in URL_RE.finditer(line)] or ["*"]
             for h in hosts:
                 c.tag(f"write:remote:{h}", file, no)
-        if has_fetch and rx.search(r"\b(?:body|data|params|JSON\.stringify|searchParams|query)\b", line):
+        if has_fetch and (in_payload and _PAYLOAD.search(line)):
             window = "\n".join(lines[max(0, i - 6): i + 6])
             urls = [u.group(0) for u in URL_RE.finditer(window)]
             for m2 in ENV_READ.finditer(line):
@@ -113,9 +140,9 @@ def analyze(c: Collector, file: str, source: str, *, lines_offset: int = 0) -> N
                     if is_secret_env(name):
                         for u in urls:
                             c.fact("secret_flow", file, no, f"{name}|{u}")
-        if DELETE_REQ.search(line):
+        if (in_delete_req and DELETE_REQ.search(line)):
             c.tag("delete:remote:*", file, no)
-        m = FS_WRITE.search(line)
+        m = FS_WRITE.search(line) if in_fs_write else None
         if m:
             c.tag(f"write:{m.group(2) or '?'}", file, no)
             target = m.group(2) or ""
@@ -126,17 +153,17 @@ def analyze(c: Collector, file: str, source: str, *, lines_offset: int = 0) -> N
                 c.flags.add("persistence")
             if shell.PERSIST_PATH.search(line):
                 c.hit("NV-PERSIST-001", file, no, snippet(line))
-        m = FS_DELETE.search(line)
+        m = FS_DELETE.search(line) if in_fs_delete else None
         if m:
             c.tag(f"delete:{m.group(2) or '?'}", file, no)
-        for m in ENV_READ.finditer(line):
+        for m in (ENV_READ.finditer(line) if in_env_read else ()):
             name = next((g for g in m.groups() if g), None)
             if name:
                 c.tag(f"read:env:{name}", file, no)
-        if ENV_DUMP.search(line):
+        if (in_env_dump and ENV_DUMP.search(line)):
             c.hit("NV-CRED-004", file, no, snippet(line))
             c.fact("env_dump", file, no, "js-env")
-        if EVAL.search(line):
+        if (in_eval and EVAL.search(line)):
             if rx.search(r"(?i)atob|base64|Buffer\.from", line):
                 c.hit("NV-EXEC-002", file, no, snippet(line))
                 c.fact("encoded_exec", file, no)
@@ -144,21 +171,21 @@ def analyze(c: Collector, file: str, source: str, *, lines_offset: int = 0) -> N
                 c.hit("NV-EXEC-004", file, no, snippet(line))
             else:
                 c.tag("shell:*", file, no)
-        if TLS_OFF.search(line):
+        if (in_tls_off and TLS_OFF.search(line)):
             c.hit("NV-NET-001", file, no, snippet(line))
-        if rx.search(r"\bprocess\.kill\s*\(|\.kill\s*\(\s*['\"]SIG", line):
+        if (in_kill and _KILL.search(line)):
             c.tag("delete:process", file, no)
-        if rx.search(r"console\.(?:log|error)\s*\([^)]*process\.env\.[A-Z_]*(?:KEY|TOKEN|SECRET|PASSW)", line):
+        if (in_log_secret and _LOG_SECRET.search(line)):
             c.hit("NV-CRED-003", file, no, snippet(line))
-        for m in STRING.finditer(line):
+        # the read hint is the line's, not the string's: tested once, before the strings are listed
+        for m in (STRING.finditer(line) if (in_read_hint and _READ_HINT.search(line)) else ()):
             v = m.group(2)
-            if ("/" in v or v.startswith(".")) and is_credential_path(v) and (
-                    rx.search(r"readFile|homedir|join|resolve|open", line)):
+            if ("/" in v or v.startswith(".")) and is_credential_path(v):
                 c.tag(f"read:file:{v}", file, no)
                 if not rx.search(r"(?:^|/)\.env(?:\.|$)", v):
                     c.hit("NV-CRED-001", file, no, snippet(line), path=v)
                     c.fact("harvest_read", file, no, "js-const:" + shell.credential_category(v))
                 break
-        if rx.search(r"\b(?:reverse|bind)[_ ]?shell\b|\.pipe\(\s*\w+\.stdin\s*\)", line) and rx.search(r"net\.|socket", source):
+        if (in_shell_pipe and _SHELL_PIPE.search(line)) and rx.search(r"net\.|socket", source):
             if rx.search(r"spawn\(\s*['\"](?:/bin/)?(?:ba)?sh|cmd\.exe", source):
                 c.hit("NV-EXEC-005", file, no, snippet(line))

@@ -41,6 +41,34 @@ class DefaultReviewPolicy:
 
         return catalogue_json()
 
+    @staticmethod
+    def _second_stage(decision: str, side_effects: SideEffects, reasons: list[str]) -> str:
+        """Move the rules' decision by at most one step with the second stage's score (second_stage.py)."""
+        from nervous.plugin.toolkit import classes_of
+
+        from .catalogue import BY_ID, what_to_check
+        from .second_stage import adjust, explain, load_model
+
+        model = load_model()
+        if model is None:
+            return decision
+        findings = [(f.rule_id, f.action) for f in side_effects.findings]
+        classes = classes_of(side_effects.tags, primary_env=side_effects.primary_env, complete=side_effects.complete)
+        adj = adjust(decision, findings, classes, side_effects.flags, complete=side_effects.complete, model=model)
+        if not adj.changed:
+            if decision != "allow":
+                reasons.append(explain(adj))
+            return decision
+        line = f"{explain(adj)}: {decision} -> {adj.decision}"
+        if adj.decision == "review":
+            # a lowered refusal or a raised allow: say what a person should check, from the strongest rule
+            order = {"note": 0, "review": 1, "refuse": 2}
+            ranked = sorted((-order[a], r) for r, a in findings if r in BY_ID and a in order)
+            if ranked:
+                line += f"; check: {what_to_check(ranked[0][1])}"
+        reasons.append(line)
+        return adj.decision
+
     def decide(self, bundle: SkillBundle, side_effects: SideEffects, risk: RiskAssessment, context: ScanContext,
                intent: IntentVerdict | None) -> ReviewDecision:
         from .catalogue import BY_ID, what_to_check
@@ -59,6 +87,8 @@ class DefaultReviewPolicy:
         if not side_effects.complete:
             decision = _raise(decision, "review")
             reasons.append("classification incomplete: worst case assumed, a person must review")
+        if context.purpose != "draft":
+            decision = self._second_stage(decision, side_effects, reasons)
         scan = context.registry_scan
         if scan is not None:
             if scan.status in ("malicious", "malware"):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import Any
 
 from nervous.plugin.toolkit import is_credential_path
 
@@ -426,8 +427,10 @@ SECRET_HANDLING = rx.compile(
     r"log(?:s|ging)?\s*in\b|sign(?:s|ing)?\s*in\b|authenticat\w+)\b")
 
 
-def side_effect_intent(c: Collector, file: str, lineno: int, line: str) -> None:
-    """Side effects described in words (the agent acts through its own tools, not only through code)."""
+def side_effect_intent(c: Collector, file: str, lineno: int, line: str, *, screen: rx.Screen | None = None) -> None:
+    """Side effects described in words (the agent acts through its own tools, not only through code).
+
+    ``screen`` as in :func:`analyze_line`."""
     if len(line) < 8 or len(line) > 3000:
         return
     m = WRITE_INTENT.search(line)
@@ -435,15 +438,17 @@ def side_effect_intent(c: Collector, file: str, lineno: int, line: str) -> None:
         # a remote action described in words needs a tool to happen: decided once the bundle is classified
         c.fact("write_intent_file" if which_alternative(WRITE_INTENT, m) == 0 else "write_intent_remote",
                file, lineno)
-    if DELETE_INTENT.search(line):
+    if (screen.search(DELETE_INTENT, line) if screen is not None else DELETE_INTENT.search(line)):
         c.tag("delete:?", file, lineno)
-    m = SECRET_HANDLING.search(line)
+    m = screen.search(SECRET_HANDLING, line) if screen is not None else SECRET_HANDLING.search(line)
     if m:
         kind = rx.sub(r"[^a-z]+", "-", m.group(1).lower()).strip("-")
         c.tag(f"read:secret:{kind}", file, lineno)
 
 
 _GATE_RES = {name: rx.compile("|".join(re.escape(w) for w in words)) for name, words in GATES.items()}
+#: every gate in one pass: which gates' words occur in a line (one RE2 set search instead of one search per gate)
+_GATE_SET = rx.LiteralSets(GATES)
 
 
 def _gate(low: str, name: str) -> bool:
@@ -451,16 +456,24 @@ def _gate(low: str, name: str) -> bool:
 
 
 def analyze_line(c: Collector, file: str, lineno: int, line: str, *, in_code: bool = False,
-                 quoted_block: bool = False) -> None:
-    """Phrase rules on one line of instructions (prose, or a code line read as text)."""
+                 quoted_block: bool = False, screen: rx.Screen | None = None) -> None:
+    """Phrase rules on one line of instructions (prose, or a code line read as text).
+
+    ``screen``, when given, is the :class:`rx.Screen` of the text ``line`` is a whole line of: an expression
+    that finds nothing in that text is not searched on the line.
+    """
     if len(line) < 8:
         return
     low = line.lower()
+    gates = _GATE_SET.present(low)
+
+    def find(expr: Any) -> Any:
+        return screen.search(expr, line) if screen is not None else expr.search(line)
 
     def quoted(m: re.Match[str]) -> bool:
         return quoted_block or is_quoted(line, m.start(), m.end())
 
-    m = CONCEAL.search(line) if _gate(low, "CONCEAL") else None
+    m = find(CONCEAL) if "CONCEAL" in gates else None
     if m and not CONCEAL_EXCLUDE.search(line[max(0, m.start() - 30): m.end() + 20]) and not _negated(line, m) \
             and _conceals_action(line, m):
         q = quoted(m) or in_code
@@ -471,12 +484,12 @@ def analyze_line(c: Collector, file: str, lineno: int, line: str, *, in_code: bo
               action="review" if q or not hides_action else None, quoted=q, alt=which_alternative(CONCEAL, m),
               **({} if hides_action else {"hides": "information, not an action"}))
         c.fact("conceal", file, lineno)
-    m = OVERRIDE.search(line) if _gate(low, "OVERRIDE") else None
+    m = find(OVERRIDE) if "OVERRIDE" in gates else None
     if m:
         q = quoted(m) or in_code
         c.hit("NV-PI-002b" if q else "NV-PI-002", file, lineno, snippet(line, m.start(), m.end()),
               column=m.start() + 1, alt=which_alternative(OVERRIDE, m))
-    m = DECEIVE.search(line) if _gate(low, "DECEIVE") else None
+    m = find(DECEIVE) if "DECEIVE" in gates else None
     if m and _NEGATION.search(line[max(0, m.start() - 80):m.start()]) and not _DECEIVE_NEGATION_BAIT.search(
             line[max(0, m.start() - 80):m.start()]):
         m = None  # "never fabricate results": the opposite instruction
@@ -485,7 +498,7 @@ def analyze_line(c: Collector, file: str, lineno: int, line: str, *, in_code: bo
         c.hit("NV-PI-003", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1,
               action="review" if q else None)
     describes = _Lazy(lambda: describes_attacks(c, line))
-    m = EXFIL_INSTR.search(line) if _gate(low, "EXFIL_INSTR") else None
+    m = find(EXFIL_INSTR) if "EXFIL_INSTR" in gates else None
     if m and EXFIL_MARKERS.search(line) and not in_code and not _NEGATION.search(line[:m.start()]):
         q = bool(quoted(m) or describes)
         # a send with no address ("to an external service") names no place the data would reach: the
@@ -496,7 +509,7 @@ def analyze_line(c: Collector, file: str, lineno: int, line: str, *, in_code: bo
               **({} if addressed else {"destination": "none named"}))
         c.flags.add("network_send")
         c.fact("network_send", file, lineno, "prose-exfil")
-    if not in_code and _gate(low, "EXFIL_INSTR") and rx.search(rf"(?i)\b{SEND_VERB}\b", line):
+    if not in_code and "EXFIL_INSTR" in gates and rx.search(rf"(?i)\b{SEND_VERB}\b", line):
         from nervous.plugin.toolkit import is_secret_env
 
         from .text import URL_RE
@@ -505,7 +518,7 @@ def analyze_line(c: Collector, file: str, lineno: int, line: str, *, in_code: bo
         for n in names:
             for u in URL_RE.finditer(line):
                 c.fact("secret_flow", file, lineno, f"{n}|{u.group(0)}")
-    m = REMOTE_INSTR.search(line) if _gate(low, "REMOTE_INSTR") else None
+    m = find(REMOTE_INSTR) if "REMOTE_INSTR" in gates else None
     if m:
         esc = REMOTE_ESCALATE.search(line)
         wholesale = which_alternative(REMOTE_INSTR, m) in REMOTE_WHOLESALE
@@ -520,13 +533,13 @@ def analyze_line(c: Collector, file: str, lineno: int, line: str, *, in_code: bo
         c.flags.add("remote_instructions")
         c.tag("network:*", file, lineno)
         c.fact("remote_instructions", file, lineno)
-    m = FALSE_APPROVAL.search(line) if not in_code and _gate(low, "FALSE_APPROVAL") else None
+    m = find(FALSE_APPROVAL) if not in_code and "FALSE_APPROVAL" in gates else None
     if m and not quoted(m) and not describes and not _NEGATION.search(line[:m.start()]) \
             and not rx.search(r"(?i)\b(?:once|after|when|whenever|if|until|before|unless)\b[^.;:!?]*$", line[:m.start()]):
         # a condition ("once the user has approved all…") is a workflow step, not a claim; the claim
         # refuses with a confirmation bypass or concealment in the same file (decided once the bundle is read)
         c.hit("NV-PI-004", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1)
-    m = PLANTED_FILE.search(line) if not in_code and _gate(low, "PLANTED_FILE") else None
+    m = find(PLANTED_FILE) if not in_code and "PLANTED_FILE" in gates else None
     if m and not quoted(m) and not describes and not _NEGATION.search(line[:m.start()]):
         # running it is planted code, except a tool's own environment script ("source ~/.nvm/nvm.sh")
         runs = RUNS_IT.search(line, m.start()) and not SHELL_SETUP.search(m.group(1).rstrip("/"))
@@ -534,51 +547,51 @@ def analyze_line(c: Collector, file: str, lineno: int, line: str, *, in_code: bo
               action="refuse" if runs else None, path=m.group(1))
     if not in_code:
         _credential_send(c, file, lineno, line, lambda m: quoted(m) or describes)
-    m = FRAUD.search(line) if _gate(low, "FRAUD") else None
+    m = find(FRAUD) if "FRAUD" in gates else None
     if m and not _NEGATION.search(line[:m.start()]):
         c.hit("NV-FIN-002", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1,
               action="review" if quoted(m) or in_code or describes else None)
         c.flags.add("financial")
-    m = PASTE_TERMINAL.search(line) if _gate(low, "PASTE_TERMINAL") else None
+    m = find(PASTE_TERMINAL) if "PASTE_TERMINAL" in gates else None
     if m and not in_code:
         from .text import URL_RE
 
         # the URLs of the same line: "visit <page> and run the command shown there in Terminal"
         c.fact("terminal_paste", file, lineno, " ".join(u.group(0) for u in URL_RE.finditer(line)))
-    m = PASSWORD_ARCHIVE.search(line) if _gate(low, "PASSWORD_ARCHIVE") else None
+    m = find(PASSWORD_ARCHIVE) if "PASSWORD_ARCHIVE" in gates else None
     if m is None and ("code" in low or "pin" in low) and ARCHIVE_WORD.search(line):
         m = ARCHIVE_CODE.search(line)
     if m:
         c.hit("NV-SUPPLY-002", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1,
               action="review" if quoted(m) and not in_code else None)
         c.fact("password_archive", file, lineno)
-    m = CONFIRM_BYPASS.search(line) if _gate(low, "CONFIRM_BYPASS") else None
+    m = find(CONFIRM_BYPASS) if "CONFIRM_BYPASS" in gates else None
     if m:
         c.hit("NV-AUTO-002", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1)
         c.flags.add("autonomy")
-    m = FINANCIAL.search(line) if _gate(low, "FINANCIAL") else None
+    m = find(FINANCIAL) if "FINANCIAL" in gates else None
     if m:
         c.hit("NV-FIN-001", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1)
         c.flags.add("financial")
     if not in_code:
-        m = UNTRUSTED_INPUT.search(line) if _gate(low, "UNTRUSTED_INPUT") else None
+        m = find(UNTRUSTED_INPUT) if "UNTRUSTED_INPUT" in gates else None
         if m:
             c.flags.add("prompt_injection_exposure")
             c.fact("untrusted_input", file, lineno)
-    m = SKILL_TAMPER.search(line) if not in_code and "skill" in low else None
+    m = find(SKILL_TAMPER) if not in_code and "skill" in low else None
     if m and not quoted(m) and not _NEGATION.search(line[:m.start()]) and not describes:
         c.hit("NV-PERSIST-002", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1,
               action="refuse", target="other skills")
         c.flags.add("persistence")
         c.tag("write:skills/*", file, lineno)
-    m = MEMORY_WRITE.search(line) if _gate(low, "MEMORY_WRITE") else None
+    m = find(MEMORY_WRITE) if "MEMORY_WRITE" in gates else None
     if m:
         c.hit("NV-PERSIST-002", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1,
               action="review" if quoted(m) else None, target=m.group(1))
         c.flags.add("persistence")
         c.tag(f"write:{m.group(1).strip('`')}", file, lineno)
     if not in_code:
-        m = CRED_READ_INSTR.search(line) if _gate(low, "CRED_READ_INSTR") else None
+        m = find(CRED_READ_INSTR) if "CRED_READ_INSTR" in gates else None
         if m and is_credential_path(m.group(1).strip()) or (m and "ssh" in m.group(1).lower()):
             assert m is not None
             path = m.group(1).strip()

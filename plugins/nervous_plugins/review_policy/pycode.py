@@ -483,6 +483,19 @@ def _secret_bundles(c: Collector, file: str, nodes: list[ast.AST], env_vars: dic
     A client constructed with its own key and secret is not this (the container goes to a constructor, not to
     a serialiser); a ``return`` of a settings dict is not either.
     """
+    from nervous.plugin.toolkit import is_secret_env
+
+    # a container holds at most the secrets the whole module reads: fewer than two there, none anywhere
+    # (each container's own walk below is quadratic in the nesting of large data literals)
+    anywhere: set[str] = set()
+    for node in nodes:
+        name = _env_name(node)
+        if name:
+            anywhere.add(name)
+        elif isinstance(node, ast.Name) and node.id in env_vars:
+            anywhere |= env_vars[node.id]
+    if sum(1 for n in anywhere if is_secret_env(n)) < 2:
+        return
     containers: dict[int, set[str]] = {}
     for node in nodes:
         if isinstance(node, (ast.Dict, ast.List, ast.Tuple, ast.Set)):

@@ -92,24 +92,45 @@ class _Re2Rule:
             return None
         return re2._Match(self._rx, text, start, end, spans)
 
+    def _absent(self, anchor: Any, text: Any, pos: int | None, endpos: int | None) -> bool:
+        """For non-ASCII text searched whole: RE2 finds nothing in its UTF-8 bytes (the binding's general
+        path makes this same first call, then translates offsets; most lines match nothing, so that
+        translation is skipped where there is nothing to translate)."""
+        if pos is not None or endpos is not None or not isinstance(text, str):
+            return False
+        data = _utf8(text)
+        return self._raw.Match(anchor, data, 0, len(data))[0] == _NULL_SPAN  # type: ignore[no-any-return]
+
     def search(self, text: str, pos: int | None = None, endpos: int | None = None) -> Any:
-        if _is_ascii(text):
+        last = _LAST
+        if text is last[0] or isinstance(text, str) and text.isascii():
+            if pos is None and endpos is None:  # the common case, inlined: a whole line searched
+                data = last[1] if text is last[0] else _encoded(text)
+                spans = self._raw.Match(_UNANCHORED, data, 0, len(data))
+                return None if spans[0] == _NULL_SPAN else re2._Match(self._rx, text, 0, len(data), spans)
             return self._ascii(_UNANCHORED, text, pos, endpos)
+        if self._absent(_UNANCHORED, text, pos, endpos):
+            return None
         return self._rx.search(text, pos, endpos)
 
     def match(self, text: str, pos: int | None = None, endpos: int | None = None) -> Any:
         if _is_ascii(text):
             return self._ascii(_ANCHOR_START, text, pos, endpos)
+        if self._absent(_ANCHOR_START, text, pos, endpos):
+            return None
         return self._rx.match(text, pos, endpos)
 
     def fullmatch(self, text: str, pos: int | None = None, endpos: int | None = None) -> Any:
         if _is_ascii(text):
             return self._ascii(_ANCHOR_BOTH, text, pos, endpos)
+        if self._absent(_ANCHOR_BOTH, text, pos, endpos):
+            return None
         return self._rx.fullmatch(text, pos, endpos)
 
     def finditer(self, text: str, pos: int | None = None, endpos: int | None = None) -> Iterator[Any]:
         if not _is_ascii(text):
-            yield from self._rx.finditer(text, pos, endpos)
+            if not self._absent(_UNANCHORED, text, pos, endpos):
+                yield from self._rx.finditer(text, pos, endpos)
             return
         data = _encoded(text)
         end = len(data) if endpos is None else max(0, min(endpos, len(data)))
@@ -132,10 +153,190 @@ class _Re2Rule:
         return self._rx.split(text, maxsplit)  # type: ignore[no-any-return]
 
     def sub(self, repl: Any, text: str, count: int = 0) -> str:
+        if isinstance(text, str) and self.search(text) is None:
+            return text  # nothing to replace: the binding's general path would rebuild the same string
         return self._rx.sub(repl, text, count)  # type: ignore[no-any-return]
 
     def subn(self, repl: Any, text: str, count: int = 0) -> tuple[str, int]:
+        if isinstance(text, str) and self.search(text) is None:
+            return text, 0
         return self._rx.subn(repl, text, count)  # type: ignore[no-any-return]
+
+
+class LiteralSets:
+    """Named sets of literal words, all searched in one RE2 pass: which sets have a word in a text.
+
+    A detector that gates a dozen expressions on cheap word lists would otherwise search the same
+    line once per list; the answer is the same as searching each list's alternation on its own.
+    """
+
+    __slots__ = ("_set", "_names")
+
+    def __init__(self, sets: dict[str, tuple[str, ...]]) -> None:
+        self._names = tuple(sets)
+        self._set = re2.Set.SearchSet(_RE2_OPTIONS)
+        for words in sets.values():
+            self._set.Add("|".join(re.escape(w) for w in words))
+        self._set.Compile()
+
+    def present(self, text: str) -> frozenset[str]:
+        """Names of the sets one of whose words occurs in ``text``."""
+        found = self._set.Match(_encoded(text) if _is_ascii(text) else text)
+        return frozenset(self._names[i] for i in found) if found else frozenset()
+
+
+class Prefilter:
+    """Many RE2 expressions searched over one text in a single RE2 set pass, to skip the ones that find nothing.
+
+    A line detector that tries twenty expressions on every line pays twenty searches (and their Python
+    overhead) where usually none matches. :meth:`scan` runs all of them at once (an expression on ``re``
+    through its ASCII screen, on ASCII text); the :class:`Scanned`
+    it returns answers ``search``/``finditer``/``findall`` exactly as the expression itself would on that
+    text — ``None`` (or nothing) straight away for an expression the set found absent, the expression's
+    own result otherwise.
+
+    Why a set pass cannot silently miss: ``RE2::Set::Match`` reports a failed DFA search as "no match",
+    but for set matching RE2 never gives up on slow input (its bail-out to the NFA is disabled for
+    ``kManyMatch``: the state cache is flushed and rebuilt instead), and a budget too small for the
+    DFA makes ``Compile()`` fail here, at import, not a later ``Match``. ``tests/security/
+    test_scan_prefilters.py`` holds every set pass to the slow path's answer.
+    """
+
+    __slots__ = ("_set", "_index", "_ascii_only")
+
+    def __init__(self, exprs: list[Any]) -> None:
+        self._set = re2.Set.SearchSet(_RE2_OPTIONS)
+        self._index: dict[int, int] = {}
+        self._ascii_only: set[int] = set()
+        for expr in exprs:
+            if id(expr) in self._index:
+                continue
+            if isinstance(expr, _Re2Rule):
+                self._index[id(expr)] = self._set.Add(expr._rx.pattern)  # the RE2 spelling, inline flags included
+            elif isinstance(expr, _ReRule) and expr._screen is not None:
+                # an expression on ``re`` is represented by its screen, which holds for ASCII text only
+                text = ascii_superset_text(expr.pattern, expr.flags)
+                if text is not None:
+                    self._index[id(expr)] = self._set.Add(text)
+                    self._ascii_only.add(id(expr))
+        self._set.Compile()
+
+    def scan(self, text: str) -> Scanned:
+        ascii = _is_ascii(text)
+        data = _encoded(text) if ascii else _utf8(text)
+        found = frozenset(self._set.Match(data) or ())
+        if not ascii and self._ascii_only:  # screens say nothing about other text: their expressions run
+            found |= {self._index[k] for k in self._ascii_only}
+        return Scanned(text, self._index, found)
+
+
+class Scanned:
+    """One text's :class:`Prefilter` result (see there)."""
+
+    __slots__ = ("text", "_index", "_found")
+
+    def __init__(self, text: str, index: dict[int, int], found: frozenset[int]) -> None:
+        self.text = text
+        self._index = index
+        self._found = found
+
+    def may_match(self, expr: Any) -> bool:
+        i = self._index.get(id(expr))
+        return i is None or i in self._found
+
+    def search(self, expr: Any) -> Any:
+        return expr.search(self.text) if self.may_match(expr) else None
+
+    def finditer(self, expr: Any) -> Iterator[Any]:
+        return expr.finditer(self.text) if self.may_match(expr) else iter(())
+
+    def findall(self, expr: Any) -> list[Any]:
+        return expr.findall(self.text) if self.may_match(expr) else []
+
+
+_LINE_SAFE: dict[tuple[str, int], bool] = {}
+
+
+def line_screenable(expr: Any) -> bool:
+    """Whether a match of ``expr`` in one line of a text implies a match in the whole text.
+
+    True for expressions whose only assertions are word boundaries and line anchors (``^``/``$`` in
+    multi-line mode): a line is bounded by newlines or the ends of the text, where those assertions hold
+    exactly as at the ends of the line alone. False for string anchors (``\\A``, ``\\Z``, ``^``/``$``
+    without multi-line) and look-arounds, which can see past a line's ends.
+    """
+    key = (expr.pattern, expr.flags)
+    safe = _LINE_SAFE.get(key)
+    if safe is None:
+        try:
+            parsed = sre_parse.parse(expr.pattern, expr.flags & ~re.UNICODE)
+            multiline = bool(parsed.state.flags & re.MULTILINE)
+            safe = _line_safe(parsed, multiline)
+        except (re.error, RecursionError, TypeError):
+            safe = False
+        _LINE_SAFE[key] = safe
+    return safe
+
+
+_LINE_ANCHORS = {sre_parse.AT_BEGINNING, sre_parse.AT_END}
+_WORD_ANCHORS = {sre_parse.AT_BOUNDARY, sre_parse.AT_NON_BOUNDARY}
+
+
+def _line_safe(items: Any, multiline: bool) -> bool:
+    for op, av in items:
+        if op is sre_parse.AT:
+            if av in _WORD_ANCHORS or (multiline and av in _LINE_ANCHORS):
+                continue
+            return False
+        if op in (sre_parse.ASSERT, sre_parse.ASSERT_NOT, sre_parse.GROUPREF, sre_parse.GROUPREF_EXISTS):
+            return False
+        if op is sre_parse.SUBPATTERN:
+            add_flags, del_flags = av[1], av[2]
+            if add_flags & re.MULTILINE or del_flags & re.MULTILINE:
+                return False  # a scoped (?m) changes the anchors inside: not worth following
+            if not _line_safe(av[3], multiline):
+                return False
+        elif op is sre_parse.BRANCH:
+            if not all(_line_safe(b, multiline) for b in av[1]):
+                return False
+        elif op in _REPEATS:
+            if not _line_safe(av[2], multiline):
+                return False
+        elif op is getattr(sre_parse, "ATOMIC_GROUP", None):
+            if not _line_safe(av, multiline):
+                return False
+    return True
+
+
+class Screen:
+    """Per-file screen for per-line detectors: an expression that finds nothing in the whole text
+    cannot match any of its lines, so it is searched once over the text and skipped on every line.
+
+    :meth:`search` answers exactly as ``expr.search(line)`` for any whole line of the text (a
+    ``"\\n"``-separated piece); expressions whose match in a line may not be one in the text (see
+    :func:`line_screenable`) are always searched on the line itself.
+    """
+
+    __slots__ = ("_text", "_present")
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._present: dict[int, bool] = {}
+
+    def may_match(self, expr: Any) -> bool:
+        """False when ``expr`` cannot match any line of the text."""
+        key = id(expr)
+        present = self._present.get(key)
+        if present is None:
+            present = not line_screenable(expr) or expr.search(self._text) is not None
+            self._present[key] = present
+        return present
+
+    def search(self, expr: Any, line: str) -> Any:
+        return expr.search(line) if self.may_match(expr) else None
+
+    def finditer(self, expr: Any, line: str) -> Iterator[Any]:
+        return expr.finditer(line) if self.may_match(expr) else iter(())
 
 
 class _ReRule:
@@ -219,11 +420,21 @@ def ascii_superset(pattern: str, flags: int = 0) -> Any:
     matches with it under the flags in force there (found by asking ``re``, so case folding and
     Unicode classes such as ``\\s`` agree by construction). ``None`` when RE2 cannot take the result.
     """
+    text = ascii_superset_text(pattern, flags)
+    if text is None:
+        return None
+    try:
+        return re2.compile(text, _RE2_OPTIONS)._regexp
+    except re2.error:
+        return None
+
+
+def ascii_superset_text(pattern: str, flags: int = 0) -> str | None:
+    """The RE2 spelling of :func:`ascii_superset` (``None`` where it cannot be built)."""
     parsed = sre_parse.parse(pattern, flags)
     try:
-        text = _superset_seq(parsed, parsed.state, parsed.state.flags | flags)
-        return re2.compile(text, _RE2_OPTIONS)._regexp
-    except (re2.error, ValueError, RecursionError):
+        return _superset_seq(parsed, parsed.state, parsed.state.flags | flags)
+    except (ValueError, RecursionError):
         return None
 
 
@@ -303,6 +514,20 @@ _LAST: tuple[Any, bytes] = (object(), b"")
 
 def _is_ascii(text: Any) -> bool:
     return text is _LAST[0] or isinstance(text, str) and text.isascii()
+
+
+#: the same for the last non-ASCII string and its UTF-8 bytes
+_LAST_UTF8: tuple[Any, bytes] = (object(), b"")
+
+
+def _utf8(text: str) -> bytes:
+    global _LAST_UTF8
+    last = _LAST_UTF8
+    if text is last[0]:
+        return last[1]
+    data = text.encode("utf-8")
+    _LAST_UTF8 = (text, data)
+    return data
 
 
 def _encoded(text: str) -> bytes:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import functools
 import re
-import shlex
 
 from nervous.plugin.toolkit import is_credential_path, normalize_host
 
@@ -188,12 +187,107 @@ ENV_REF = rx.compile(r"\$\{?([A-Z][A-Z0-9_]{1,})\b|%([A-Z][A-Z0-9_]{2,})%|\$env:
 OPERATORS = {"|", "||", "&&", ";", "&", ";;", "|&", "(", ")", "\n"}
 
 
+#: shell tokenizing (``shell_tokens``): each character that ends a plain run of a word, and each that ends a
+#: run inside double quotes, marked as NUL in a translated copy of the line (a NUL of the line itself
+#: becomes \x01 there), so the next one is a ``str.find`` away
+_TOK_SPACE = " \t\r\n"
+_TOK_PUNCT = "|&;()<>"
+_TOK_MARK = str.maketrans({**dict.fromkeys(" \t\r\n#'\"\\|&;()<>", "\0"), "\0": "\x01"})
+_TOK_DQ_MARK = str.maketrans({'"': "\0", "\\": "\0", "\0": "\x01"})
+
+
+def shell_tokens(line: str) -> list[str]:
+    """The tokens ``shlex.shlex(line, posix=True, punctuation_chars="|&;()<>")`` gives with
+    ``whitespace_split`` and ``#`` comments; raises ``ValueError`` where shlex does (an unclosed quote,
+    a trailing escape).
+
+    Linear: plain runs are sliced between special characters found with ``str.find`` on a marked copy,
+    not read character by character through a stream as shlex does (about 5x slower).
+    """
+    marked = line.translate(_TOK_MARK)
+    dq_marked = ""
+    out: list[str] = []
+    n = len(line)
+    i = 0
+    while True:
+        while i < n and line[i] in _TOK_SPACE:
+            i += 1
+        if i >= n:
+            return out
+        ch = line[i]
+        if ch == "#":
+            j = line.find("\n", i)
+            if j < 0:
+                return out
+            i = j + 1
+            continue
+        if ch in _TOK_PUNCT:
+            j = i + 1
+            while j < n and line[j] in _TOK_PUNCT:
+                j += 1
+            out.append(line[i:j])
+            i = j
+            continue
+        # a word: plain runs, quoted parts and escapes, until whitespace, a comment or punctuation
+        parts: list[str] = []
+        quoted = False
+        while True:
+            j = marked.find("\0", i)
+            if j < 0:
+                j = n
+            if j > i:
+                parts.append(line[i:j])
+                i = j
+            if i >= n:
+                break
+            ch = line[i]
+            if ch in _TOK_SPACE or ch in _TOK_PUNCT:
+                break
+            if ch == "#":
+                j = line.find("\n", i)
+                i = n if j < 0 else j + 1
+                break
+            if ch == "\\":
+                if i + 1 >= n:
+                    raise ValueError("No escaped character")
+                parts.append(line[i + 1])
+                i += 2
+                continue
+            quoted = True
+            if ch == "'":
+                j = line.find("'", i + 1)
+                if j < 0:
+                    raise ValueError("No closing quotation")
+                parts.append(line[i + 1:j])
+                i = j + 1
+                continue
+            # double quotes: a backslash escapes only a quote or a backslash
+            if not dq_marked:
+                dq_marked = line.translate(_TOK_DQ_MARK)
+            i += 1
+            while True:
+                j = dq_marked.find("\0", i)
+                if j < 0:
+                    raise ValueError("No closing quotation")
+                parts.append(line[i:j])
+                if line[j] == '"':
+                    i = j + 1
+                    break
+                if j + 1 >= n:
+                    raise ValueError("No escaped character")
+                nxt = line[j + 1]
+                if nxt not in '\\"':
+                    parts.append("\\")
+                parts.append(nxt)
+                i = j + 2
+        token = "".join(parts)
+        if token or quoted:
+            out.append(token)
+
+
 def _tokens(line: str) -> list[str]:
     try:
-        lex = shlex.shlex(line, posix=True, punctuation_chars="|&;()<>")
-        lex.whitespace_split = True
-        lex.commenters = "#"
-        return list(lex)
+        return shell_tokens(line)
     except ValueError:
         return line.split()
 
@@ -329,6 +423,33 @@ def looks_like_command(text: str, extra: frozenset[str] | set[str] = frozenset()
     return word in KNOWN_COMMANDS or word in extra or (word.startswith("./") and len(word) > 2)
 
 
+_CRONTAB_PIPE = rx.compile(r"(?i)\|\s*(?:sudo\s+)?crontab\b")
+_TLS_TOOL = rx.compile(r"(?i)\b(curl|wget|git|pip|npm|export|node|set)\b")
+_HTTP_TOOL = rx.compile(r"(?i)\b(curl|wget|http|xh|nc|ncat)\b")
+_RAW_SOCKET = rx.compile(r"(?i)(?:\|\s*(?:nc|ncat|netcat|socat)\b[^\n|]*\s(?:\d{1,3}(?:\.\d{1,3}){3}|[a-z][\w.-]*\.[a-z]{2,})\s+\d+|"
+                         r"\b(?:nc|ncat|netcat)\b[^\n|<]*\s\d+\s*<\s*\S+|>\s*/dev/tcp/)")
+_WRITES = rx.compile(r">>?|\btee\b|\b(?:cp|mv|ln|install|cat\s*>|echo|printf|git\s+config|chmod)\b")
+_ENV_FILE_READ = rx.compile(r"(?i)\b(?:cat|source|\.|grep|head|tail|less|more|export|cp|base64|xargs|read)\b")
+_ECHO_SECRET = rx.compile(r"(?i)\b(?:echo|printf|print|console\.log)\s+[^\n|>]*\$\{?[A-Z_]*(?:KEY|TOKEN|SECRET|PASSW)")
+_CHMOD_OPEN = rx.compile(r"(?i)\bchmod\s+(?:-[a-zA-Z]+\s+)*(?:0?777|0?666|a\+w|o\+w|ugo\+w|a\+rwx|o\+rwx)\s+(\S+)")
+_SCHEDULE = rx.compile(r"(?i)\bcrontab\s+(?!-l\b)|\bsystemctl\s+(?:--user\s+)?enable\b|\blaunchctl\s+(?:load|bootstrap|submit)\b"
+                       r"|\bschtasks\s+/create\b|\breg\s+add\s+[^\n]*\\Run\b|\bat\s+now\b|\bNew-ScheduledTask")
+_DOTENV = rx.compile(r"(?i)(?:^|[^\w.-])\.env(?:\.[\w-]+)?(?=$|[\s'\"`;|)])")
+_CRED_PATH = rx.compile(r"(?:~|\$HOME|\$\{HOME\}|/home/\w+|/Users/\w+|/root)?/?[\w./-]*(?:\.ssh|\.aws|\.gnupg|"
+                        r"\.kube|\.docker|\.netrc|\.npmrc|\.pypirc|\.git-credentials|\.azure|gcloud|Keychains|"
+                        r"Login Data|logins\.json|key[34]\.db|wallet\.dat|\.openclaw|\.clawdbot|id_rsa|id_ed25519|"
+                        r"/etc/shadow|Chrome/[\w ]+/Cookies|Firefox/Profiles/\S+/cookies\.sqlite)[\w./-]*")
+_QUIETED = rx.compile(r">\s*/dev/null|\|\s*(?:base64|sha|md5|wc|grep|cut|head|tr|jq|cat|openssl|gh|docker|kubectl)")
+_PASSWORD_ARG = rx.compile(r"(?i)--password[= ]['\"]?(?!\$|\{|<|\*|x{3})[^\s'\"]{3,}")
+_REDIRECT = rx.compile(r"(?<![<>&0-9])(?:\d?>>?|&>>?)\s*([^\s;&|<>]+)")
+#: the expressions :func:`analyze_line` searches over the whole line, tried in one RE2 set pass first
+_LINE_RULES = rx.Prefilter([_CRONTAB_PIPE, PIPE_TO_SHELL, ENCODED_TO_SHELL, REVERSE_SHELL, CATASTROPHIC,
+                            DISABLE_SECURITY, TLS_OFF, _TLS_TOOL, UPLOAD, CMD_OUTPUT_IN_REQUEST, _HTTP_TOOL,
+                            _RAW_SOCKET, SECRET_STORE_CMDS, PASSWORD_DIALOG, ENV_DUMP, PRIV_CMD, SYSTEM_WRITE,
+                            PERSIST_PATH, _WRITES, AGENT_STATE, _SCHEDULE, _DOTENV, _ENV_FILE_READ, _CRED_PATH,
+                            ENV_REF, _ECHO_SECRET, _QUIETED, _PASSWORD_ARG, _CHMOD_OPEN, _REDIRECT])
+
+
 def analyze_line(c: Collector, file: str, lineno: int, raw: str, *, executable: bool = True,
                  quoted: bool = False, known: frozenset[str] | set[str] = frozenset()) -> None:
     """Classify one shell command line. ``executable`` false = quoted as data (rules downgraded)."""
@@ -337,17 +458,18 @@ def analyze_line(c: Collector, file: str, lineno: int, raw: str, *, executable: 
         return
     line = rx.sub(r"^(?:\$|>|%|PS [^>]*>)\s+", "", line)
     low = line.lower()
+    sc = _LINE_RULES.scan(line)
     act = None if executable and not quoted else "review"
 
     # --- shapes that matter whatever the tokenizer makes of the line
     # text echoed into a crontab or a shell start-up file is code that runs later, not data
-    persisted = bool(rx.search(r"(?i)\|\s*(?:sudo\s+)?crontab\b", line)) or bool(
+    persisted = bool(sc.search(_CRONTAB_PIPE)) or bool(
         rx.search(r"(?:>>?|\btee\s+(?:-a\s+)?)\s*['\"]?\S*$", line.split("#")[0]) and PERSIST_PATH.search(line))
 
     def shape_action(m: re.Match[str]) -> str | None:
         return "review" if in_data_string(line, m.start()) and not persisted else act
 
-    m = PIPE_TO_SHELL.search(line) if ("|" in line or "<(" in line or "$(" in line or "iex" in low
+    m = sc.search(PIPE_TO_SHELL) if ("|" in line or "<(" in line or "$(" in line or "iex" in low
                                         or "python" in low or "-e" in low or "-command" in low or "://" in line
                                         or "/dev/stdin" in low or "`" in line) else None
     if m:
@@ -358,37 +480,37 @@ def analyze_line(c: Collector, file: str, lineno: int, raw: str, *, executable: 
               hosts=hosts, urls=urls, alt=which_alternative(PIPE_TO_SHELL, m))
         c.fact("download_exec", file, lineno)
         c.tier("curl", "DANGEROUS")
-    m = ENCODED_TO_SHELL.search(line) if ("base64" in low or "-e" in low or "xxd" in low or (
+    m = sc.search(ENCODED_TO_SHELL) if ("base64" in low or "-e" in low or "xxd" in low or (
         line.count("|") >= 2 and ("echo" in low or "printf" in low))) else None
     if m:
         c.hit("NV-EXEC-002", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1,
               action=shape_action(m))
         c.fact("encoded_exec", file, lineno)
-    m = REVERSE_SHELL.search(line) if any(w in low for w in ("/dev/", "-i", "nc", "socat", "mkfifo", "pty",
+    m = sc.search(REVERSE_SHELL) if any(w in low for w in ("/dev/", "-i", "nc", "socat", "mkfifo", "pty",
                                                               "dup2", "tcpclient", "fsockopen", "socket", "/inet/",
                                                               "telnet")) else None
     if m:
         c.hit("NV-EXEC-005", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1,
               action=shape_action(m))
         c.tag("network:*", file, lineno)
-    m = CATASTROPHIC.search(line) if any(w in low for w in ("rm", "mkfs", "dd", ":(", "format", "del ",
+    m = sc.search(CATASTROPHIC) if any(w in low for w in ("rm", "mkfs", "dd", ":(", "format", "del ",
                                                               "remove-item", "/dev/")) else None
     if m:
         c.hit("NV-DESTR-001", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1,
               action=shape_action(m))
         c.tag("delete:/", file, lineno)
-    m = DISABLE_SECURITY.search(line) if any(w in low for w in ("xattr", "spctl", "setenforce", "csrutil", "mppref",
+    m = sc.search(DISABLE_SECURITY) if any(w in low for w in ("xattr", "spctl", "setenforce", "csrutil", "mppref",
                                                                   "ufw", "systemctl", "executionpolicy",
                                                                   "defaults", "netsh")) else None
     if m:
         alt = which_alternative(DISABLE_SECURITY, m)
         c.hit("NV-PRIV-002", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1,
               action=shape_action(m), alt=alt, quarantine=alt == 0)
-    m = TLS_OFF.search(line)
-    if m and rx.search(r"(?i)\b(curl|wget|git|pip|npm|export|node|set)\b", line):
+    m = sc.search(TLS_OFF)
+    if m and sc.search(_TLS_TOOL):
         c.hit("NV-NET-001", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1)
-    m = UPLOAD.search(line) or CMD_OUTPUT_IN_REQUEST.search(line)
-    if m and rx.search(r"(?i)\b(curl|wget|http|xh|nc|ncat)\b", line):
+    m = sc.search(UPLOAD) or sc.search(CMD_OUTPUT_IN_REQUEST)
+    if m and sc.search(_HTTP_TOOL):
         c.hit("NV-EXFIL-002", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1)
         c.flags.add("network_send")
         c.fact("network_send", file, lineno, "sh-upload")
@@ -396,14 +518,13 @@ def analyze_line(c: Collector, file: str, lineno: int, raw: str, *, executable: 
             if is_credential_path(at):
                 c.tag(f"read:file:{at}", file, lineno)
                 c.fact("harvest_send", file, lineno)
-    m = rx.search(r"(?i)(?:\|\s*(?:nc|ncat|netcat|socat)\b[^\n|]*\s(?:\d{1,3}(?:\.\d{1,3}){3}|[a-z][\w.-]*\.[a-z]{2,})\s+\d+|"
-                  r"\b(?:nc|ncat|netcat)\b[^\n|<]*\s\d+\s*<\s*\S+|>\s*/dev/tcp/)", line)
+    m = sc.search(_RAW_SOCKET)
     if m:
         c.hit("NV-EXFIL-002", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1,
               action="refuse" if act is None else None, channel="raw socket")
         c.flags.add("network_send")
         c.fact("network_send", file, lineno, "sh-raw-socket")
-    m = SECRET_STORE_CMDS.search(line)
+    m = sc.search(SECRET_STORE_CMDS)
     if m:
         store = m.group(0).split()[0].lower()
         c.tag(f"read:secret:{store}", file, lineno)
@@ -415,29 +536,29 @@ def analyze_line(c: Collector, file: str, lineno: int, raw: str, *, executable: 
                 r"(?i)\b(?:chrom\w*|safari|firefox|brave|edge|opera|vivaldi|arc|safe\s+storage|keychain|wallet)\b",
                 line[h.start():])
             c.fact("harvest_read", file, lineno, "secret-store:own-item" if own else "secret-store:keychain")
-    m = PASSWORD_DIALOG.search(line)
+    m = sc.search(PASSWORD_DIALOG)
     if m:
         c.tag("read:secret:password-dialog", file, lineno)
         c.hit("NV-CRED-001", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1,
               store="password-dialog")
         c.fact("harvest_read", file, lineno, "secret-store:password-dialog")
-    m = ENV_DUMP.search(line)
+    m = sc.search(ENV_DUMP)
     if m and not rx.search(r"(?i)\benv\s+[A-Z_]+=", line) and not rx.search(r"\|\s*grep\s+-q?\w*\s*['\"]?[A-Z_]{3,}", line):
         c.hit("NV-CRED-004", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1)
         c.fact("env_dump", file, lineno, "shell-env")
-    m = PRIV_CMD.search(line)
+    m = sc.search(PRIV_CMD)
     if m:
         c.hit("NV-PRIV-001", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1)
         c.flags.add("privileged")
-    m = SYSTEM_WRITE.search(line)
+    m = sc.search(SYSTEM_WRITE)
     if m:
         c.hit("NV-PRIV-001", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1, system_write=True)
         c.flags.add("privileged")
-    m = PERSIST_PATH.search(line)
-    if m and rx.search(r">>?|\btee\b|\b(?:cp|mv|ln|install|cat\s*>|echo|printf|git\s+config|chmod)\b", line):
+    m = sc.search(PERSIST_PATH)
+    if m and sc.search(_WRITES):
         c.hit("NV-PERSIST-001", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1)
         c.tag(f"write:{m.group(0)}", file, lineno)
-    m = AGENT_STATE.search(line)
+    m = sc.search(AGENT_STATE)
     if m and rx.search(r"(?:>>?\s*\S*" + re.escape(m.group(1)) + r"|\btee\s+(?:-a\s+)?\S*" + re.escape(m.group(1))
                        + r"|\b(?:cp|mv|ln|rsync|install)\s+[^\n]*" + re.escape(m.group(1)) + r"\s*$"
                        + r"|\bsed\s+-i[^\n]*" + re.escape(m.group(1)) + ")", line):
@@ -445,20 +566,15 @@ def analyze_line(c: Collector, file: str, lineno: int, raw: str, *, executable: 
               action=act, target=m.group(1))
         c.tag(f"write:{m.group(1)}", file, lineno)
         c.flags.add("persistence")
-    m = rx.search(r"(?i)\bcrontab\s+(?!-l\b)|\bsystemctl\s+(?:--user\s+)?enable\b|\blaunchctl\s+(?:load|bootstrap|submit)\b"
-                  r"|\bschtasks\s+/create\b|\breg\s+add\s+[^\n]*\\Run\b|\bat\s+now\b|\bNew-ScheduledTask", line)
+    m = sc.search(_SCHEDULE)
     if m:
         c.hit("NV-PERSIST-001", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1)
         c.flags.add("persistence")
         c.tag("write:crontab" if "cron" in m.group(0).lower() else "write:?", file, lineno)
-    if rx.search(r"(?i)(?:^|[^\w.-])\.env(?:\.[\w-]+)?(?=$|[\s'\"`;|)])", line) and rx.search(
-            r"(?i)\b(?:cat|source|\.|grep|head|tail|less|more|export|cp|base64|xargs|read)\b", line):
+    if sc.search(_DOTENV) and sc.search(_ENV_FILE_READ):
         c.tag("read:file:.env", file, lineno)
-    for word in rx.findall(r"(?:~|\$HOME|\$\{HOME\}|/home/\w+|/Users/\w+|/root)?/?[\w./-]*(?:\.ssh|\.aws|\.gnupg|"
-                           r"\.kube|\.docker|\.netrc|\.npmrc|\.pypirc|\.git-credentials|\.azure|gcloud|Keychains|"
-                           r"Login Data|logins\.json|key[34]\.db|wallet\.dat|\.openclaw|\.clawdbot|id_rsa|id_ed25519|"
-                           r"/etc/shadow|Chrome/[\w ]+/Cookies|Firefox/Profiles/\S+/cookies\.sqlite)[\w./-]*",
-                           line.replace("\\ ", " ")):
+    unescaped = line.replace("\\ ", " ")
+    for word in sc.findall(_CRED_PATH) if unescaped == line else _CRED_PATH.findall(unescaped):
         pos = line.replace("\\ ", " ").find(word)
         if is_credential_path(word) and not rx.search(r"(?i)ssh-keygen|chmod\s+[0-7]+\s|mkdir", line) \
                 and not (pos >= 0 and in_data_string(line, pos) and rx.search(r"(?i)\b(?:grep|rg|egrep|echo|printf|awk)\b", line)):
@@ -472,23 +588,24 @@ def analyze_line(c: Collector, file: str, lineno: int, raw: str, *, executable: 
             if not rx.search(r"(?i)\.env\b", word) and CONTENT_READ.search(line):
                 c.fact("harvest_read", file, lineno, "shell-path:" + credential_category(word))
             break
-    for var in ENV_REF.findall(line):
+    for var in sc.findall(ENV_REF):
         name = next(v for v in var if v)
         if name not in NOT_ENV:
             c.tag(f"read:env:{name}", file, lineno)
-    if rx.search(r"(?i)\b(?:echo|printf|print|console\.log)\s+[^\n|>]*\$\{?[A-Z_]*(?:KEY|TOKEN|SECRET|PASSW)",
-                 line) and not rx.search(r">\s*/dev/null|\|\s*(?:base64|sha|md5|wc|grep|cut|head|tr|jq|cat|openssl|gh|docker|kubectl)", line) \
-            or rx.search(r"(?i)--password[= ]['\"]?(?!\$|\{|<|\*|x{3})[^\s'\"]{3,}", line):
+    if sc.search(_ECHO_SECRET) and not sc.search(_QUIETED) \
+            or sc.search(_PASSWORD_ARG):
         c.hit("NV-CRED-003", file, lineno, snippet(line))
 
-    m = rx.search(r"(?i)\bchmod\s+(?:-[a-zA-Z]+\s+)*(?:0?777|0?666|a\+w|o\+w|ugo\+w|a\+rwx|o\+rwx)\s+(\S+)", line)
+    m = sc.search(_CHMOD_OPEN)
     if m:
         severe = bool(rx.search(r"(?i)\s-R\b|--recursive|\bsudo\b", line)) or bool(
             rx.match(r"(?:/|~|\$HOME|/etc|/usr|/var|/root|/home)(?:/|$|\s)", m.group(1) + " "))
         c.hit("NV-PRIV-003", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1,
               action="refuse" if severe and act is None else None)
-    secret_vars = [v for v in rx.findall(r"\$\{?([A-Z][A-Z0-9_]+)", _strip_headers(line)) if _is_secret_name(v)]
-    if secret_vars and rx.search(r"(?i)\b(?:curl|wget|http|xh|nc|ncat)\b", line):
+    # (a line without "$" names no variable, whatever its headers: stripping them is skipped)
+    secret_vars = [v for v in rx.findall(r"\$\{?([A-Z][A-Z0-9_]+)", _strip_headers(line)) if _is_secret_name(v)] \
+        if "$" in line else []
+    if secret_vars and sc.search(_HTTP_TOOL):
         for u in URL_RE.finditer(line):
             for v in secret_vars:
                 c.fact("secret_flow", file, lineno, f"{v}|{u.group(0)}")
@@ -512,7 +629,7 @@ def analyze_line(c: Collector, file: str, lineno: int, raw: str, *, executable: 
         _command(c, file, lineno, line, name, args, priv)
         commands = True
     if commands:  # redirections, once per line (per command would be quadratic in a long pipeline)
-        for m in rx.finditer(r"(?<![<>&0-9])(?:\d?>>?|&>>?)\s*([^\s;&|<>]+)", line):
+        for m in sc.finditer(_REDIRECT):
             target = m.group(1).strip("\"'")
             if target.startswith("&") or target in ("/dev/null", "/dev/stdout", "/dev/stderr", "-") \
                     or target.startswith("("):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import re
 from collections.abc import Iterator
@@ -74,7 +75,7 @@ def markdown_lines(text: str) -> list[Line]:
     quoted = False
     recent: list[str] = []
     for i, raw in enumerate(text.split("\n"), 1):
-        m = FENCE_RE.match(raw)
+        m = FENCE_RE.match(raw) if "``" in raw or "~~" in raw else None  # a fence has three of either
         if fence is None and m:
             fence, lang = m.group(1), m.group(2).lower()
             quoted = any(_BAD_EXAMPLE_RE.search(r) for r in recent[-3:])
@@ -140,8 +141,11 @@ def iter_urls(text: str) -> Iterator[re.Match[str]]:
 
 def ip_kind(host: str) -> str | None:
     """``public``, ``local`` or ``None`` (not an IP literal)."""
+    bare = host.strip("[]")
+    if ":" not in bare and not bare[:1].isdigit():
+        return None  # neither an IPv6 literal nor dotted digits: ``ip_address`` would refuse it
     try:
-        ip = ipaddress.ip_address(host.strip("[]"))
+        ip = ipaddress.ip_address(bare)
     except ValueError:
         return None
     if ip.is_loopback or ip.is_unspecified or ip.is_private or ip.is_link_local or ip.is_reserved:
@@ -149,23 +153,48 @@ def ip_kind(host: str) -> str | None:
     return "public"
 
 
+_SCHEME = rx.compile(r"^[a-z][a-z0-9+.-]*://")
+
+
 def host_matches(host: str, url: str, entries: tuple[str, ...]) -> str | None:
     """The list entry matching a URL: ``host`` entries by domain suffix, ``host/path`` by prefix."""
     lowered = url.lower()
-    bare = rx.sub(r"^[a-z][a-z0-9+.-]*://", "", lowered)
+    scheme = _SCHEME.match(lowered)  # anchored at the start: removing its one match is the substitution
+    bare = lowered[scheme.end():] if scheme else lowered
     bare = bare.split("@", 1)[-1] if "@" in bare.split("/", 1)[0] else bare
+    for entry, e, kind, dot_head, tail in _host_entries(entries):
+        if kind == "path":
+            if bare.startswith(e) or (dot_head in host and bare.split("/", 1)[-1].startswith(tail)):
+                return entry
+        elif kind == "word":
+            if e in host:
+                return entry
+        elif host == e or host.endswith(dot_head):
+            return entry
+    return None
+
+
+_HOST_ENTRIES: dict[int, tuple[tuple[str, ...], list[tuple[str, str, str, str, str]]]] = {}
+
+
+def _host_entries(entries: tuple[str, ...]) -> list[tuple[str, str, str, str, str]]:
+    """Each list entry lowered and split once (the lists are constants; URLs are many):
+    ``(entry, lowered, kind, "." + host part, path part)``."""
+    hit = _HOST_ENTRIES.get(id(entries))
+    if hit is not None and hit[0] is entries:
+        return hit[1]
+    out = []
     for entry in entries:
         e = entry.lower()
         if "/" in e:
-            if bare.startswith(e) or ("." + e.split("/", 1)[0] in host and bare.split("/", 1)[-1].startswith(
-                    e.split("/", 1)[1])):
-                return entry
+            head, tail = e.split("/", 1)
+            out.append((entry, e, "path", "." + head, tail))
         elif "." not in e:
-            if e in host:
-                return entry
-        elif host == e or host.endswith("." + e):
-            return entry
-    return None
+            out.append((entry, e, "word", "", ""))
+        else:
+            out.append((entry, e, "domain", "." + e, ""))
+    _HOST_ENTRIES[id(entries)] = (entries, out)
+    return out
 
 
 def which_alternative(pattern: re.Pattern[str], m: re.Match[str]) -> int:
@@ -186,7 +215,17 @@ def alternatives(pattern: re.Pattern[str]) -> list[str]:
     return _alternatives(pattern.pattern)
 
 
+@functools.lru_cache(maxsize=512)
+def _alternatives_of(src: str) -> tuple[str, ...]:
+    """The split below, once per expression (evidence is asked for the same rule expressions again and again)."""
+    return tuple(_split_alternatives(src))
+
+
 def _alternatives(src: str) -> list[str]:
+    return list(_alternatives_of(src))
+
+
+def _split_alternatives(src: str) -> list[str]:
     prefix = ""
     mm = rx.match(r"^\(\?[a-zA-Z]+\)", src)
     if mm:

@@ -1,0 +1,315 @@
+"""Train the review policy's second stage (plugins/nervous_plugins/review_policy/second_stage.json).
+
+    python benchmarks/scan_decisions.py record --corpus ../shared/data/security/corpus.tar.gz --out dev.json
+    python benchmarks/scan_decisions.py record --corpus ../shared/data/security/wild/wild.tar.gz --out wild.json
+    python benchmarks/train_second_stage.py --dev dev.json --labels ../shared/data/security/labels.jsonl \
+        --wild wild.json
+
+Inputs are scan records (every finding of every item as rule id and action, with classes and flags; never
+text). Labels: dev malicious = 1, dev benign = 0, wild = 0 except the wild items the rules refuse by two or
+more technique families or by a hard rule (likely malicious, left out of training). The model is an L2
+logistic regression fitted by a fixed number of full-batch gradient steps in plain Python (no randomness,
+items in id order, weights rounded), so the same records give a byte-identical data file.
+
+Thresholds are then chosen on the same records by a grid search: the fewest wild refusals, then the wild
+review-or-refuse target (``--wild-review-target``) reached with the fewest releases to *allow*, such that the
+dev corpus keeps refuse recall, refuse FPR and review-or-refuse recall within the floors given on the command
+line, and every self-written technique variant of the test suite keeps its expected decision (malicious
+refused, look-alikes not refused, own-purpose look-alikes allowed). ``--loso`` retrains with each malicious
+source held out and prints the held-out recall as a share of the in-sample recall; ``--frontier`` prints the
+best wild rates at lower dev refuse-recall floors, with and without the variant-suite constraint.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "plugins"))
+
+from nervous_plugins.review_policy.second_stage import (  # noqa: E402
+    FORMAT,
+    MODEL_PATH,
+    adjust,
+    family,
+    features,
+    model_from_json,
+)
+
+#: Rules whose refusal the score never lowers: the techniques of spec §9 (evidence of malice, not capability).
+HARD_RULES = (
+    "NV-EXEC-002", "NV-EXEC-004", "NV-EXEC-005", "NV-EXEC-006",  # payloads decoded or fetched and run in code
+    "NV-SUPPLY-001", "NV-SUPPLY-002", "NV-SUPPLY-003",  # fake prerequisites, scanner evasion, campaigns
+    "NV-CRED-005", "NV-EXFIL-001", "NV-EXFIL-005",  # credentials or secrets sent out
+    "NV-PI-001", "NV-PI-002",  # concealment, instruction override and claimed approval
+    "NV-OBF-001", "NV-OBF-006", "NV-OBF-007",  # hidden or encoded instructions
+    "NV-PERSIST-002",  # a memory or settings plant that bypasses confirmation (refuse only then)
+    "NV-PRIV-002", "NV-DESTR-001", "NV-LIMIT-001",
+)
+#: Rules a person always sees: never released to allow by the score.
+REVIEW_FLOOR = ("NV-LIMIT-001", "NV-SUPPLY-003b")
+
+L2 = 2.0
+STEPS = 3000
+RATE = 0.5
+GRID = tuple(round(i / 100, 2) for i in range(1, 100))
+
+
+Item = dict[str, Any]
+
+
+def from_record(rec: Mapping[str, Any]) -> Item:
+    """One scan-record entry as the trainer's item: findings ``(rule, action)``, classes, flags, rules' decision."""
+    findings = sorted({tuple(f.split(":")[:2]) for f in rec["findings"]})
+    complete = "incomplete" not in rec["flags"]
+    return {"findings": findings, "classes": sorted(rec["classes"]), "flags": sorted(rec["flags"]),
+            "complete": complete, "rules_decision": rules_decision(findings, complete)}
+
+
+def rules_decision(findings: Iterable[tuple[str, str]], complete: bool) -> str:
+    actions = {a for _, a in findings}
+    if "refuse" in actions:
+        return "refuse"
+    if "review" in actions or not complete:
+        return "review"
+    return "allow"
+
+
+def likely_malicious(item: Item) -> bool:
+    """Refused by a hard rule or by two or more rule families: kept out of the 'ordinary' wild negatives."""
+    refusing = {r for r, a in item["findings"] if a == "refuse"}
+    return bool(refusing & set(HARD_RULES)) or len({family(r) for r in refusing}) >= 2
+
+
+def feats_of(item: Item) -> dict[str, float]:
+    return features(item["findings"], item["classes"], item["flags"], complete=item["complete"])
+
+
+def fit(rows: list[tuple[dict[str, float], int, float]], *, l2: float = L2, steps: int = STEPS,
+        rate: float = RATE) -> tuple[dict[str, float], float]:
+    """L2 logistic regression by full-batch gradient descent; deterministic (sorted names, fixed steps)."""
+    names = sorted({k for f, _, _ in rows for k in f})
+    index = {k: i for i, k in enumerate(names)}
+    sparse = [([index[k] for k in sorted(f)], [f[k] for k in sorted(f)], y, w) for f, y, w in rows]
+    total = sum(w for *_, w in sparse) or 1.0  # no weight at all (e.g. the only source held out): all zero
+    w = [0.0] * len(names)
+    b = 0.0
+    for _ in range(steps):
+        grad = [0.0] * len(names)
+        gb = 0.0
+        for idx, vals, y, weight in sparse:
+            z = b + sum(w[i] * v for i, v in zip(idx, vals, strict=True))
+            p = 1.0 / (1.0 + math.exp(-max(-40.0, min(40.0, z))))
+            g = weight * (p - y) / total
+            gb += g
+            for i, v in zip(idx, vals, strict=True):
+                grad[i] += g * v
+        for i in range(len(w)):
+            w[i] -= rate * (grad[i] + l2 * w[i] / total)
+        b -= rate * gb
+    return {k: round(w[index[k]], 4) for k in names if round(w[index[k]], 4) != 0.0}, round(b, 4)
+
+
+def training_rows(dev: Mapping[str, Item], labels: Mapping[str, Mapping[str, Any]], wild: Mapping[str, Item],
+                  *, hold_out: str | None = None) -> tuple[list[tuple[dict[str, float], int, float]], dict[str, int]]:
+    """(features, label, weight) per item, in id order. Malicious and ordinary get equal total weight;
+    ordinary weight is split equally between dev benign and wild items."""
+    mal = [i for i in sorted(dev) if labels[i]["label"] == "malicious" and labels[i].get("source") != hold_out]
+    ben = [i for i in sorted(dev) if labels[i]["label"] == "benign"]
+    wil = [i for i in sorted(wild) if not likely_malicious(wild[i])]
+    rows = [(feats_of(dev[i]), 1, 1.0) for i in mal]
+    half = len(mal) / 2
+    if ben and wil:
+        rows += [(feats_of(dev[i]), 0, half / len(ben)) for i in ben]
+        rows += [(feats_of(wild[i]), 0, half / len(wil)) for i in wil]
+    else:
+        rows += [(feats_of(it), 0, 2 * half / len(ben + wil)) for it in [dev[i] for i in ben] + [wild[i] for i in wil]]
+    return rows, {"malicious": len(mal), "benign": len(ben), "wild": len(wil),
+                  "wild_left_out": len(wild) - len(wil)}
+
+
+def decide_all(model_doc: Mapping[str, Any], items: Mapping[str, Item]) -> dict[str, str]:
+    model = model_from_json(model_doc)
+    return {i: adjust(it["rules_decision"], it["findings"], it["classes"], it["flags"], complete=it["complete"],
+                      model=model).decision for i, it in items.items()}
+
+
+def choose_thresholds(doc: dict[str, Any], dev: Mapping[str, Item], labels: Mapping[str, Mapping[str, Any]],
+                      wild: Mapping[str, Item], variants: Mapping[str, Item], floors: Mapping[str, float]) -> dict[str, Any]:
+    """Exhaustive search over the grid. Each threshold acts on its own group of items (the rules' refusals,
+    reviews and allows), so each item's decision is computed once per value of its own threshold."""
+    everything = {**{f"dev:{i}": v for i, v in dev.items()}, **{f"wild:{i}": v for i, v in wild.items()},
+                  **{f"var:{i}": v for i, v in variants.items()}}
+    n_mal = sum(labels[i]["label"] == "malicious" for i in dev)
+    n_ben = len(dev) - n_mal
+    groups = {"refuse": "refuse", "review": "review", "allow": "raise"}
+    values = {"refuse": (0.0, *GRID), "review": (0.0, *GRID), "raise": (*GRID, 1.01)}
+    table: dict[str, dict[float, tuple[int, ...]]] = {}
+    for rules_dec, name in groups.items():
+        members = {k: v for k, v in everything.items() if v["rules_decision"] == rules_dec}
+        table[name] = {}
+        for t in values[name]:
+            th = {"refuse": 0.0, "review": 0.0, "raise": 1.01, name: t}
+            dec = decide_all({**doc, "thresholds": th}, members)
+            mal_ref = mal_rev = ben_ref = w_ref = w_rev = bad = 0
+            for k, d in dec.items():
+                src, _, i = k.partition(":")
+                if src == "dev":
+                    mal = labels[i]["label"] == "malicious"
+                    mal_ref += mal and d == "refuse"
+                    mal_rev += mal and d != "allow"
+                    ben_ref += (not mal) and d == "refuse"
+                elif src == "wild":
+                    w_ref += d == "refuse"
+                    w_rev += d != "allow"
+                else:
+                    kind = i.split(":", 1)[0]
+                    bad += (kind == "mal" and d != "refuse") or (kind == "benign" and d == "refuse") or \
+                        (kind == "allowed" and d != "allow")
+            table[name][t] = (mal_ref, mal_rev, ben_ref, w_ref, w_rev, bad)
+    best: tuple[Any, ...] | None = None
+    for t_ref, a in table["refuse"].items():
+        for t_rev, b in table["review"].items():
+            for t_raise, c in table["raise"].items():
+                mal_ref, mal_rev, ben_ref, w_ref, w_rev, bad = (x + y + z for x, y, z in zip(a, b, c, strict=True))
+                if bad or mal_ref < floors["refuse_recall"] * n_mal - 1e-9 or \
+                        ben_ref > floors["refuse_fpr"] * n_ben + 1e-9 or mal_rev < floors["review_recall"] * n_mal - 1e-9:
+                    continue
+                # fewest wild refusals; then meet the review-or-refuse target with the fewest releases
+                # (the lowest review threshold), which leaves the most margin on sources not seen in training
+                key = (w_ref, max(0, w_rev - floors.get("wild_review", 1.0) * len(wild)), -mal_rev, t_rev,
+                       -mal_ref, ben_ref, t_ref, -t_raise)
+                if best is None or key < best[0]:
+                    best = (key, {"refuse": t_ref, "review": t_rev, "raise": t_raise},
+                            {"refuse_recall": mal_ref / n_mal, "refuse_fpr": ben_ref / n_ben,
+                             "review_recall": mal_rev / n_mal}, w_rev)
+    if best is None:
+        raise SystemExit("no thresholds keep the dev floors and the variant suite")
+    return {"thresholds": best[1], "dev": best[2], "wild_refuse": best[0][0], "wild_review_or_refuse": best[3]}
+
+
+def record_variants() -> dict[str, Any]:
+    """Scan the self-written technique-variant suite (tests/security): ``mal:``, ``benign:`` and ``allowed:`` cases."""
+    sys.path.insert(0, str(ROOT))
+    from nervous.engines.scan.engine import scan_bundle
+    from nervous.kernel.config import Config
+    from nervous.kernel.manager import PluginManager
+    from nervous.kernel.records import ScanContext
+    from tests.security.helpers import bundle
+    from tests.security.test_technique_variants import ALLOWED, BENIGN, MALICIOUS
+
+    pm = PluginManager(Config(), autoload=False)
+    out: dict[str, Any] = {}
+    try:
+        for kind, cases in (("mal", MALICIOUS), ("benign", BENIGN), ("allowed", ALLOWED)):
+            for case in cases:
+                rep = scan_bundle(pm, bundle(case.files), ScanContext(purpose=case.purpose)).report
+                out[f"{kind}:{case.id}"] = {"findings": sorted(f"{f['rule_id']}:{f['action']}" for f in rep["findings"]),
+                                            "classes": rep["capabilities"]["classes"],
+                                            "flags": sorted(rep["capabilities"]["flags"])}
+    finally:
+        pm.close()
+    return out
+
+
+def train(dev: Mapping[str, Item], labels: Mapping[str, Mapping[str, Any]], wild: Mapping[str, Item], *,
+          steps: int = STEPS, l2: float = L2, hold_out: str | None = None) -> dict[str, Any]:
+    """The model document without thresholds (weights fitted on the records, one source left out if asked)."""
+    rows, counts = training_rows(dev, labels, wild, hold_out=hold_out)
+    weights, bias = fit(rows, steps=steps, l2=l2)
+    return {"format": FORMAT, "features": "rule:<id>:<action>, family:<prefix>, counts, class:, flag:",
+            "trained_on": counts, "l2": l2, "steps": steps, "bias": bias, "weights": weights,
+            "hard_rules": sorted(HARD_RULES), "review_floor": sorted(REVIEW_FLOOR)}
+
+
+def loso(doc: Mapping[str, Any], dev: Mapping[str, Item], labels: Mapping[str, Mapping[str, Any]],
+         wild: Mapping[str, Item], *, steps: int = STEPS, l2: float = L2) -> dict[str, Any]:
+    """Per malicious source: its recall with the shipped model (in sample) and with a model retrained
+    without it (same thresholds), at refuse and at review-or-refuse."""
+    full = decide_all(doc, dev)
+    sources = sorted({labels[i].get("source") for i in dev if labels[i]["label"] == "malicious"} - {None})
+    out: dict[str, Any] = {}
+    for src in sources:
+        mine = [i for i in sorted(dev) if labels[i]["label"] == "malicious" and labels[i].get("source") == src]
+        held_doc = {**train(dev, labels, wild, steps=steps, l2=l2, hold_out=src), "thresholds": doc["thresholds"]}
+        held = decide_all(held_doc, {i: dev[i] for i in mine})
+        row: dict[str, Any] = {"items": len(mine)}
+        for level, caught in (("refuse", lambda d: d == "refuse"), ("review_or_refuse", lambda d: d != "allow")):
+            inside = sum(caught(full[i]) for i in mine)
+            kept = sum(caught(held[i]) for i in mine)
+            row[level] = {"in_sample": inside / len(mine), "held_out": kept / len(mine),
+                          "kept": kept / inside if inside else 1.0}
+        out[src] = row
+    return out
+
+
+def frontier(doc: Mapping[str, Any], dev: Mapping[str, Item], labels: Mapping[str, Mapping[str, Any]],
+             wild: Mapping[str, Item], variants: Mapping[str, Item], floors: Mapping[str, float]) -> list[dict[str, Any]]:
+    """The best wild rates at each dev refuse-recall floor, with and without the variant-suite constraint."""
+    out = []
+    for with_variants in (True, False):
+        for floor in (0.34, 0.33, 0.32, 0.31, 0.30, 0.28, 0.25):
+            try:
+                c = choose_thresholds(dict(doc), dev, labels, wild, variants if with_variants else {},
+                                      {**floors, "refuse_recall": floor})
+            except SystemExit:
+                continue
+            out.append({"variant_suite": with_variants, "refuse_recall_floor": floor, **c})
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--dev", required=True, type=Path, help="scan record of the dev corpus")
+    ap.add_argument("--labels", required=True, type=Path)
+    ap.add_argument("--wild", required=True, type=Path, help="scan record of the wild sample")
+    ap.add_argument("--variants", type=Path, help="findings of the technique-variant suite as JSON "
+                                                 "(default: scan the suite's cases now, about 15 s)")
+    ap.add_argument("--out", type=Path, default=MODEL_PATH)
+    ap.add_argument("--l2", type=float, default=L2, help="L2 penalty (default %(default)s)")
+    ap.add_argument("--steps", type=int, default=STEPS, help="gradient steps (default %(default)s)")
+    ap.add_argument("--floor-refuse-recall", type=float, default=0.34)
+    ap.add_argument("--max-refuse-fpr", type=float, default=0.03)
+    ap.add_argument("--floor-review-recall", type=float, default=0.67)
+    ap.add_argument("--wild-review-target", type=float, default=0.30,
+                    help="wild review-or-refuse rate to reach with as few releases as possible")
+    ap.add_argument("--loso", action="store_true", help="also retrain with each malicious source held out")
+    ap.add_argument("--frontier", action="store_true",
+                    help="also print the best wild rates at lower dev refuse-recall floors, and without the variant suite")
+    args = ap.parse_args(argv)
+    labels = {}
+    for line in args.labels.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            rec = json.loads(line)
+            labels[rec["id"]] = rec
+    dev = {i: from_record(r) for i, r in sorted(json.loads(args.dev.read_text()).items())}
+    wild = {i: from_record(r) for i, r in sorted(json.loads(args.wild.read_text()).items())}
+    raw = json.loads(args.variants.read_text()) if args.variants else record_variants()
+    variants = {i: from_record(r) for i, r in sorted(raw.items())}
+    doc = train(dev, labels, wild, steps=args.steps, l2=args.l2)
+    floors = {"refuse_recall": args.floor_refuse_recall, "refuse_fpr": args.max_refuse_fpr,
+              "review_recall": args.floor_review_recall, "wild_review": args.wild_review_target}
+    chosen = choose_thresholds(doc, dev, labels, wild, variants, floors)
+    doc["thresholds"] = chosen["thresholds"]
+    args.out.write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    print(json.dumps({k: v for k, v in chosen.items()}, sort_keys=True))
+    if args.loso:
+        for src, row in loso(doc, dev, labels, wild, steps=args.steps, l2=args.l2).items():
+            a, b = row["refuse"], row["review_or_refuse"]
+            print(f"held out {src}: {row['items']} items; refuse in/held/kept {a['in_sample']:.1%} "
+                  f"{a['held_out']:.1%} {a['kept']:.0%}; review-or-refuse {b['in_sample']:.1%} {b['held_out']:.1%} "
+                  f"{b['kept']:.0%}")
+    if args.frontier:
+        for row in frontier(doc, dev, labels, wild, variants, floors):
+            print(json.dumps(row, sort_keys=True))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

