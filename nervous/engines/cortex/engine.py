@@ -7,11 +7,9 @@ back (spec §9.1). Reads are lock-free. Every result carries ``warnings``.
 
 from __future__ import annotations
 
-import copy
 import random
 import re
 import time
-import uuid
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -38,6 +36,19 @@ R = TypeVar("R")
 OUTCOMES = (SUCCESS, *sorted(FAILURE_OUTCOMES))
 _REGION_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 _BUSY_RETRIES = 3
+
+
+def _revision() -> str:
+    """A fresh document revision; ``uuid`` (and the ``platform`` module it loads) is imported only by writes."""
+    import uuid
+
+    return uuid.uuid4().hex
+
+
+def _deepcopy(value: Any) -> Any:
+    import copy
+
+    return copy.deepcopy(value)
 
 
 def check_region_name(region: Any) -> str:
@@ -143,7 +154,7 @@ class Cortex:
             if stamp:
                 memory.ensure_v1(doc)
                 doc.setdefault("ext_version", 1)
-                doc["revision"] = uuid.uuid4().hex
+                doc["revision"] = _revision()
             return result
 
         for attempt in range(_BUSY_RETRIES + 1):
@@ -702,12 +713,10 @@ class Cortex:
 
     def quarantine_list(self, *, now: float | None = None) -> dict[str, Any]:
         """Malformed entries set aside (§3.2), and those found now that the next change sets aside."""
-        import copy
-
         doc, warnings, _degraded = self._read()
         stored = doc.get("quarantine")
         stored = stored if isinstance(stored, list) else []
-        probe = copy.deepcopy(doc)
+        probe = _deepcopy(doc)
         self._quarantine_malformed(probe, _Tx(self._now(now)))
         raw_found = probe.get("quarantine")
         found: list[Any] = raw_found if isinstance(raw_found, list) else []
@@ -815,7 +824,7 @@ class Cortex:
 
     def import_v1(self, path_or_doc: str | Path | dict[str, Any], *, now: float | None = None) -> dict[str, Any]:
         """Import an original ``cortex.json``: copied unchanged into an empty store, else merged (§9.2)."""
-        incoming = (copy.deepcopy(path_or_doc) if isinstance(path_or_doc, dict)
+        incoming = (_deepcopy(path_or_doc) if isinstance(path_or_doc, dict)
                     else transfer.load_file(path_or_doc))
         memory.check_version(incoming)
         if not incoming:
@@ -833,9 +842,9 @@ class Cortex:
             for message in transfer.import_warnings(incoming, tx.today):
                 tx.warn(message)
             if not doc:
-                doc.update(copy.deepcopy(incoming))
+                doc.update(_deepcopy(incoming))
                 return {"mode": "copied"}
-            merged = copy.deepcopy(incoming)
+            merged = _deepcopy(incoming)
             if again:  # its counters were added the first time: never count them twice
                 merged.pop("stats", None)
                 tx.warn("this document was imported before; its stats were not added again")
@@ -843,7 +852,7 @@ class Cortex:
             self._quarantine_malformed(doc, tx)
             self._prune(doc, tx, None)
             doc.setdefault("ext_version", 1)
-            doc["revision"] = uuid.uuid4().hex
+            doc["revision"] = _revision()
             return {"mode": "merged", **counts}
 
         result, warnings = self._transaction(apply, now=now, prune=False, stamp=False)
