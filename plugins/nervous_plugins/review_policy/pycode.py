@@ -137,6 +137,7 @@ def analyze(c: Collector, file: str, source: str, *, lines_offset: int = 0) -> b
     str_vars: dict[str, str] = {}
     assigns = [n for n in nodes if isinstance(n, ast.Assign) and len(n.targets) == 1
                and isinstance(n.targets[0], ast.Name)]
+    environ_assigns = EnvironAssigns(assigns)
     # each assigned value's nodes, walked once for the three passes below (values do not nest)
     assign_subs = {id(node): walk(node.value) for node in assigns}
     for _ in range(2):  # propagate through one level of intermediate variables
@@ -207,7 +208,7 @@ def analyze(c: Collector, file: str, source: str, *, lines_offset: int = 0) -> b
                 host = "*"
             c.tag(f"network:{host}", file, ln(node))
             method = last.lower()
-            if node.args and not isinstance(node.args[0], ast.Constant) and _carries_environment(node.args[0], assigns):
+            if node.args and not isinstance(node.args[0], ast.Constant) and _carries_environment(node.args[0], environ_assigns):
                 c.flags.add("network_send")
                 c.fact("network_send", file, ln(node), "py-query")
             if last == "request" and node.args:
@@ -308,14 +309,39 @@ def analyze(c: Collector, file: str, source: str, *, lines_offset: int = 0) -> b
     return True
 
 
-def _carries_environment(node: ast.AST, assigns: list[ast.Assign]) -> bool:
+def _carries_environment(node: ast.AST, assigns: list[ast.Assign] | EnvironAssigns) -> bool:
     """The expression (a URL being built) holds the process environment, directly or through a variable."""
     text = ast.unparse(node)
     if rx.search(r"\benviron\b", text):
         return True
     names = {n.id for n in walk(node) if isinstance(n, ast.Name)}
+    if not isinstance(assigns, list):
+        return any(assigns.holds_environ(n) for n in names)
     return any(isinstance(a.targets[0], ast.Name) and a.targets[0].id in names
                and rx.search(r"\benviron\b", ast.unparse(a.value)) for a in assigns)
+
+
+class EnvironAssigns:
+    """Which variables a module assigns an expression naming ``environ`` to, asked per name.
+
+    Asking every assignment of the module for every request (as a list) is quadratic in a module of many
+    requests and assignments; this indexes the assignments by target once and remembers each answer.
+    """
+
+    def __init__(self, assigns: list[ast.Assign]) -> None:
+        self._by_name: dict[str, list[ast.Assign]] = {}
+        for a in assigns:
+            target = a.targets[0]
+            if isinstance(target, ast.Name):
+                self._by_name.setdefault(target.id, []).append(a)
+        self._known: dict[str, bool] = {}
+
+    def holds_environ(self, name: str) -> bool:
+        known = self._known.get(name)
+        if known is None:
+            known = self._known[name] = any(rx.search(r"\benviron\b", ast.unparse(a.value)) is not None
+                                            for a in self._by_name.get(name, ()))
+        return known
 
 
 AGENT_MEMORY_FILE = rx.compile(r"(?i)(?:^|/)(?:SOUL|MEMORY|AGENTS|IDENTITY|USER)\.md$")
