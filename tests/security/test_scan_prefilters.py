@@ -304,7 +304,7 @@ def test_walk_gives_ast_walks_nodes_in_its_order() -> None:
         for root in (tree, *tree.body[:20]):
             mine, reference = pycode.walk(root), list(ast.walk(root))
             assert len(mine) == len(reference)
-            assert all(a is b for a, b in zip(mine, reference))
+            assert all(a is b for a, b in zip(mine, reference, strict=True))
             checked += len(reference)
     assert checked > 100_000
 
