@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import tarfile
+from pathlib import Path
 from typing import Any
 
 from nervous.kernel.records import ScanContext, SkillBundle, SkillFile, SkillRef
@@ -36,3 +38,20 @@ def rule_ids(result: Any) -> set[str]:
 
 def actions(result: Any, rule_id: str) -> set[str]:
     return {f.action for f in result.findings if f.rule_id == rule_id}
+
+
+#: the wild sample of ordinary ClawHub skills (development data beside the checkout; tests skip without it)
+WILD = Path(__file__).resolve().parents[3] / "shared" / "data" / "security" / "wild" / "wild.tar.gz"
+
+
+def wild_items(ids: tuple[str, ...]) -> dict[str, SkillBundle]:
+    """The wild sample's items with these ids as bundles, read in memory (never written out or run)."""
+    files: dict[str, list[SkillFile]] = {i: [] for i in ids}
+    with tarfile.open(WILD, "r:gz") as tf:
+        for member in tf:
+            parts = member.name.lstrip("./").split("/", 2)
+            if member.isfile() and len(parts) == 3 and parts[0] == "items" and parts[1] in files:
+                fh = tf.extractfile(member)
+                assert fh is not None
+                files[parts[1]].append(SkillFile(parts[2], fh.read()))
+    return {i: SkillBundle(ref=SkillRef(i), files=tuple(sorted(fs, key=lambda f: f.path))) for i, fs in files.items()}

@@ -22,7 +22,6 @@ from __future__ import annotations
 import ast
 import re
 import shlex
-import tarfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -33,12 +32,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from nervous_plugins.review_policy import classifier, jscode, prose, pycode, rx, shell, text
 
-from nervous.kernel.records import ScanContext, SkillBundle, SkillFile, SkillRef
+from nervous.kernel.records import ScanContext, SkillBundle
 
-from .helpers import bundle, skill_md
+from .helpers import WILD, bundle, skill_md, wild_items
 
-ROOT = Path(__file__).resolve().parents[2]
-WILD = ROOT.parent / "shared" / "data" / "security" / "wild" / "wild.tar.gz"
 CONTEXT = ScanContext(purpose="install")
 _SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                                              HealthCheck.filter_too_much])
@@ -437,23 +434,11 @@ def test_synthetic_shapes_grow_linearly(shape: str) -> None:
 SLOW_WILD = ("wild-0610", "wild-0693", "wild-1133", "wild-1530", "wild-0015", "wild-1418", "wild-1828")
 
 
-def _wild_items(ids: tuple[str, ...]) -> dict[str, SkillBundle]:
-    files: dict[str, list[SkillFile]] = {i: [] for i in ids}
-    with tarfile.open(WILD, "r:gz") as tf:
-        for member in tf:
-            parts = member.name.lstrip("./").split("/", 2)
-            if member.isfile() and len(parts) == 3 and parts[0] == "items" and parts[1] in files:
-                fh = tf.extractfile(member)
-                assert fh is not None
-                files[parts[1]].append(SkillFile(parts[2], fh.read()))
-    return {i: SkillBundle(ref=SkillRef(i), files=tuple(sorted(fs, key=lambda f: f.path))) for i, fs in files.items()}
-
-
 @pytest.mark.skipif(not WILD.exists(), reason="the wild sample is not on this machine")
 def test_slowest_wild_items_classify_the_same_and_faster_with_shortcuts() -> None:
     """By id: each of the slowest wild items gets the same classification with every shortcut switched
     off, and all of them together take less CPU with the shortcuts than without (measured 0.6x)."""
-    items = _wild_items(SLOW_WILD)
+    items = wild_items(SLOW_WILD)
     assert all(b.files for b in items.values())
     c = classifier.Classifier()
     fast_cpu = slow_cpu = 0.0

@@ -8,9 +8,7 @@ in memory by id; only their timing and decisions are looked at, never their cont
 from __future__ import annotations
 
 import re
-import tarfile
 import time
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -18,12 +16,10 @@ from hypothesis import strategies as st
 from nervous_plugins.review_policy import classifier, rx
 
 from nervous.engines.scan.engine import scan_bundle
-from nervous.kernel.records import ScanContext, SkillBundle, SkillFile, SkillRef
+from nervous.kernel.records import ScanContext, SkillBundle
 
-from .helpers import bundle, skill_md
+from .helpers import WILD, bundle, skill_md, wild_items
 
-ROOT = Path(__file__).resolve().parents[2]
-WILD = ROOT.parent / "shared" / "data" / "security" / "wild" / "wild.tar.gz"
 CONTEXT = ScanContext(purpose="install")
 
 
@@ -174,24 +170,12 @@ def test_a_long_source_file_without_a_detector_is_cheap() -> None:
 SLOW_WILD = ("wild-0610", "wild-1133", "wild-1530", "wild-0085", "wild-1418")
 
 
-def _wild_items(ids: tuple[str, ...]) -> dict[str, SkillBundle]:
-    files: dict[str, list[SkillFile]] = {i: [] for i in ids}
-    with tarfile.open(WILD, "r:gz") as tf:
-        for member in tf:
-            parts = member.name.lstrip("./").split("/", 2)
-            if member.isfile() and len(parts) == 3 and parts[0] == "items" and parts[1] in files:
-                fh = tf.extractfile(member)
-                assert fh is not None
-                files[parts[1]].append(SkillFile(parts[2], fh.read()))
-    return {i: SkillBundle(ref=SkillRef(i), files=tuple(sorted(fs, key=lambda f: f.path))) for i, fs in files.items()}
-
-
 @pytest.mark.skipif(not WILD.exists(), reason="the wild sample is not on this machine")
 def test_slowest_wild_items_stay_bounded(nervous_pm) -> None:
     """The five slowest items of the wild sample (0.35–1.9 MB; 1.3–3.3 s of CPU each on a loaded machine
     before, wild-0610 the slowest through ``re`` on every line of its sources): few lines reach ``re``,
     each classifies within a few seconds of CPU, and a whole scan of each ends within its time limit."""
-    items = _wild_items(SLOW_WILD)
+    items = wild_items(SLOW_WILD)
     assert all(b.files for b in items.values())
     for item_id, b in items.items():
         lines = sum((f.text() or "").count("\n") for f in b.files)
