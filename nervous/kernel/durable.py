@@ -369,15 +369,20 @@ def _unlink_quietly(path: Path) -> None:
         pass
 
 
-def _write_new(path: Path, data: bytes, mode: int) -> None:
+def write_synced(fd: int, data: bytes) -> None:
+    """All of ``data`` to ``fd`` (``os.write`` may write less than asked), then flushed to the disk."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+    os.fsync(fd)
+
+
+def write_new(path: Path, data: bytes, mode: int = 0o600) -> None:
+    """A file written and fsync'd in one go, with exactly ``mode`` (created, or truncated if it exists)."""
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
     try:
         os.fchmod(fd, mode)  # the umask must not widen or narrow what we asked for
-        view = memoryview(data)
-        while view:
-            written = os.write(fd, view)
-            view = view[written:]
-        os.fsync(fd)
+        write_synced(fd, data)
     finally:
         os.close(fd)
 
@@ -407,7 +412,7 @@ def _keep_backup(path: Path, bak: Path) -> None:
             data = path.read_bytes()
         except FileNotFoundError:
             return
-        _write_new(staging, data, 0o600)
+        write_new(staging, data, 0o600)
     os.replace(staging, bak)
     # rename() between two names of one inode (a crash left ``bak`` hard-linked to ``path``) does
     # nothing and leaves ``staging`` behind: remove it so no stray temporary file remains
@@ -425,7 +430,7 @@ def atomic_write_bytes(path: Path | str, data: bytes, *, backup: bool = True, mo
         _keep_backup(path, backup_path(path))
     tmp = tmp_path(path)
     try:
-        _write_new(tmp, data, mode)
+        write_new(tmp, data, mode)
         os.replace(tmp, path)
     except BaseException:
         _unlink_quietly(tmp)
@@ -496,10 +501,7 @@ def write_user_file(path: Path | str, data: bytes, *, force: bool = False) -> Pa
         raise refuse(f"cannot write ({exc.strerror or exc})", "unwritable_path") from None
     try:
         try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view):]
-            os.fsync(fd)
+            write_synced(fd, data)
         finally:
             os.close(fd)
         if st is None:
@@ -615,7 +617,7 @@ def quarantine(path: Path | str) -> Path | None:
         stamp += 1
     staging = tmp_path(copy)
     try:
-        _write_new(staging, data, 0o600)
+        write_new(staging, data, 0o600)
         os.replace(staging, copy)
     except BaseException:
         _unlink_quietly(staging)

@@ -20,7 +20,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from ...kernel.durable import atomic_write_bytes, dumps_json, ensure_dir, fsync_dir
+from ...kernel.durable import atomic_write_bytes, dumps_json, ensure_dir, fsync_dir, write_new
 from .errors import EvolverError, io_error
 from .names import STATE_DIR, check_rel_path, resolve_in_workspace
 
@@ -153,7 +153,7 @@ class Transaction:
                 if op["op"] == "write":
                     data = self._staged_bytes(op["path"], i, last_write)
                     name = f"{i:04d}"
-                    _write_staged(files / name, data)
+                    write_new(files / name, data)  # fsync'd once; the folder after all
                     entry["staged"] = name
                     entry["mode"] = _mode_for(op["path"])
                 staged.append(entry)
@@ -176,18 +176,6 @@ class Transaction:
         if data is None:  # written, then deleted later in the same transaction
             return b""
         return data
-
-
-def _write_staged(path: Path, data: bytes) -> None:
-    """A staged copy in a fresh journal folder: written and fsync'd once (the folder is fsync'd after all)."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view):]
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def apply_journal(workspace: Path, journal: Path) -> list[str]:
