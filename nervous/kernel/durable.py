@@ -3,7 +3,8 @@
 One recipe (``specs/goals.md`` §8) shared by the ``file`` storage backend and by every engine that
 keeps its own files (the evolver's ``./.skill-evolver/``):
 
-* :class:`FileLock` -- an advisory ``O_CREAT|O_EXCL`` lock file holding ``{pid, host, ts}``, with
+* :class:`FileLock` -- an advisory lock file holding ``{pid, host, ts}``, created whole (linked
+  into place from an unnamed file where the platform allows, else ``O_CREAT|O_EXCL``), with
   stale-lock takeover (dead pid on this host, old lock from another host, unreadable and old) and a
   bounded wait ending in :class:`nervous.errors.StorageBusy`.
 * :func:`atomic_write_bytes` / :func:`atomic_write_json` -- previous version kept as ``.bak``, new
@@ -189,6 +190,56 @@ def _own_start_time() -> float | None:
     return _OWN_START[pid]
 
 
+def _create_with_contents(path: Path, data: bytes) -> bool:
+    """Create ``path`` holding ``data`` unless it exists; ``False`` when it does.
+
+    Where the platform can (Linux ``O_TMPFILE``), the bytes are written to an unnamed file that is
+    then linked into place, so the lock never exists empty: a writer killed half-way leaves nothing
+    behind, and no reader ever mistakes a holder that has not written its token yet for a dead one.
+    Elsewhere: ``O_CREAT|O_EXCL`` then write (an empty lock is judged stale after
+    :data:`UNREADABLE_LOCK_MAX_AGE`).
+    """
+    tmpfile = getattr(os, "O_TMPFILE", 0)
+    if tmpfile and _TMPFILE_WORKS.get(str(path.parent), True):
+        try:
+            fd = os.open(path.parent, os.O_WRONLY | tmpfile, 0o600)
+        except OSError as exc:
+            if exc.errno != errno.ENOENT:
+                _TMPFILE_WORKS[str(path.parent)] = False  # file system without unnamed files
+        else:
+            try:
+                _write_all(fd, data)
+                # through a folder descriptor: os.link() alone would call link(2), which does not
+                # follow the /proc symlink; linkat(2) with AT_SYMLINK_FOLLOW does
+                fds = os.open("/proc/self/fd", os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+                try:
+                    os.link(str(fd), path, src_dir_fd=fds, follow_symlinks=True)
+                finally:
+                    os.close(fds)
+                return True
+            except FileExistsError:
+                return False
+            except OSError as exc:
+                if exc.errno == errno.ENOENT and os.path.isdir("/proc/self/fd"):
+                    raise  # the folder itself went away
+                _TMPFILE_WORKS[str(path.parent)] = False  # no /proc to link through
+            finally:
+                os.close(fd)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return False
+    try:
+        _write_all(fd, data)
+    finally:
+        os.close(fd)
+    return True
+
+
+#: folders where unnamed files (``O_TMPFILE``) cannot be created or linked, learnt on first try
+_TMPFILE_WORKS: dict[str, bool] = {}
+
+
 class FileLock:
     """Exclusive access to a resource across processes (lock file) and threads (process-local lock).
 
@@ -231,15 +282,7 @@ class FileLock:
         while True:
             token = json.dumps({"pid": os.getpid(), "host": _HOST, "ts": round(time.time(), 3),
                                 "start": _own_start_time()}).encode()
-            try:
-                fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-            except FileExistsError:
-                pass
-            else:
-                try:
-                    os.write(fd, token)
-                finally:
-                    os.close(fd)
+            if _create_with_contents(self.path, token):
                 self._token = token
                 return
             attempt += 1
@@ -369,11 +412,16 @@ def _unlink_quietly(path: Path) -> None:
         pass
 
 
-def write_synced(fd: int, data: bytes) -> None:
-    """All of ``data`` to ``fd`` (``os.write`` may write less than asked), then flushed to the disk."""
+def _write_all(fd: int, data: bytes) -> None:
+    """All of ``data`` to ``fd`` (``os.write`` may write less than asked)."""
     view = memoryview(data)
     while view:
         view = view[os.write(fd, view):]
+
+
+def write_synced(fd: int, data: bytes) -> None:
+    """All of ``data`` to ``fd``, then flushed to the disk."""
+    _write_all(fd, data)
     os.fsync(fd)
 
 

@@ -217,6 +217,58 @@ def test_unreadable_lock_is_stale_only_after_a_second(tmp_path: Path) -> None:
         pass
 
 
+CHURN = """
+import sys
+from nervous.kernel.durable import FileLock
+print("ready", flush=True)
+while True:
+    with FileLock(sys.argv[1], timeout=30):
+        pass
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "O_TMPFILE") or not os.path.isdir("/proc/self/fd"),
+                    reason="locks are created whole only where unnamed files can be linked into place")
+def test_a_lock_file_never_exists_without_its_holder(tmp_path: Path) -> None:
+    """Holders killed at random points never leave an empty (unreadable) lock behind."""
+    import random
+
+    from nervous.kernel.durable import read_lock_holder
+
+    lock_path = tmp_path / "doc.json.lock"
+    rng = random.Random(20261202)
+    for _ in range(40):
+        procs = [subprocess.Popen([sys.executable, "-c", CHURN, str(lock_path)], stdout=subprocess.PIPE, text=True)
+                 for _ in range(2)]
+        for proc in procs:
+            assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
+        time.sleep(rng.uniform(0, 0.05))
+        for proc in procs:
+            stop(proc)
+        holder = read_lock_holder(lock_path)
+        assert holder is None or holder.readable, f"lock left without contents: {holder.raw!r}"
+        assert sorted(p.name for p in tmp_path.iterdir()) in ([], [lock_path.name]), "no claim files left"
+    with FileLock(lock_path, timeout=5):
+        pass
+
+
+def test_locks_work_where_unnamed_files_do_not(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delattr(os, "O_TMPFILE", raising=False)
+    lock_path = tmp_path / "x.lock"
+    with FileLock(lock_path) as lock:
+        assert json.loads(lock_path.read_text())["pid"] == os.getpid()
+        assert lock.held
+    assert not lock_path.exists()
+    holder = start_holder(lock_path)
+    try:
+        with pytest.raises(StorageBusy, match=f"pid {holder.pid}"):
+            FileLock(lock_path, timeout=0.2).acquire()
+    finally:
+        stop(holder)
+    with FileLock(lock_path, timeout=5) as lock:
+        assert lock.took_over_from == [holder.pid]
+
+
 def test_foreign_host_lock_is_stale_after_30_seconds(tmp_path: Path) -> None:
     lock_path = tmp_path / "x.lock"
     lock_path.write_text(json.dumps({"pid": 1, "host": "elsewhere.invalid", "ts": time.time() - 5}))
