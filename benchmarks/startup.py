@@ -1,6 +1,6 @@
 """Cold start-up cost of the CLI, as a ratio to the bare interpreter measured in the same run.
 
-    python benchmarks/startup.py [--runs 21] [--python PATH] [--baseline PATH]
+    python benchmarks/startup.py [--runs 21] [--python PATH] [--baseline PATH] [--floor]
 
 Prints the median wall time and the median CPU time (user + system of the child) of
 ``python -c pass``, ``nervous --version``, ``nervous plugins --json``, ``nervous perceive --json``
@@ -12,6 +12,12 @@ in — there must be none.
 ``--baseline PATH`` also times ``nervous --version`` and ``nervous perceive --json`` of another
 interpreter in the same interleaved rounds (e.g. a regular install of the main branch) and prints
 each command's time over the baseline's, a before/after ratio that one load level affects alike.
+
+``--floor`` also times, in the same rounds, what the design costs whatever the code does: the
+interpreter importing ``json``, ``pathlib`` and ``pluggy``; then ``attrs`` too; then a program
+that also builds a pluggy manager, calls one hook through it, looks for the files perceive reads
+(the user configuration, a project file up from the working directory, the cortex document) and
+prints a JSON answer. ``perceive --json`` cannot start faster than that last line.
 
 ``--python`` times another interpreter, e.g. a virtual environment with a regular (not editable)
 ``pip install .``, which is what users get: an editable install adds a path finder to *every*
@@ -47,6 +53,38 @@ pm.plugins()
 print(' '.join(sorted({m.split('.')[0] for m in sys.modules})))
 """
 
+#: the design's fixed costs of ``perceive --json`` (see ``--floor``), one program each, cumulative
+FLOOR = {
+    "floor: json pathlib pluggy": "import json, pathlib, pluggy",
+    "floor: + attrs": "import json, pathlib, pluggy, attrs",
+    "floor: + hook call, file reads": """
+import json, os, pathlib, pluggy, attrs
+spec, impl = pluggy.HookspecMarker("floor"), pluggy.HookimplMarker("floor")
+class Spec:
+    @spec(firstresult=True)
+    def answer(self, task): ...
+class Plugin:
+    @impl
+    def answer(self, task):
+        return {"ok": True, "task": task}
+pm = pluggy.PluginManager("floor")
+pm.add_hookspecs(Spec)
+pm.register(Plugin())
+home = pathlib.Path(os.environ["NERVOUS_HOME"])
+user = home / "config" / "nervous.toml"
+if user.is_file():
+    import tomllib
+    tomllib.loads(user.read_text("utf-8"))
+cwd = pathlib.Path.cwd()
+for folder in (cwd, *cwd.parents):
+    if (folder / ".nervous.toml").is_file() or (folder / "pyproject.toml").is_file():
+        break
+cortex = home / "data" / "skill-cortex" / "cortex.json"
+doc = json.loads(cortex.read_text("utf-8")) if cortex.is_file() else {}
+print(json.dumps(pm.hook.answer(task="count the words in my report"), indent=2))
+""",
+}
+
 
 def timed_all(cmds: list[list[str]], env: dict[str, str], runs: int, cwd: str) -> tuple[list[float], list[float]]:
     """Median wall and CPU time of each command; rounds interleave the commands (a load spike hits all)."""
@@ -70,6 +108,8 @@ def main() -> None:
                     help="the interpreter to time (default: this one), e.g. a venv with a regular pip install")
     ap.add_argument("--baseline", default=None,
                     help="another interpreter whose --version and perceive --json are timed in the same rounds")
+    ap.add_argument("--floor", action="store_true",
+                    help="also time the design's fixed costs (imports, a hook call, the file reads) in the same rounds")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as home:
         env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
@@ -84,6 +124,8 @@ def main() -> None:
         if args.baseline:
             for name in ("nervous --version", "nervous perceive --json"):
                 cmds[f"baseline: {name}"] = [args.baseline, *cmds[name][1:]]
+        if args.floor:
+            cmds.update({name: [py, "-c", code] for name, code in FLOOR.items()})
         clawhub = shutil.which("clawhub")
         if clawhub:
             cmds["clawhub list"] = [clawhub, "list", "--workdir", home]
@@ -107,9 +149,13 @@ def main() -> None:
         if f"baseline: {name}" in times:
             print(f"{name} / baseline: {times[name] / times['baseline: ' + name]:.2f} "
                   f"(CPU {cpus[name] / cpus['baseline: ' + name]:.2f})")
+    if args.floor:
+        last = list(FLOOR)[-1]
+        print(f"perceive --json / floor: {times['nervous perceive --json'] / times[last]:.2f} "
+              f"(CPU {cpus['nervous perceive --json'] / cpus[last]:.2f})")
     print(f"heavy modules loaded with every plugin: {', '.join(heavy) or 'none'}")
     print(f"files the commands created in the fresh NERVOUS_HOME: {', '.join(created) or 'none'}")
-    print(json.dumps({"runs": args.runs, "python": py, "baseline": args.baseline,
+    print(json.dumps({"runs": args.runs, "python": py, "baseline": args.baseline, "floor": args.floor,
                       "ms": {n: round(t * 1000, 1) for n, t in times.items()},
                       "ratio": {n: round(t / wall[0], 2) for n, t in times.items()},
                       "cpu_ms": {n: round(t * 1000, 1) for n, t in cpus.items()},
