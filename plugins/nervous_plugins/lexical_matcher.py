@@ -63,12 +63,26 @@ class LexicalMatcher:
         self.idf_power = float(merged["idf_power"])
         self.task_length_power = float(merged["task_length_power"])
         self.max_words = int(merged["max_words"])
-        self._stop = words("stopwords") | words("temporal")
-        self._related = related_terms(self.prefix) if self.related_weight else {}
+        self._stop_words: frozenset[str] | None = None
+        self._related_terms: dict[str, frozenset[str]] | None = None
         self._cache_key: Any = None
         self._compiled: _Compiled | None = None
 
     # ------------------------------------------------------------------ words
+
+    @property
+    def _stop(self) -> frozenset[str]:
+        """Words never used as terms; read on first use (a miss on an empty cortex needs none)."""
+        if self._stop_words is None:
+            self._stop_words = words("stopwords") | words("temporal")
+        return self._stop_words
+
+    @property
+    def _related(self) -> dict[str, frozenset[str]]:
+        """The related-word table (hundreds of stems), built on first use rather than with the matcher."""
+        if self._related_terms is None:
+            self._related_terms = related_terms(self.prefix) if self.related_weight else {}
+        return self._related_terms
 
     def term(self, word: str) -> str:
         base = light_stem(word)
