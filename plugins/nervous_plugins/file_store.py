@@ -22,17 +22,14 @@ import re
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nervous.errors import BadInput, NotFound, StorageError, UnsupportedVersion
 from nervous.plugin import (
     SCHEMA_VERSION,
-    Problem,
     R,
     Snapshot,
     Store,
-    StoreInfo,
-    Updated,
     check_collection,
     check_document,
     check_key,
@@ -52,6 +49,9 @@ from nervous.plugin.toolkit import (
     pid_alive,
     read_lock_holder,
 )
+
+if TYPE_CHECKING:  # write and maintenance records: loaded by the methods that return them (reads need none)
+    from nervous.plugin import Problem, StoreInfo, Updated
 
 MARKER = ".nervous-store.json"
 LOGS_DIR = "logs"
@@ -231,6 +231,8 @@ class FileStore(Store):
             if loaded.corrupt:
                 source = "its backup" if loaded.restored_from_backup else "an empty document"
                 warnings.append(f"{path}: rebuilt from {source} and replaced the corrupt file")
+        from nervous.plugin import Updated
+
         return Updated(result, tuple(warnings))
 
     @staticmethod
@@ -346,6 +348,8 @@ class FileStore(Store):
         marker = self.root / MARKER
         size += marker.stat().st_size if marker.exists() else 0
         version = self._marker_version()
+        from nervous.plugin import StoreInfo
+
         return StoreInfo("file", str(self.root), version, collections, size, logs)
 
     def _marker_version(self) -> int:
@@ -355,6 +359,8 @@ class FileStore(Store):
         return v if isinstance(v, int) else SCHEMA_VERSION
 
     def check(self) -> list[Problem]:
+        from nervous.plugin import Problem
+
         problems: list[Problem] = []
         if not self.root.exists():
             return problems  # nothing written yet: nothing can be damaged
@@ -387,6 +393,8 @@ class FileStore(Store):
         """
         import stat
 
+        from nervous.plugin import Problem
+
         removed: list[Problem] = []
         for d in self._collection_dirs():
             for dirpath, _dirs, files in os.walk(d):
@@ -412,6 +420,8 @@ class FileStore(Store):
 
     def _check_file(self, p: Path, name: str, now: float, *, is_log_dir: bool,
                     collection: str | None = None) -> list[Problem]:
+        from nervous.plugin import Problem
+
         tmp = _TMP_RE.search(name)
         if tmp:
             pid = int(tmp.group(1))
