@@ -23,7 +23,6 @@ import stat
 import threading
 import time
 from collections.abc import Callable
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -679,6 +678,8 @@ def describe_mtime(path: Path) -> str:
         t = path.stat().st_mtime
     except OSError:
         return "unknown time"
+    from datetime import UTC, datetime
+
     return datetime.fromtimestamp(t, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
