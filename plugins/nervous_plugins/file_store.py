@@ -62,11 +62,12 @@ MAX_SEGMENT = 200
 
 _PLAIN = re.compile(r"^[A-Za-z0-9._-]+$")
 _PLAIN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
-_TMP_RE = re.compile(r"\.tmp\.(\d+)$")
-_CORRUPT_RE = re.compile(r"\.corrupt-\d+$")
+# patterns of the write and maintenance paths (``re`` compiles them on first use; a read needs none)
+_TMP_RE = r"\.tmp\.(\d+)$"
+_CORRUPT_RE = r"\.corrupt-\d+$"
 #: the temporary files this store's writers make (this release and older ones): ``<file>.tmp.<pid>``
 #: and ``<file>.bak.tmp.<pid>`` next to a document (``.json``) or a log (``.jsonl``)
-_STRAY_RE = re.compile(r"^(?P<file>[^/]+\.jsonl?)(?:\.bak)?\.tmp\.(?P<pid>\d+)$")
+_STRAY_RE = r"^(?P<file>[^/]+\.jsonl?)(?:\.bak)?\.tmp\.(?P<pid>\d+)$"
 
 #: migrations of the on-disk layout: MIGRATIONS[i] upgrades a store from version i + 1 to i + 2
 MIGRATIONS: list[Callable[[Path], None]] = []
@@ -248,7 +249,7 @@ class FileStore(Store):
         except FileNotFoundError:
             return
         for name in names:
-            m = _TMP_RE.search(name)
+            m = re.search(_TMP_RE, name)
             if name.startswith(prefix) and m and not pid_alive(int(m.group(1))):
                 (path.parent / name).unlink(missing_ok=True)
 
@@ -399,7 +400,7 @@ class FileStore(Store):
         for d in self._collection_dirs():
             for dirpath, _dirs, files in os.walk(d):
                 for name in sorted(files):
-                    m = _STRAY_RE.match(name)
+                    m = re.match(_STRAY_RE, name)
                     if m is None:
                         continue
                     p = Path(dirpath) / name
@@ -422,13 +423,13 @@ class FileStore(Store):
                     collection: str | None = None) -> list[Problem]:
         from nervous.plugin import Problem
 
-        tmp = _TMP_RE.search(name)
+        tmp = re.search(_TMP_RE, name)
         if tmp:
             pid = int(tmp.group(1))
             if pid_alive(pid) and now - _mtime(p) < 600:
                 return []  # a write in progress
             return [Problem(str(p), f"stray temporary file left by interrupted writer pid {pid}; safe to delete")]
-        if _CORRUPT_RE.search(name):
+        if re.search(_CORRUPT_RE, name):
             return [Problem(str(p), "quarantined copy of a corrupt document; inspect it, then delete it")]
         if name.endswith(".lock"):
             holder = read_lock_holder(p)

@@ -26,7 +26,8 @@ from nervous.plugin.cortex import MatcherMemory, words
 
 from .lexical_words import light_stem, related_terms
 
-_WORD = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")
+#: a word of a task (a pattern: ``re`` compiles it on first use, and a miss on an empty cortex never does)
+_WORD = r"[^\W\d_]+(?:['’-][^\W\d_]+)*"
 
 DEFAULTS: dict[str, float] = {
     "threshold": 0.165,  # tuned on data/perception dev (docs/benchmarks/perception.md)
@@ -90,7 +91,7 @@ class LexicalMatcher:
 
     def terms(self, text: str) -> set[str]:
         out = set()
-        for match in _WORD.finditer(text.casefold()):
+        for match in re.finditer(_WORD, text.casefold()):
             word = match.group().replace("’", "'")
             if word.endswith("'s"):
                 word = word[:-2]
@@ -203,11 +204,11 @@ class LexicalMatcher:
         return [(r, s) for r, s in ranked[:limit] if s >= self.threshold]
 
 
-_WORD_SHAPE = re.compile(r"^[^\W\d_]+(?:-[^\W\d_]+)*$")
+_WORD_SHAPE = r"^[^\W\d_]+(?:-[^\W\d_]+)*$"
 
 
 def _valid_words(candidates: Iterable[str]) -> list[str]:
-    return [w for w in dict.fromkeys(candidates) if isinstance(w, str) and _WORD_SHAPE.match(w)]
+    return [w for w in dict.fromkeys(candidates) if isinstance(w, str) and re.match(_WORD_SHAPE, w)]
 
 
 def decode_bag(value: Any) -> dict[str, float]:

@@ -40,7 +40,8 @@ if TYPE_CHECKING:
 
 R = TypeVar("R")
 OUTCOMES = (SUCCESS, *sorted(FAILURE_OUTCOMES))
-_REGION_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+#: a region name (a pattern: ``re`` compiles it when a command names a region; ``perceive`` does not)
+_REGION_RE = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"
 _BUSY_RETRIES = 3
 
 
@@ -58,7 +59,7 @@ def _deepcopy(value: Any) -> Any:
 
 
 def check_region_name(region: Any) -> str:
-    if not isinstance(region, str) or not _REGION_RE.match(region):
+    if not isinstance(region, str) or not re.match(_REGION_RE, region):
         raise UsageError(f"invalid region name {region!r}: expected letters, digits, '.', '_' or '-' "
                          "(at most 64, kebab-case recommended, e.g. task-management)")
     return region
