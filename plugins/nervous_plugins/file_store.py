@@ -34,9 +34,9 @@ from nervous.plugin import (
     check_document,
     check_key,
     shape_validator,
+    toolkit,
 )
 from nervous.plugin.toolkit import (
-    FileLock,
     atomic_write_bytes,
     atomic_write_json,
     backup_path,
@@ -44,14 +44,15 @@ from nervous.plugin.toolkit import (
     ensure_dir,
     fsync_dir,
     load_json,
-    lock_is_stale,
     parse_object,
-    pid_alive,
-    read_lock_holder,
 )
 
 if TYPE_CHECKING:  # write and maintenance records: loaded by the methods that return them (reads need none)
     from nervous.plugin import Problem, StoreInfo, Updated
+    from nervous.plugin.toolkit import FileLock
+
+# The lock helpers are reached through ``toolkit.<name>``, which loads them on first use: a read
+# takes no lock.
 
 MARKER = ".nervous-store.json"
 LOGS_DIR = "logs"
@@ -138,7 +139,7 @@ class FileStore(Store):
         if version is None:
             # Several processes may open a brand-new store at once: decide and write under the lock,
             # re-reading there, so a marker another process just wrote is read rather than judged.
-            with FileLock(self.root / (MARKER + ".lock"), timeout=self.lock_timeout):
+            with toolkit.FileLock(self.root / (MARKER + ".lock"), timeout=self.lock_timeout):
                 version = self._read_marker(marker)
                 if version is None:
                     atomic_write_json(marker, {"schema_version": SCHEMA_VERSION}, backup=False)
@@ -149,7 +150,7 @@ class FileStore(Store):
                 f"to {SCHEMA_VERSION}); upgrade nervous. The store was not modified."
             )
         while version < SCHEMA_VERSION:
-            with FileLock(self.root / (MARKER + ".lock"), timeout=self.lock_timeout):
+            with toolkit.FileLock(self.root / (MARKER + ".lock"), timeout=self.lock_timeout):
                 MIGRATIONS[version - 1](self.root)
                 version += 1
                 atomic_write_json(marker, {"schema_version": version})
@@ -184,7 +185,7 @@ class FileStore(Store):
         return self.root / check_collection(collection)
 
     def _lock(self, path: Path) -> FileLock:
-        return FileLock(path.with_name(path.name + ".lock"), timeout=self.lock_timeout)
+        return toolkit.FileLock(path.with_name(path.name + ".lock"), timeout=self.lock_timeout)
 
     # ------------------------------------------------------------------ documents
 
@@ -250,7 +251,7 @@ class FileStore(Store):
             return
         for name in names:
             m = re.search(_TMP_RE, name)
-            if name.startswith(prefix) and m and not pid_alive(int(m.group(1))):
+            if name.startswith(prefix) and m and not toolkit.pid_alive(int(m.group(1))):
                 (path.parent / name).unlink(missing_ok=True)
 
     def delete(self, collection: str, key: str) -> bool:
@@ -412,7 +413,7 @@ class FileStore(Store):
                             continue
                         if not stat.S_ISREG(st.st_mode):
                             continue
-                        if pid_alive(pid) and time.time() - st.st_mtime < 600:
+                        if toolkit.pid_alive(pid) and time.time() - st.st_mtime < 600:
                             continue  # a write in progress (by a process that does not take our locks)
                         p.unlink(missing_ok=True)
                     removed.append(Problem(str(p), f"removed stray temporary file left by interrupted writer "
@@ -426,14 +427,14 @@ class FileStore(Store):
         tmp = re.search(_TMP_RE, name)
         if tmp:
             pid = int(tmp.group(1))
-            if pid_alive(pid) and now - _mtime(p) < 600:
+            if toolkit.pid_alive(pid) and now - _mtime(p) < 600:
                 return []  # a write in progress
             return [Problem(str(p), f"stray temporary file left by interrupted writer pid {pid}; safe to delete")]
         if re.search(_CORRUPT_RE, name):
             return [Problem(str(p), "quarantined copy of a corrupt document; inspect it, then delete it")]
         if name.endswith(".lock"):
-            holder = read_lock_holder(p)
-            if holder is not None and lock_is_stale(holder):
+            holder = toolkit.read_lock_holder(p)
+            if holder is not None and toolkit.lock_is_stale(holder):
                 return [Problem(str(p), f"stale lock left by {holder.describe()}; the next writer takes it over")]
             return []
         if is_log_dir and name.endswith(LOG_SUFFIX):
