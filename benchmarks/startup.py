@@ -17,7 +17,9 @@ each command's time over the baseline's, a before/after ratio that one load leve
 interpreter importing ``json``, ``pathlib`` and ``pluggy``; then ``attrs`` too; then a program
 that also builds a pluggy manager, calls one hook through it, looks for the files perceive reads
 (the user configuration, a project file up from the working directory, the cortex document) and
-prints a JSON answer. ``perceive --json`` cannot start faster than that last line.
+prints a JSON answer; then that program started as the commands are, ``python -m MODULE`` (``-m``
+loads ``runpy`` and ``importlib.util``), and an empty module started so. ``perceive --json`` cannot
+start faster than the ``python -m`` floor line; ``perceive --json / floor`` is over that line.
 
 ``--python`` times another interpreter, e.g. a virtual environment with a regular (not editable)
 ``pip install .``, which is what users get: an editable install adds a path finder to *every*
@@ -85,16 +87,25 @@ print(json.dumps(pm.hook.answer(task="count the words in my report"), indent=2))
 """,
 }
 
+LAST_FLOOR = list(FLOOR)[-1]
+#: the last floor program started as the commands are (``python -m``): what perceive is compared with
+M_FLOOR = "floor: the same, as python -m"
 
-def timed_all(cmds: list[list[str]], env: dict[str, str], runs: int, cwd: str) -> tuple[list[float], list[float]]:
-    """Median wall and CPU time of each command; rounds interleave the commands (a load spike hits all)."""
+
+def timed_all(cmds: list[list[str]], env: dict[str, str], runs: int, cwd: str,
+              envs: dict[int, dict[str, str]] | None = None) -> tuple[list[float], list[float]]:
+    """Median wall and CPU time of each command; rounds interleave the commands (a load spike hits all).
+
+    ``envs`` gives some commands (by index) their own environment.
+    """
     wall: list[list[float]] = [[] for _ in cmds]
     cpu: list[list[float]] = [[] for _ in cmds]
     for _ in range(runs):
         for i, cmd in enumerate(cmds):
             before = resource.getrusage(resource.RUSAGE_CHILDREN)
             t0 = time.perf_counter()
-            subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False, cwd=cwd)
+            subprocess.run(cmd, env=(envs or {}).get(i, env), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                           check=False, cwd=cwd)
             wall[i].append(time.perf_counter() - t0)
             after = resource.getrusage(resource.RUSAGE_CHILDREN)
             cpu[i].append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
@@ -111,7 +122,7 @@ def main() -> None:
     ap.add_argument("--floor", action="store_true",
                     help="also time the design's fixed costs (imports, a hook call, the file reads) in the same rounds")
     args = ap.parse_args()
-    with tempfile.TemporaryDirectory() as home:
+    with tempfile.TemporaryDirectory() as home, tempfile.TemporaryDirectory() as modules:
         env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
         env["NERVOUS_HOME"] = home
         py = args.python
@@ -124,14 +135,20 @@ def main() -> None:
         if args.baseline:
             for name in ("nervous --version", "nervous perceive --json"):
                 cmds[f"baseline: {name}"] = [args.baseline, *cmds[name][1:]]
+        floor_env = {**env, "PYTHONPATH": modules}  # the -m floor modules live outside the home
         if args.floor:
             cmds.update({name: [py, "-c", code] for name, code in FLOOR.items()})
+            Path(modules, "nervous_floor.py").write_text(FLOOR[LAST_FLOOR], encoding="utf-8")
+            Path(modules, "nervous_floor_empty.py").write_text("", encoding="utf-8")
+            cmds[M_FLOOR] = [py, "-m", "nervous_floor"]
+            cmds["python -m (an empty module)"] = [py, "-m", "nervous_floor_empty"]
+        envs = {i: floor_env for i, name in enumerate(cmds) if name in (M_FLOOR, "python -m (an empty module)")}
         clawhub = shutil.which("clawhub")
         if clawhub:
             cmds["clawhub list"] = [clawhub, "list", "--workdir", home]
-        for cmd in cmds.values():  # warm caches: bytecode, the entry-point cache
-            subprocess.run(cmd, env=env, capture_output=True, check=False, cwd=home)
-        wall, cpu = timed_all(list(cmds.values()), env, args.runs, home)
+        for i, cmd in enumerate(cmds.values()):  # warm caches: bytecode, the entry-point cache
+            subprocess.run(cmd, env=envs.get(i, env), capture_output=True, check=False, cwd=home)
+        wall, cpu = timed_all(list(cmds.values()), env, args.runs, home, envs)
         loaded = subprocess.run([py, "-c", PROBE], env=env, capture_output=True, text=True, check=True).stdout.split()
         created = sorted(str(p.relative_to(home)) for p in Path(home).rglob("*"))
     heavy = sorted(HEAVY & set(loaded))
@@ -150,9 +167,8 @@ def main() -> None:
             print(f"{name} / baseline: {times[name] / times['baseline: ' + name]:.2f} "
                   f"(CPU {cpus[name] / cpus['baseline: ' + name]:.2f})")
     if args.floor:
-        last = list(FLOOR)[-1]
-        print(f"perceive --json / floor: {times['nervous perceive --json'] / times[last]:.2f} "
-              f"(CPU {cpus['nervous perceive --json'] / cpus[last]:.2f})")
+        print(f"perceive --json / floor: {times['nervous perceive --json'] / times[M_FLOOR]:.2f} "
+              f"(CPU {cpus['nervous perceive --json'] / cpus[M_FLOOR]:.2f})")
     print(f"heavy modules loaded with every plugin: {', '.join(heavy) or 'none'}")
     print(f"files the commands created in the fresh NERVOUS_HOME: {', '.join(created) or 'none'}")
     print(json.dumps({"runs": args.runs, "python": py, "baseline": args.baseline, "floor": args.floor,
