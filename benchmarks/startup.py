@@ -18,8 +18,10 @@ interpreter importing ``json``, ``pathlib`` and ``pluggy``; then ``attrs`` too; 
 that also builds a pluggy manager, calls one hook through it, looks for the files perceive reads
 (the user configuration, a project file up from the working directory, the cortex document) and
 prints a JSON answer; then that program started as the commands are, ``python -m MODULE`` (``-m``
-loads ``runpy`` and ``importlib.util``), and an empty module started so. ``perceive --json`` cannot
-start faster than the ``python -m`` floor line; ``perceive --json / floor`` is over that line.
+loads ``runpy`` and ``importlib.util``); then the same ending as the launcher's fast command lines
+end, with ``gc.freeze()`` (the last collections at exit skip what the imports made); and an empty
+module started with ``-m``. ``perceive --json`` cannot start faster than the frozen ``python -m``
+floor line; ``perceive --json / floor`` is over that line.
 
 ``--python`` times another interpreter, e.g. a virtual environment with a regular (not editable)
 ``pip install .``, which is what users get: an editable install adds a path finder to *every*
@@ -88,8 +90,9 @@ print(json.dumps(pm.hook.answer(task="count the words in my report"), indent=2))
 }
 
 LAST_FLOOR = list(FLOOR)[-1]
-#: the last floor program started as the commands are (``python -m``): what perceive is compared with
-M_FLOOR = "floor: the same, as python -m"
+#: the last floor program started as the commands are (``python -m``) and ending as the launcher's fast
+#: command lines end (``gc.freeze()``): what perceive is compared with
+M_FLOOR = "floor: the same, frozen before exit"
 
 
 def timed_all(cmds: list[list[str]], env: dict[str, str], runs: int, cwd: str,
@@ -139,10 +142,13 @@ def main() -> None:
         if args.floor:
             cmds.update({name: [py, "-c", code] for name, code in FLOOR.items()})
             Path(modules, "nervous_floor.py").write_text(FLOOR[LAST_FLOOR], encoding="utf-8")
+            Path(modules, "nervous_floor_frozen.py").write_text(FLOOR[LAST_FLOOR] + "import gc\ngc.freeze()\n",
+                                                                encoding="utf-8")
             Path(modules, "nervous_floor_empty.py").write_text("", encoding="utf-8")
-            cmds[M_FLOOR] = [py, "-m", "nervous_floor"]
+            cmds["floor: the same, as python -m"] = [py, "-m", "nervous_floor"]
+            cmds[M_FLOOR] = [py, "-m", "nervous_floor_frozen"]
             cmds["python -m (an empty module)"] = [py, "-m", "nervous_floor_empty"]
-        envs = {i: floor_env for i, name in enumerate(cmds) if name in (M_FLOOR, "python -m (an empty module)")}
+        envs = {i: floor_env for i, c in enumerate(cmds.values()) if c[1] == "-m" and c[2].startswith("nervous_floor")}
         clawhub = shutil.which("clawhub")
         if clawhub:
             cmds["clawhub list"] = [clawhub, "list", "--workdir", home]
