@@ -7,7 +7,10 @@ warm-up run first, as in ``benchmarks/startup.py``) that does what the launcher 
 ``perceive TASK --json``, reading the process CPU clock between phases: the imports any design
 pays (``json``, ``pathlib``, pluggy, attrs), then nervous's own imports, loading the configuration,
 building the plugin manager, resolving the selection, opening the store, reading the memory,
-creating the matcher, the perception and its JSON. It prints each phase's median and share, the
+creating the matcher, the perception and its JSON, then what the installed launcher does before
+exit (``gc.freeze()`` where it has ``_before_exit``); the CPU time the process used outside the program (interpreter
+start and exit) is the rusage of the child less the clock at the end. It prints each phase's median
+and share, the
 attrs record classes that exist at the end (each compiled its generated methods) and the modules
 loaded beyond the design's fixed imports. ``--baseline PATH`` runs another interpreter (a regular
 install of the code before) in the same rounds, alternating, and prints its phases beside.
@@ -19,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -64,8 +68,12 @@ records = sorted({f"{c.__module__}.{c.__qualname__}" for m in list(sys.modules.v
                   for c in vars(m).values() if isinstance(c, type) and attrs.has(c)
                   and c.__module__ == m.__name__})
 phases = {b: (y - x) * 1000 for (_, x), (b, y) in zip(marks, marks[1:])}
-print(json.dumps({"phases": phases, "records": records,
+print(json.dumps({"phases": phases, "records": records, "end": clock() * 1000,
                   "extra": sorted(m for m in set(sys.modules) - fixed)}))
+sys.stdout.flush()
+import nervous.frontends.launch as launch
+if hasattr(launch, "_before_exit"):
+    launch._before_exit()  # what the launcher does once it has answered (nothing before it did)
 """
 
 TASK = "count the words in my report"
@@ -85,10 +93,15 @@ def main() -> None:
         env["NERVOUS_HOME"] = home
         for i in range(args.runs + 1):
             for py in pythons:
+                before = resource.getrusage(resource.RUSAGE_CHILDREN)
                 out = subprocess.run([py, "-c", probe], env=env, cwd=home, capture_output=True, text=True,
                                      check=True).stdout
+                after = resource.getrusage(resource.RUSAGE_CHILDREN)
                 if i:  # the first round warms the bytecode and the entry-point cache
-                    runs[py].append(json.loads(out))
+                    row = json.loads(out)
+                    used = (after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime) * 1000
+                    row["phases"]["interpreter start and exit"] = used - row["end"]
+                    runs[py].append(row)
     rows = runs[args.python]
     phases = list(rows[0]["phases"])
     medians = {py: {p: statistics.median(r["phases"][p] for r in rs) for p in phases} for py, rs in runs.items()}
