@@ -8,12 +8,12 @@ warm-up run first, as in ``benchmarks/startup.py``) that does what the launcher 
 pays (``json``, ``pathlib``, pluggy, attrs), then nervous's own imports, loading the configuration,
 building the plugin manager, resolving the selection, opening the store, reading the memory,
 creating the matcher, the perception and its JSON, then what the installed launcher does before
-exit (``gc.freeze()`` where it has ``_before_exit``); the CPU time the process used outside the program (interpreter
-start and exit) is the rusage of the child less the clock at the end. It prints each phase's median
-and share, the
-attrs record classes that exist at the end (each compiled its generated methods) and the modules
-loaded beyond the design's fixed imports. ``--baseline PATH`` runs another interpreter (a regular
-install of the code before) in the same rounds, alternating, and prints its phases beside.
+exit (``gc.freeze()`` where it has ``_before_exit``). The CPU time used outside the program
+(interpreter start and exit) is the child's rusage less the clock at the end. It prints each
+phase's median and share, the attrs record classes that exist at the end (each compiled its
+generated methods) and the modules loaded beyond the design's fixed imports. ``--baseline PATH``
+runs another interpreter (a regular install of the code before) in the same rounds, alternating,
+and prints its phases beside.
 ``startup.py`` gives the ratios; this says what is in them.
 """
 
