@@ -8,8 +8,8 @@ warm-up run first, as in ``benchmarks/startup.py``) that does what the launcher 
 pays (``json``, ``pathlib``, pluggy, attrs), then nervous's own imports, loading the configuration,
 building the plugin manager, resolving the selection, opening the store, reading the memory,
 creating the matcher, the perception and its JSON, then what the installed launcher does before
-exit (``gc.freeze()`` where it has ``_before_exit``). The CPU time used outside the program
-(interpreter start and exit) is the child's rusage less the clock at the end. It prints each
+exit (``gc.freeze()`` where it has ``_before_exit``). The process CPU clock at the program's first
+line is the interpreter's start; the child's rusage less the clock at its last line is the exit. It prints each
 phase's median and share, the attrs record classes that exist at the end (each compiled its
 generated methods) and the modules loaded beyond the design's fixed imports. ``--baseline PATH``
 runs another interpreter (a regular install of the code before) in the same rounds, alternating,
@@ -68,7 +68,7 @@ records = sorted({f"{c.__module__}.{c.__qualname__}" for m in list(sys.modules.v
                   for c in vars(m).values() if isinstance(c, type) and attrs.has(c)
                   and c.__module__ == m.__name__})
 phases = {b: (y - x) * 1000 for (_, x), (b, y) in zip(marks, marks[1:])}
-print(json.dumps({"phases": phases, "records": records, "end": clock() * 1000,
+print(json.dumps({"phases": phases, "records": records, "start": marks[0][1] * 1000, "end": clock() * 1000,
                   "extra": sorted(m for m in set(sys.modules) - fixed)}))
 sys.stdout.flush()
 import nervous.frontends.launch as launch
@@ -100,7 +100,8 @@ def main() -> None:
                 if i:  # the first round warms the bytecode and the entry-point cache
                     row = json.loads(out)
                     used = (after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime) * 1000
-                    row["phases"]["interpreter start and exit"] = used - row["end"]
+                    row["phases"] = {"interpreter start (before the program)": row["start"], **row["phases"],
+                                     "exit (after the answer)": used - row["end"]}
                     runs[py].append(row)
     rows = runs[args.python]
     phases = list(rows[0]["phases"])
