@@ -24,8 +24,10 @@ from attrs import frozen
 
 from ..errors import BadInput, StorageError
 
-if TYPE_CHECKING:
-    from .store_records import Problem, StoreInfo, Updated
+if TYPE_CHECKING:  # re-exported (loaded on first use by ``__getattr__`` below)
+    from .store_records import Problem as Problem
+    from .store_records import StoreInfo as StoreInfo
+    from .store_records import Updated as Updated
 
 R = TypeVar("R")
 
