@@ -6,7 +6,8 @@ keeps its own files (the evolver's ``./.skill-evolver/``):
 * :class:`FileLock` -- an advisory lock file holding ``{pid, host, ts}``, created whole (linked
   into place from an unnamed file where the platform allows, else ``O_CREAT|O_EXCL``), with
   stale-lock takeover (dead pid on this host, old lock from another host, unreadable and old) and a
-  bounded wait ending in :class:`nervous.errors.StorageBusy`.
+  bounded wait ending in :class:`nervous.errors.StorageBusy`. It lives in :mod:`.filelock` and is
+  importable from here, loaded on first use (a read takes no lock).
 * :func:`atomic_write_bytes` / :func:`atomic_write_json` -- previous version kept as ``.bak``, new
   bytes written to ``<file>.tmp.<pid>``, fsync'd, renamed over the file, directory fsync'd. A
   reader therefore always sees either the old or the new file, whole.
