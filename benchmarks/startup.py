@@ -1,6 +1,6 @@
 """Cold start-up cost of the CLI, as a ratio to the bare interpreter measured in the same run.
 
-    python benchmarks/startup.py [--runs 21] [--python PATH] [--baseline PATH]
+    python benchmarks/startup.py [--runs 21] [--python PATH] [--baseline PATH] [--floor]
 
 Prints the median wall time and the median CPU time (user + system of the child) of
 ``python -c pass``, ``nervous --version``, ``nervous plugins --json``, ``nervous perceive --json``
@@ -12,6 +12,16 @@ in — there must be none.
 ``--baseline PATH`` also times ``nervous --version`` and ``nervous perceive --json`` of another
 interpreter in the same interleaved rounds (e.g. a regular install of the main branch) and prints
 each command's time over the baseline's, a before/after ratio that one load level affects alike.
+
+``--floor`` also times, in the same rounds, what the design costs whatever the code does: the
+interpreter importing ``json``, ``pathlib`` and ``pluggy``; then ``attrs`` too; then a program
+that also builds a pluggy manager, calls one hook through it, looks for the files perceive reads
+(the user configuration, a project file up from the working directory, the cortex document) and
+prints a JSON answer; then that program started as the commands are, ``python -m MODULE`` (``-m``
+loads ``runpy`` and ``importlib.util``); then the same ending as the launcher's fast command lines
+end, with ``gc.freeze()`` (the last collections at exit skip what the imports made); and an empty
+module started with ``-m``. ``perceive --json`` cannot start faster than the frozen ``python -m``
+floor line; ``perceive --json / floor`` is over that line.
 
 ``--python`` times another interpreter, e.g. a virtual environment with a regular (not editable)
 ``pip install .``, which is what users get: an editable install adds a path finder to *every*
@@ -47,16 +57,58 @@ pm.plugins()
 print(' '.join(sorted({m.split('.')[0] for m in sys.modules})))
 """
 
+#: the design's fixed costs of ``perceive --json`` (see ``--floor``), one program each, cumulative
+FLOOR = {
+    "floor: json pathlib pluggy": "import json, pathlib, pluggy",
+    "floor: + attrs": "import json, pathlib, pluggy, attrs",
+    "floor: + hook call, file reads": """
+import json, os, pathlib, pluggy, attrs
+spec, impl = pluggy.HookspecMarker("floor"), pluggy.HookimplMarker("floor")
+class Spec:
+    @spec(firstresult=True)
+    def answer(self, task): ...
+class Plugin:
+    @impl
+    def answer(self, task):
+        return {"ok": True, "task": task}
+pm = pluggy.PluginManager("floor")
+pm.add_hookspecs(Spec)
+pm.register(Plugin())
+home = pathlib.Path(os.environ["NERVOUS_HOME"])
+user = home / "config" / "nervous.toml"
+if user.is_file():
+    import tomllib
+    tomllib.loads(user.read_text("utf-8"))
+cwd = pathlib.Path.cwd()
+for folder in (cwd, *cwd.parents):
+    if (folder / ".nervous.toml").is_file() or (folder / "pyproject.toml").is_file():
+        break
+cortex = home / "data" / "skill-cortex" / "cortex.json"
+doc = json.loads(cortex.read_text("utf-8")) if cortex.is_file() else {}
+print(json.dumps(pm.hook.answer(task="count the words in my report"), indent=2))
+""",
+}
 
-def timed_all(cmds: list[list[str]], env: dict[str, str], runs: int, cwd: str) -> tuple[list[float], list[float]]:
-    """Median wall and CPU time of each command; rounds interleave the commands (a load spike hits all)."""
+LAST_FLOOR = list(FLOOR)[-1]
+#: the last floor program started as the commands are (``python -m``) and ending as the launcher's fast
+#: command lines end (``gc.freeze()``): what perceive is compared with
+M_FLOOR = "floor: the same, frozen before exit"
+
+
+def timed_all(cmds: list[list[str]], env: dict[str, str], runs: int, cwd: str,
+              envs: dict[int, dict[str, str]] | None = None) -> tuple[list[float], list[float]]:
+    """Median wall and CPU time of each command; rounds interleave the commands (a load spike hits all).
+
+    ``envs`` gives some commands (by index) their own environment.
+    """
     wall: list[list[float]] = [[] for _ in cmds]
     cpu: list[list[float]] = [[] for _ in cmds]
     for _ in range(runs):
         for i, cmd in enumerate(cmds):
             before = resource.getrusage(resource.RUSAGE_CHILDREN)
             t0 = time.perf_counter()
-            subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False, cwd=cwd)
+            subprocess.run(cmd, env=(envs or {}).get(i, env), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                           check=False, cwd=cwd)
             wall[i].append(time.perf_counter() - t0)
             after = resource.getrusage(resource.RUSAGE_CHILDREN)
             cpu[i].append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
@@ -70,8 +122,10 @@ def main() -> None:
                     help="the interpreter to time (default: this one), e.g. a venv with a regular pip install")
     ap.add_argument("--baseline", default=None,
                     help="another interpreter whose --version and perceive --json are timed in the same rounds")
+    ap.add_argument("--floor", action="store_true",
+                    help="also time the design's fixed costs (imports, a hook call, the file reads) in the same rounds")
     args = ap.parse_args()
-    with tempfile.TemporaryDirectory() as home:
+    with tempfile.TemporaryDirectory() as home, tempfile.TemporaryDirectory() as modules:
         env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
         env["NERVOUS_HOME"] = home
         py = args.python
@@ -84,12 +138,23 @@ def main() -> None:
         if args.baseline:
             for name in ("nervous --version", "nervous perceive --json"):
                 cmds[f"baseline: {name}"] = [args.baseline, *cmds[name][1:]]
+        floor_env = {**env, "PYTHONPATH": modules}  # the -m floor modules live outside the home
+        if args.floor:
+            cmds.update({name: [py, "-c", code] for name, code in FLOOR.items()})
+            Path(modules, "nervous_floor.py").write_text(FLOOR[LAST_FLOOR], encoding="utf-8")
+            Path(modules, "nervous_floor_frozen.py").write_text(FLOOR[LAST_FLOOR] + "import gc\ngc.freeze()\n",
+                                                                encoding="utf-8")
+            Path(modules, "nervous_floor_empty.py").write_text("", encoding="utf-8")
+            cmds["floor: the same, as python -m"] = [py, "-m", "nervous_floor"]
+            cmds[M_FLOOR] = [py, "-m", "nervous_floor_frozen"]
+            cmds["python -m (an empty module)"] = [py, "-m", "nervous_floor_empty"]
+        envs = {i: floor_env for i, c in enumerate(cmds.values()) if c[1] == "-m" and c[2].startswith("nervous_floor")}
         clawhub = shutil.which("clawhub")
         if clawhub:
             cmds["clawhub list"] = [clawhub, "list", "--workdir", home]
-        for cmd in cmds.values():  # warm caches: bytecode, the entry-point cache
-            subprocess.run(cmd, env=env, capture_output=True, check=False, cwd=home)
-        wall, cpu = timed_all(list(cmds.values()), env, args.runs, home)
+        for i, cmd in enumerate(cmds.values()):  # warm caches: bytecode, the entry-point cache
+            subprocess.run(cmd, env=envs.get(i, env), capture_output=True, check=False, cwd=home)
+        wall, cpu = timed_all(list(cmds.values()), env, args.runs, home, envs)
         loaded = subprocess.run([py, "-c", PROBE], env=env, capture_output=True, text=True, check=True).stdout.split()
         created = sorted(str(p.relative_to(home)) for p in Path(home).rglob("*"))
     heavy = sorted(HEAVY & set(loaded))
@@ -107,9 +172,12 @@ def main() -> None:
         if f"baseline: {name}" in times:
             print(f"{name} / baseline: {times[name] / times['baseline: ' + name]:.2f} "
                   f"(CPU {cpus[name] / cpus['baseline: ' + name]:.2f})")
+    if args.floor:
+        print(f"perceive --json / floor: {times['nervous perceive --json'] / times[M_FLOOR]:.2f} "
+              f"(CPU {cpus['nervous perceive --json'] / cpus[M_FLOOR]:.2f})")
     print(f"heavy modules loaded with every plugin: {', '.join(heavy) or 'none'}")
     print(f"files the commands created in the fresh NERVOUS_HOME: {', '.join(created) or 'none'}")
-    print(json.dumps({"runs": args.runs, "python": py, "baseline": args.baseline,
+    print(json.dumps({"runs": args.runs, "python": py, "baseline": args.baseline, "floor": args.floor,
                       "ms": {n: round(t * 1000, 1) for n, t in times.items()},
                       "ratio": {n: round(t / wall[0], 2) for n, t in times.items()},
                       "cpu_ms": {n: round(t * 1000, 1) for n, t in cpus.items()},

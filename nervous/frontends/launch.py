@@ -289,9 +289,8 @@ def _broken_pipe() -> int:
     return 1
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Run ``nervous`` with ``argv`` (default: the process's arguments); the exit code."""
-    args = sys.argv[1:] if argv is None else list(argv)
+def _fast(args: list[str]) -> int | None:
+    """The exit code of a command line answered here, after answering it; None for click's."""
     if _utf8(sys.stdout) and _utf8(sys.stderr) and "_NERVOUS_COMPLETE" not in os.environ:
         if args == ["--version"]:
             lines = _version_lines()
@@ -305,6 +304,31 @@ def main(argv: list[str] | None = None) -> int:
         task = _perceive_task(args)
         if task is not None:
             return _perceive_json(task)
+    return None
+
+
+def _before_exit() -> None:
+    """Leave the objects of this run to the collector's permanent generation: the process is ending.
+
+    The interpreter's last collections at exit then skip the tens of thousands of objects the
+    imports made (modules, functions, classes, code), which cost a fifth of ``perceive --json``.
+    Everything is still freed by reference counting as the modules are cleared, and ``atexit``
+    handlers still run; only reference cycles still alive at exit go uncollected, whose finalisers
+    Python does not promise to run at exit anyway. Done only when :func:`main` runs as the program.
+    """
+    import gc
+
+    gc.freeze()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run ``nervous`` with ``argv`` (default: the process's arguments); the exit code."""
+    args = sys.argv[1:] if argv is None else list(argv)
+    code = _fast(args)
+    if code is not None:
+        if argv is None:
+            _before_exit()
+        return code
     from .cli import cli
 
     return int(cli(args))

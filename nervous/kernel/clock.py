@@ -1,11 +1,14 @@
-"""Time in one place, so tests can fix it (``NERVOUS_NOW`` or :func:`set_clock`)."""
+"""Time in one place, so tests can fix it (``NERVOUS_NOW`` or :func:`set_clock`).
+
+``datetime`` is imported by the functions that format or parse (a perception that learns nothing
+never does; the module costs as much to load as a record class).
+"""
 
 from __future__ import annotations
 
 import os
 import time
 from collections.abc import Callable
-from datetime import UTC, datetime
 
 _clock: Callable[[], float] | None = None
 
@@ -33,14 +36,20 @@ def now() -> float:
 
 def utc_timestamp(t: float | None = None) -> str:
     """ISO 8601 with ``Z``, whole seconds: ``2026-03-04T18:40:11Z``."""
+    from datetime import UTC, datetime
+
     return datetime.fromtimestamp(now() if t is None else t, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def utc_date(t: float | None = None) -> str:
+    from datetime import UTC, datetime
+
     return datetime.fromtimestamp(now() if t is None else t, UTC).strftime("%Y-%m-%d")
 
 
 def parse_timestamp(text: str) -> float:
+    from datetime import UTC, datetime
+
     text = text.strip()
     if text.endswith("Z"):
         text = text[:-1] + "+00:00"

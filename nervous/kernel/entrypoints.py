@@ -58,11 +58,22 @@ def user_cache_dir() -> Path | None:
         return None
 
 
+def crc32(data: bytes) -> int:
+    """``zlib.crc32(data)``, bit by bit: naming the cache file must not load ``zlib`` (start-up).
+
+    Meant for short inputs (an interpreter's path): about forty bytes cost less than the import.
+    """
+    crc = 0xFFFFFFFF
+    for byte in data:
+        crc ^= byte
+        for _ in range(8):
+            crc = (crc >> 1) ^ (0xEDB88320 & -(crc & 1))
+    return crc ^ 0xFFFFFFFF
+
+
 def _cache_file(cache_dir: Path, group: str) -> Path:
     """One file per interpreter, so two environments sharing the folder do not evict each other."""
-    import zlib
-
-    return cache_dir / f"entry-points-{group}-{zlib.crc32(sys.executable.encode('utf-8', 'surrogateescape')):08x}.json"
+    return cache_dir / f"entry-points-{group}-{crc32(sys.executable.encode('utf-8', 'surrogateescape')):08x}.json"
 
 
 def _fingerprint(group: str) -> str:

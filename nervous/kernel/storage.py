@@ -18,11 +18,16 @@ import json
 import re
 import threading
 from collections.abc import Callable, Iterator
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from attrs import field, frozen
+from attrs import frozen
 
 from ..errors import BadInput, StorageError
+
+if TYPE_CHECKING:  # re-exported (loaded on first use by ``__getattr__`` below)
+    from .store_records import Problem as Problem
+    from .store_records import StoreInfo as StoreInfo
+    from .store_records import Updated as Updated
 
 R = TypeVar("R")
 
@@ -81,32 +86,6 @@ class Snapshot:
 
     value: dict[str, Any] | None
     warnings: tuple[str, ...] = ()
-
-
-@frozen
-class Updated(Generic[R]):
-    """The result of ``fn`` inside a committed update, and the warnings met."""
-
-    result: R
-    warnings: tuple[str, ...] = ()
-
-
-@frozen
-class StoreInfo:
-    backend: str
-    location: str
-    schema_version: int
-    collections: dict[str, int] = field(factory=dict)
-    size_bytes: int = 0
-    logs: dict[str, int] = field(factory=dict)
-
-
-@frozen
-class Problem:
-    """An integrity problem found by :meth:`Store.check`."""
-
-    where: str
-    message: str
 
 
 class Store(abc.ABC):
@@ -262,6 +241,8 @@ class MemoryStore(Store):
             result = fn(doc)
             check_document(doc, f"{collection}/{key}")
             self._docs.setdefault(collection, {})[key] = json.dumps(doc)
+            from .store_records import Updated
+
             return Updated(result)
 
     def delete(self, collection: str, key: str) -> bool:
@@ -279,6 +260,8 @@ class MemoryStore(Store):
         return entries[-limit:] if limit else entries
 
     def info(self) -> StoreInfo:
+        from .store_records import StoreInfo
+
         return StoreInfo("memory", "memory", SCHEMA_VERSION,
                          {c: len(d) for c, d in self._docs.items() if d},
                          sum(len(v) for d in self._docs.values() for v in d.values()),
@@ -286,3 +269,16 @@ class MemoryStore(Store):
 
     def check(self) -> list[Problem]:
         return []
+
+
+#: records a store returns from writes and maintenance, in :mod:`.store_records` (loaded on first use:
+#: a read needs only :class:`Snapshot`)
+_LAZY = ("Problem", "StoreInfo", "Updated")
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        from . import store_records
+
+        return getattr(store_records, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -16,9 +16,10 @@ _SOURCES: dict[str, str] = {
     # HTTP (a bounded client with retries, redirects checked, error text cleaned for terminals)
     **dict.fromkeys(["HttpClient", "HttpStatusError", "Response", "clean_error_text"], "nervous.kernel.http"),
     # durable files: atomic writes, lock files, backups
-    **dict.fromkeys(["FileLock", "atomic_write_bytes", "atomic_write_json", "backup_path", "dumps_json",
-                     "ensure_dir", "fsync_dir", "load_json", "lock_is_stale", "parse_object", "pid_alive",
-                     "read_lock_holder", "remove_stale_lock"], "nervous.kernel.durable"),
+    **dict.fromkeys(["atomic_write_bytes", "atomic_write_json", "backup_path", "dumps_json", "ensure_dir",
+                     "fsync_dir", "load_json", "parse_object"], "nervous.kernel.durable"),
+    **dict.fromkeys(["FileLock", "lock_is_stale", "pid_alive", "read_lock_holder", "remove_stale_lock"],
+                    "nervous.kernel.filelock"),
     # skill bundles: limits, safe archive and folder loading
     **dict.fromkeys(["Limits", "check_listing", "load_directory", "load_zip", "make_bundle"], "nervous.kernel.bundle"),
     # fingerprints (docs/plugins/fingerprint.md)

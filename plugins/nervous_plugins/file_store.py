@@ -22,24 +22,21 @@ import re
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nervous.errors import BadInput, NotFound, StorageError, UnsupportedVersion
 from nervous.plugin import (
     SCHEMA_VERSION,
-    Problem,
     R,
     Snapshot,
     Store,
-    StoreInfo,
-    Updated,
     check_collection,
     check_document,
     check_key,
     shape_validator,
+    toolkit,
 )
 from nervous.plugin.toolkit import (
-    FileLock,
     atomic_write_bytes,
     atomic_write_json,
     backup_path,
@@ -47,11 +44,15 @@ from nervous.plugin.toolkit import (
     ensure_dir,
     fsync_dir,
     load_json,
-    lock_is_stale,
     parse_object,
-    pid_alive,
-    read_lock_holder,
 )
+
+if TYPE_CHECKING:  # write and maintenance records: loaded by the methods that return them (reads need none)
+    from nervous.plugin import Problem, StoreInfo, Updated
+    from nervous.plugin.toolkit import FileLock
+
+# The lock helpers are reached through ``toolkit.<name>``, which loads them on first use: a read
+# takes no lock.
 
 MARKER = ".nervous-store.json"
 LOGS_DIR = "logs"
@@ -62,11 +63,12 @@ MAX_SEGMENT = 200
 
 _PLAIN = re.compile(r"^[A-Za-z0-9._-]+$")
 _PLAIN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
-_TMP_RE = re.compile(r"\.tmp\.(\d+)$")
-_CORRUPT_RE = re.compile(r"\.corrupt-\d+$")
+# patterns of the write and maintenance paths (``re`` compiles them on first use; a read needs none)
+_TMP_RE = r"\.tmp\.(\d+)$"
+_CORRUPT_RE = r"\.corrupt-\d+$"
 #: the temporary files this store's writers make (this release and older ones): ``<file>.tmp.<pid>``
 #: and ``<file>.bak.tmp.<pid>`` next to a document (``.json``) or a log (``.jsonl``)
-_STRAY_RE = re.compile(r"^(?P<file>[^/]+\.jsonl?)(?:\.bak)?\.tmp\.(?P<pid>\d+)$")
+_STRAY_RE = r"^(?P<file>[^/]+\.jsonl?)(?:\.bak)?\.tmp\.(?P<pid>\d+)$"
 
 #: migrations of the on-disk layout: MIGRATIONS[i] upgrades a store from version i + 1 to i + 2
 MIGRATIONS: list[Callable[[Path], None]] = []
@@ -137,7 +139,7 @@ class FileStore(Store):
         if version is None:
             # Several processes may open a brand-new store at once: decide and write under the lock,
             # re-reading there, so a marker another process just wrote is read rather than judged.
-            with FileLock(self.root / (MARKER + ".lock"), timeout=self.lock_timeout):
+            with toolkit.FileLock(self.root / (MARKER + ".lock"), timeout=self.lock_timeout):
                 version = self._read_marker(marker)
                 if version is None:
                     atomic_write_json(marker, {"schema_version": SCHEMA_VERSION}, backup=False)
@@ -148,7 +150,7 @@ class FileStore(Store):
                 f"to {SCHEMA_VERSION}); upgrade nervous. The store was not modified."
             )
         while version < SCHEMA_VERSION:
-            with FileLock(self.root / (MARKER + ".lock"), timeout=self.lock_timeout):
+            with toolkit.FileLock(self.root / (MARKER + ".lock"), timeout=self.lock_timeout):
                 MIGRATIONS[version - 1](self.root)
                 version += 1
                 atomic_write_json(marker, {"schema_version": version})
@@ -183,7 +185,7 @@ class FileStore(Store):
         return self.root / check_collection(collection)
 
     def _lock(self, path: Path) -> FileLock:
-        return FileLock(path.with_name(path.name + ".lock"), timeout=self.lock_timeout)
+        return toolkit.FileLock(path.with_name(path.name + ".lock"), timeout=self.lock_timeout)
 
     # ------------------------------------------------------------------ documents
 
@@ -231,6 +233,8 @@ class FileStore(Store):
             if loaded.corrupt:
                 source = "its backup" if loaded.restored_from_backup else "an empty document"
                 warnings.append(f"{path}: rebuilt from {source} and replaced the corrupt file")
+        from nervous.plugin import Updated
+
         return Updated(result, tuple(warnings))
 
     @staticmethod
@@ -246,8 +250,8 @@ class FileStore(Store):
         except FileNotFoundError:
             return
         for name in names:
-            m = _TMP_RE.search(name)
-            if name.startswith(prefix) and m and not pid_alive(int(m.group(1))):
+            m = re.search(_TMP_RE, name)
+            if name.startswith(prefix) and m and not toolkit.pid_alive(int(m.group(1))):
                 (path.parent / name).unlink(missing_ok=True)
 
     def delete(self, collection: str, key: str) -> bool:
@@ -346,6 +350,8 @@ class FileStore(Store):
         marker = self.root / MARKER
         size += marker.stat().st_size if marker.exists() else 0
         version = self._marker_version()
+        from nervous.plugin import StoreInfo
+
         return StoreInfo("file", str(self.root), version, collections, size, logs)
 
     def _marker_version(self) -> int:
@@ -355,6 +361,8 @@ class FileStore(Store):
         return v if isinstance(v, int) else SCHEMA_VERSION
 
     def check(self) -> list[Problem]:
+        from nervous.plugin import Problem
+
         problems: list[Problem] = []
         if not self.root.exists():
             return problems  # nothing written yet: nothing can be damaged
@@ -387,11 +395,13 @@ class FileStore(Store):
         """
         import stat
 
+        from nervous.plugin import Problem
+
         removed: list[Problem] = []
         for d in self._collection_dirs():
             for dirpath, _dirs, files in os.walk(d):
                 for name in sorted(files):
-                    m = _STRAY_RE.match(name)
+                    m = re.match(_STRAY_RE, name)
                     if m is None:
                         continue
                     p = Path(dirpath) / name
@@ -403,7 +413,7 @@ class FileStore(Store):
                             continue
                         if not stat.S_ISREG(st.st_mode):
                             continue
-                        if pid_alive(pid) and time.time() - st.st_mtime < 600:
+                        if toolkit.pid_alive(pid) and time.time() - st.st_mtime < 600:
                             continue  # a write in progress (by a process that does not take our locks)
                         p.unlink(missing_ok=True)
                     removed.append(Problem(str(p), f"removed stray temporary file left by interrupted writer "
@@ -412,17 +422,19 @@ class FileStore(Store):
 
     def _check_file(self, p: Path, name: str, now: float, *, is_log_dir: bool,
                     collection: str | None = None) -> list[Problem]:
-        tmp = _TMP_RE.search(name)
+        from nervous.plugin import Problem
+
+        tmp = re.search(_TMP_RE, name)
         if tmp:
             pid = int(tmp.group(1))
-            if pid_alive(pid) and now - _mtime(p) < 600:
+            if toolkit.pid_alive(pid) and now - _mtime(p) < 600:
                 return []  # a write in progress
             return [Problem(str(p), f"stray temporary file left by interrupted writer pid {pid}; safe to delete")]
-        if _CORRUPT_RE.search(name):
+        if re.search(_CORRUPT_RE, name):
             return [Problem(str(p), "quarantined copy of a corrupt document; inspect it, then delete it")]
         if name.endswith(".lock"):
-            holder = read_lock_holder(p)
-            if holder is not None and lock_is_stale(holder):
+            holder = toolkit.read_lock_holder(p)
+            if holder is not None and toolkit.lock_is_stale(holder):
                 return [Problem(str(p), f"stale lock left by {holder.describe()}; the next writer takes it over")]
             return []
         if is_log_dir and name.endswith(LOG_SUFFIX):

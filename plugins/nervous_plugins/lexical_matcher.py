@@ -26,7 +26,8 @@ from nervous.plugin.cortex import MatcherMemory, words
 
 from .lexical_words import light_stem, related_terms
 
-_WORD = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")
+#: a word of a task (a pattern: ``re`` compiles it on first use, and a miss on an empty cortex never does)
+_WORD = r"[^\W\d_]+(?:['’-][^\W\d_]+)*"
 
 DEFAULTS: dict[str, float] = {
     "threshold": 0.165,  # tuned on data/perception dev (docs/benchmarks/perception.md)
@@ -63,12 +64,26 @@ class LexicalMatcher:
         self.idf_power = float(merged["idf_power"])
         self.task_length_power = float(merged["task_length_power"])
         self.max_words = int(merged["max_words"])
-        self._stop = words("stopwords") | words("temporal")
-        self._related = related_terms(self.prefix) if self.related_weight else {}
+        self._stop_words: frozenset[str] | None = None
+        self._related_terms: dict[str, frozenset[str]] | None = None
         self._cache_key: Any = None
         self._compiled: _Compiled | None = None
 
     # ------------------------------------------------------------------ words
+
+    @property
+    def _stop(self) -> frozenset[str]:
+        """Words never used as terms; read on first use (a miss on an empty cortex needs none)."""
+        if self._stop_words is None:
+            self._stop_words = words("stopwords") | words("temporal")
+        return self._stop_words
+
+    @property
+    def _related(self) -> dict[str, frozenset[str]]:
+        """The related-word table (hundreds of stems), built on first use rather than with the matcher."""
+        if self._related_terms is None:
+            self._related_terms = related_terms(self.prefix) if self.related_weight else {}
+        return self._related_terms
 
     def term(self, word: str) -> str:
         base = light_stem(word)
@@ -76,7 +91,7 @@ class LexicalMatcher:
 
     def terms(self, text: str) -> set[str]:
         out = set()
-        for match in _WORD.finditer(text.casefold()):
+        for match in re.finditer(_WORD, text.casefold()):
             word = match.group().replace("’", "'")
             if word.endswith("'s"):
                 word = word[:-2]
@@ -189,11 +204,11 @@ class LexicalMatcher:
         return [(r, s) for r, s in ranked[:limit] if s >= self.threshold]
 
 
-_WORD_SHAPE = re.compile(r"^[^\W\d_]+(?:-[^\W\d_]+)*$")
+_WORD_SHAPE = r"^[^\W\d_]+(?:-[^\W\d_]+)*$"
 
 
 def _valid_words(candidates: Iterable[str]) -> list[str]:
-    return [w for w in dict.fromkeys(candidates) if isinstance(w, str) and _WORD_SHAPE.match(w)]
+    return [w for w in dict.fromkeys(candidates) if isinstance(w, str) and re.match(_WORD_SHAPE, w)]
 
 
 def decode_bag(value: Any) -> dict[str, float]:

@@ -12,9 +12,10 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-_VOWEL = re.compile(r"[aeiouy]")
+# patterns, not compiled objects: ``re`` compiles them on first use (a miss on an empty cortex stems nothing)
+_VOWEL = r"[aeiouy]"
 #: a doubled final consonant left by ``-ing``/``-ed`` (``planned`` → ``plan``); not l, s, z
-_DOUBLED = re.compile(r"([bdfgkmnprt])\1$")
+_DOUBLED = r"([bdfgkmnprt])\1$"
 #: words whose final ``s`` is not a plural
 _KEEP_S = frozenset({"news", "series", "species", "lens", "always", "perhaps", "whereas", "sometimes"})
 #: (suffix, replacement, letters that must remain), first match wins; applied at most twice
@@ -40,12 +41,12 @@ def _inflection(word: str) -> str:
         word = word[:-1]
     for suffix in ("ing", "ed"):
         base = word[: -len(suffix)]
-        if word.endswith(suffix) and len(base) >= 3 and _VOWEL.search(base):
+        if word.endswith(suffix) and len(base) >= 3 and re.search(_VOWEL, base):
             if base.endswith("i"):
                 base = base[:-1] + "y"
             elif base.endswith(("at", "bl", "iz")):
                 base += "e"
-            elif _DOUBLED.search(base):
+            elif re.search(_DOUBLED, base):
                 base = base[:-1]
             return base
     return word
@@ -60,7 +61,7 @@ def light_stem(word: str) -> str:
             if not word.endswith(suffix):  # checked first: most suffixes never match (start-up)
                 continue
             base = word[: -len(suffix)]
-            if len(base) >= keep and _VOWEL.search(base):
+            if len(base) >= keep and re.search(_VOWEL, base):
                 word = base + replacement
                 break
         else:

@@ -191,3 +191,34 @@ def test_the_console_script_entry_point_is_the_launcher() -> None:
     assert scripts["nervous"] == "nervous.frontends.launch:main"
     if SCRIPT.exists() and shutil.which("nervous") == str(SCRIPT):
         assert "nervous.frontends.launch" in SCRIPT.read_text(encoding="utf-8")
+
+
+FREEZE_PROBE = """
+import gc, sys
+from nervous.frontends.launch import main
+sys.argv = ["nervous", *sys.argv[1:]]
+code = main()
+sys.stderr.write(f"frozen={gc.get_freeze_count() > 0}\\n")
+sys.exit(code)
+"""
+
+
+@pytest.mark.parametrize("argv", [["--version"], ["perceive", "count the words in my report", "--json"]],
+                         ids=lambda a: a[0])
+def test_a_fast_command_run_as_the_program_leaves_its_objects_to_exit(learned: Path, argv: list[str]) -> None:
+    """As the program, the fast command lines freeze the collector's objects once they have answered."""
+    proc = subprocess.run([sys.executable, "-c", FREEZE_PROBE, *argv], capture_output=True, text=True,
+                          env=_env(learned), cwd=learned, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.strip()
+    assert proc.stderr.splitlines()[-1] == "frozen=True"
+
+
+def test_main_called_in_process_never_freezes_the_callers_objects(learned: Path) -> None:
+    """A host that calls ``main(argv)`` goes on running: its garbage must stay collectable."""
+    import gc
+
+    before = gc.get_freeze_count()
+    code, out, _err = _in_process(main, ["perceive", "count the words in my report", "--json"])
+    assert code == 0 and '"ok": true' in out
+    assert gc.get_freeze_count() == before

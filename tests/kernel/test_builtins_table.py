@@ -4,13 +4,16 @@ none of them."""
 from __future__ import annotations
 
 import importlib
+import re
 import subprocess
 import sys
 
 import pluggy
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from nervous.kernel.builtins import BUILTINS, Builtin
+from nervous.kernel.builtins import BUILTINS, Builtin, norm_name
 from nervous.kernel.manager import PROVIDER_HOOKS
 from nervous.plugin import hookspecs
 
@@ -46,3 +49,16 @@ def test_a_builtin_is_imported_when_its_provider_is_created(nervous_pm: object) 
     policy = nervous_pm.drain_policy("conservative")  # type: ignore[attr-defined]
     assert (policy.name, policy.max_replans) == ("conservative", 1)
     assert "nervous_plugins.drain_policies" in sys.modules
+
+
+@pytest.mark.parametrize("name, expected", [
+    ("My_Plugin", "my-plugin"), ("a.b_c-d", "a-b-c-d"), ("x--__..y", "x-y"), ("-lead", "-lead"),
+    ("trail._", "trail-"), ("", ""), ("---", "-"), ("Plain", "plain"), ("ÄÖ_Ü", "äö-ü"),
+])
+def test_names_are_normalised_as_pep_503_says(name: str, expected: str) -> None:
+    assert norm_name(name) == expected
+
+
+@given(st.text(alphabet=st.sampled_from("-_.aZ9é"), max_size=40))
+def test_normalising_equals_collapsing_separator_runs(name: str) -> None:
+    assert norm_name(name) == re.sub(r"[-_.]+", "-", name).lower()

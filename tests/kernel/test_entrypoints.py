@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import sys
+import zlib
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from nervous.kernel.entrypoints import entry_points_for
+from nervous.kernel.entrypoints import crc32, entry_points_for
 
 
 def _dist(site: Path, name: str) -> None:
@@ -35,3 +38,17 @@ def test_cache_is_reused_and_invalidated(tmp_path: Path, monkeypatch: pytest.Mon
     written.write_text("{not json", encoding="utf-8")
     assert {e.name for e in entry_points_for("nervous", cache)} >= {"alpha", "beta"}  # a bad cache is rebuilt
     assert sys.path[0] == str(site)
+
+
+@given(st.binary(max_size=300))
+def test_the_cache_file_checksum_is_zlibs(data: bytes) -> None:
+    assert crc32(data) == zlib.crc32(data)
+
+
+def test_the_cache_file_is_named_as_before_for_this_interpreter() -> None:
+    """Same name as with ``zlib.crc32``: an existing cache is still found after the change."""
+    from nervous.kernel.entrypoints import _cache_file
+
+    expected = f"entry-points-nervous-{zlib.crc32(sys.executable.encode('utf-8', 'surrogateescape')):08x}.json"
+    assert _cache_file(Path("/cache"), "nervous").name == expected
+

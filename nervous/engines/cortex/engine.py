@@ -7,7 +7,6 @@ back (spec §9.1). Reads are lock-free. Every result carries ``warnings``.
 
 from __future__ import annotations
 
-import random
 import re
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -17,8 +16,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from ...errors import BadInput, NotFound, StorageBusy, StorageError, UsageError
 from ...kernel import clock
 from ...kernel.cortex.matching import MatcherMemory
-from ...kernel.cortex.policy import FAILURE_OUTCOMES, SUCCESS, CandidateView
-from . import formulas, lessons, memory, pruning, transfer
+from ...kernel.cortex.outcomes import FAILURE_OUTCOMES, SUCCESS
+from . import lessons, memory
 from .entities import (
     TaskText,
     check_task_text,
@@ -27,14 +26,22 @@ from .entities import (
     propose_region_name,
     sanitise_detail,
 )
-from .results import OutcomeResult, Perception
+from .results import Perception
 
 if TYPE_CHECKING:
+    import random
+
+    from ...kernel.cortex.policy import CandidateView
     from ...kernel.manager import PluginManager
+    from .outcome import OutcomeResult
+
+# Loaded by the methods that use them, not here: ``perceive`` on a miss needs none of the ranking
+# records, weight formulas, pruning, import/export or the outcome record (start-up of ``perceive``).
 
 R = TypeVar("R")
 OUTCOMES = (SUCCESS, *sorted(FAILURE_OUTCOMES))
-_REGION_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+#: a region name (a pattern: ``re`` compiles it when a command names a region; ``perceive`` does not)
+_REGION_RE = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"
 _BUSY_RETRIES = 3
 
 
@@ -52,7 +59,7 @@ def _deepcopy(value: Any) -> Any:
 
 
 def check_region_name(region: Any) -> str:
-    if not isinstance(region, str) or not _REGION_RE.match(region):
+    if not isinstance(region, str) or not re.match(_REGION_RE, region):
         raise UsageError(f"invalid region name {region!r}: expected letters, digits, '.', '_' or '-' "
                          "(at most 64, kebab-case recommended, e.g. task-management)")
     return region
@@ -164,6 +171,8 @@ class Cortex:
             except StorageBusy:
                 if attempt == _BUSY_RETRIES:
                     raise
+                import random
+
                 time.sleep(random.uniform(0.1, 0.3))
         warnings = list(dict.fromkeys([*updated.warnings, *(scratch[0].warnings if scratch else [])]))
         return updated.result, warnings
@@ -226,6 +235,8 @@ class Cortex:
         def is_blacklisted(source: str, slug: str) -> bool:
             return any(blacklist_matches(e, source, slug, None) for e in blacklist)
 
+        from . import pruning
+
         return pruning.prune(doc, self.cfg, tx.today, protected=protected, is_blacklisted=is_blacklisted,
                              forget_matcher_region=forget)
 
@@ -266,11 +277,14 @@ class Cortex:
         return out
 
     def _view(self, cand: memory.Candidate, today: Any, policy_name: str) -> CandidateView:
+        from ...kernel.cortex.policy import CandidateView
+        from .formulas import effective_weight
+
         last_used = cand.last_used
         return CandidateView(
             identity=cand.identity, slug=cand.slug, source=cand.source, version=cand.version,
             fingerprint=cand.fingerprint, weight=cand.weight,
-            effective_weight=formulas.effective_weight(cand.weight, last_used, today, self.cfg),
+            effective_weight=effective_weight(cand.weight, last_used, today, self.cfg),
             successes=cand.successes, failures=cand.failures, runs_total=cand.successes + cand.failures,
             consecutive_successes=cand.consecutive, last_used=memory.date_epoch(last_used),
             reflex=cand.reflex, tags=cand.tags, policy_state=cand.policy_state(policy_name))
@@ -280,7 +294,10 @@ class Cortex:
         policy = self.policy()
         pairs = self._views(doc, region, now, warn, policy.name)
         by_id = {v.identity: (v, c) for v, c in pairs}
-        rng = rng or random.Random(f"{region}|{int(now)}")
+        if rng is None:
+            import random
+
+            rng = random.Random(f"{region}|{int(now)}")
         ranked = [by_id[v.identity] for v in policy.rank(region, [v for v, _ in pairs], now, rng)
                   if v.identity in by_id]
         warned = lessons.warned_slugs(doc, self.cfg)
@@ -288,6 +305,8 @@ class Cortex:
 
     def _fast_path_blockers(self, region: str, ranked: Sequence[tuple[CandidateView, memory.Candidate]]) -> list[str]:
         """The local fast-path conditions of the first-ranked candidate, then the policy's veto."""
+        from . import formulas
+
         top_view, top = ranked[0]
         policy = self.policy()
         reasons = formulas.fast_path_reasons(top, top_view.effective_weight, self.cfg,
@@ -443,6 +462,9 @@ class Cortex:
         missing_deps = [str(d) for d in deps_missing]
         env_present, env_missing = [str(k) for k in env_present], [str(k) for k in env_missing]
         tag_list = None if tags is None else list(dict.fromkeys(str(t) for t in tags))
+        from . import formulas, pruning
+        from .outcome import OutcomeResult
+
         policy = self.policy()
         own_rule = bool(getattr(policy, "reflex_rule", False))
         matcher = self.matcher()
@@ -824,6 +846,8 @@ class Cortex:
 
     def import_v1(self, path_or_doc: str | Path | dict[str, Any], *, now: float | None = None) -> dict[str, Any]:
         """Import an original ``cortex.json``: copied unchanged into an empty store, else merged (§9.2)."""
+        from . import transfer
+
         incoming = (_deepcopy(path_or_doc) if isinstance(path_or_doc, dict)
                     else transfer.load_file(path_or_doc))
         memory.check_version(incoming)
@@ -868,6 +892,8 @@ class Cortex:
         """The stored document (native), or exactly the v1 schema with ``skill-cortex-v1``."""
         if format not in (None, "native", "skill-cortex-v1"):
             raise UsageError(f"unknown export format {format!r}; expected native or skill-cortex-v1")
+        from . import transfer
+
         doc, warnings, _degraded = self._read()
         if not doc:
             doc = {"version": 1, "cortex": {"sensory": {"patterns": []}, "motor": {}, "prefrontal": {"lessons": []}},
@@ -880,6 +906,15 @@ def _fields(result: OutcomeResult) -> dict[str, Any]:
     from attrs import asdict
 
     return asdict(result, recurse=False)
+
+
+def __getattr__(name: str) -> Any:
+    """``OutcomeResult``, still importable from here, loaded when first asked for."""
+    if name == "OutcomeResult":
+        from .outcome import OutcomeResult
+
+        return OutcomeResult
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 __all__ = ["Cortex", "Perception", "OutcomeResult", "OUTCOMES", "blacklist_matches"]

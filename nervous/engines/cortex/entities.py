@@ -11,11 +11,14 @@ import functools
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
-from typing import NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from attrs import frozen
 
 from ...kernel.cortex.wordlists import words
+
+if TYPE_CHECKING:
+    from .rejection import Rejection
 
 #: characters stripped from both ends of a raw token (§5.2)
 SURROUNDING = ".,;:!?\"'()[]{}<>“”‘’«»„‚‹›"
@@ -234,12 +237,6 @@ class TaskText:
 
 
 @frozen
-class Rejection:
-    word: str
-    rule: str
-
-
-@frozen
 class FilterResult:
     kept: tuple[str, ...]
     rejected: tuple[Rejection, ...]
@@ -282,6 +279,8 @@ def filter_words(proposed: Iterable[str], task_text: str | TaskText, *, cap: int
     kept: list[str] = []
     kept_stems: set[str] = set()
     rejected: list[Rejection] = []
+    if rejections or not stop_at_cap:  # only these callers can be told what was dropped
+        from .rejection import Rejection
     checked: dict[str, tuple[str | None, str | None]] = {}
     for word in proposed:
         if word not in checked:
@@ -340,3 +339,12 @@ def sanitise_detail(text: str, limit: int = 120) -> str:
     if len(result) > limit:
         result = result[: limit - 1] + "…"
     return result
+
+
+def __getattr__(name: str) -> Any:
+    """:class:`Rejection` (in :mod:`.rejection`), still importable from here, loaded when first asked for."""
+    if name == "Rejection":
+        from .rejection import Rejection
+
+        return Rejection
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import date
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import memory
+
+if TYPE_CHECKING:
+    from datetime import date
 
 LESSON_TYPES = ("dependency_warning", "skill_quality_warning", "env_ready")
 

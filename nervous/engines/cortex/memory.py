@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from datetime import UTC, date, datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...errors import UnsupportedVersion
 from ...kernel.clock import utc_date
+
+if TYPE_CHECKING:
+    from datetime import date
 
 COLLECTION = "skill-cortex"
 KEY = "cortex"
@@ -40,6 +42,8 @@ Warn = Callable[[str], None]
 def parse_date(value: Any) -> date | None:
     if not isinstance(value, str):
         return None
+    from datetime import date
+
     try:
         return date.fromisoformat(value[:10]) if len(value) >= 10 else None
     except ValueError:
@@ -47,6 +51,8 @@ def parse_date(value: Any) -> date | None:
 
 
 def today_of(now: float) -> date:
+    from datetime import date
+
     return date.fromisoformat(utc_date(now))
 
 
@@ -56,12 +62,22 @@ def days_between(earlier: date, later: date) -> int:
 
 
 def date_epoch(day: date) -> float:
+    from datetime import UTC, datetime
+
     return datetime(day.year, day.month, day.day, tzinfo=UTC).timestamp()
+
+
+def _days_before(day: date, days: int) -> date:
+    from datetime import timedelta
+
+    return day - timedelta(days=days)
 
 
 def parse_time(value: Any) -> float | None:
     if not isinstance(value, str):
         return None
+    from datetime import UTC, datetime
+
     try:
         text = value[:-1] + "+00:00" if value.endswith("Z") else value
         moment = datetime.fromisoformat(text)
@@ -216,7 +232,7 @@ def region_candidates(region: Any) -> list[Any]:
 
 def region_last_used(region: Any, today: date) -> date:
     parsed = parse_date(region.get("last_used")) if isinstance(region, dict) else None
-    return parsed or today - timedelta(days=180)
+    return parsed or _days_before(today, 180)
 
 
 def is_valid_candidate(raw: Any) -> bool:
@@ -297,7 +313,7 @@ class Candidate:
             if parsed is None:
                 self.warn(f"{self.path}.last_used: {self.raw['last_used']!r} is not a date; "
                           "read as 180 days ago")
-                return self.today - timedelta(days=180)
+                return _days_before(self.today, 180)
             return parsed
         return region_last_used(self.region, self.today)
 

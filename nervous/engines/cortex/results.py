@@ -1,16 +1,21 @@
-"""Result records of the cortex engine; every one carries the warnings met on the way."""
+"""The result record of ``perceive``; it carries the warnings met on the way.
+
+The outcome record is in :mod:`nervous.engines.cortex.outcome` (``perceive`` never builds one, and
+each attrs class costs its generated methods at import).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from attrs import asdict, field, frozen
 
-from ...kernel.cortex.policy import CandidateView
+if TYPE_CHECKING:
+    from ...kernel.cortex.policy import CandidateView
 
 
-def _strings(values: Iterable[str]) -> tuple[str, ...]:
+def strings(values: Iterable[str]) -> tuple[str, ...]:
     return tuple(values)
 
 
@@ -40,7 +45,7 @@ class Perception:
     #: a region name proposed for a miss (kebab-case, entity-filtered)
     proposed_region: str | None = None
     degraded: bool = False
-    warnings: tuple[str, ...] = field(default=(), converter=_strings)
+    warnings: tuple[str, ...] = field(default=(), converter=strings)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -60,43 +65,10 @@ class Perception:
         }
 
 
-@frozen
-class OutcomeResult:
-    """Phase 4 for one attempt: the updated candidate and what else the transaction changed."""
+def __getattr__(name: str) -> Any:
+    """``OutcomeResult`` (in :mod:`.outcome`), still importable from here, loaded when first asked for."""
+    if name == "OutcomeResult":
+        from .outcome import OutcomeResult
 
-    region: str
-    slug: str
-    source: str
-    outcome: str
-    weight: float
-    effective_weight: float
-    reflex: bool
-    successes: int
-    failures: int
-    consecutive_successes: int
-    retention_suggested: bool
-    reflex_blockers: tuple[str, ...] = ()
-    signals_added: tuple[str, ...] = ()
-    lesson_events: tuple[str, ...] = ()
-    pruned: tuple[str, ...] = ()
-    warnings: tuple[str, ...] = field(default=(), converter=_strings)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "region": self.region,
-            "slug": self.slug,
-            "source": self.source,
-            "outcome": self.outcome,
-            "weight": round(self.weight, 10),
-            "effective_weight": round(self.effective_weight, 10),
-            "reflex": self.reflex,
-            "successes": self.successes,
-            "failures": self.failures,
-            "consecutive_successes": self.consecutive_successes,
-            "retention_suggested": self.retention_suggested,
-            "reflex_blockers": list(self.reflex_blockers),
-            "signals_added": list(self.signals_added),
-            "lesson_events": list(self.lesson_events),
-            "pruned": list(self.pruned),
-            "warnings": list(self.warnings),
-        }
+        return OutcomeResult
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

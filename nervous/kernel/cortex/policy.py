@@ -15,11 +15,7 @@ from typing import Any
 
 from attrs import field, frozen
 
-#: failure types of spec §4.3.3 (an unknown type is still a failure)
-FAILURE_OUTCOMES: frozenset[str] = frozenset(
-    {"task_mismatch", "runtime_error", "auth_error", "dependency_missing", "api_error"}
-)
-SUCCESS = "success"
+from .outcomes import FAILURE_OUTCOMES, SUCCESS
 
 #: threshold comparisons are made on values rounded to this many decimals (spec §1)
 THRESHOLD_DECIMALS = 10
