@@ -158,6 +158,19 @@ def describe_fetches(files: list[tuple[str, bytes]], item_id: str) -> list[dict[
     return out
 
 
+def fetch_evidence(fetches: list[dict[str, Any]]) -> str:
+    """The strongest technique evidence among an item's refusing downloads (spec §9.2 shapes first)."""
+    if any(f["raw_ip"] or f["paste_host"] for f in fetches):
+        return "raw-ip-or-paste-host"
+    if any(f["urls"] == 0 for f in fetches):
+        return "host-not-resolvable"
+    if any(not f["https"] for f in fetches):
+        return "plain-http"
+    if any(f["variable_in_command"] or f["pipe_to_interpreter"] or f["powershell_iex"] for f in fetches):
+        return "undeclared-host-via-interpreter-or-variable"
+    return "undeclared-https-host"
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--corpus", required=True, type=Path)
@@ -174,16 +187,25 @@ def main(argv: list[str] | None = None) -> int:
     items = load_items(args.corpus.read_bytes())
     fetches = {i: describe_fetches(items[i], i) for i in refused if groups[i] == "single-soft"
                and set(_refusing(rec[i])) & {"NV-EXEC-001", "NV-EXEC-003"}}
+    evidence = {i: fetch_evidence(f) for i, f in fetches.items()}
     result = {"refused": len(refused),
+              "single_soft_fetch_evidence": {e: sum(v == e for v in evidence.values()) for e in sorted(set(evidence.values()))},
+              "single_soft_other_rules": {r: sum(groups[i] == "single-soft" and i not in fetches and _refusing(rec[i]) == [r]
+                                                 for i in refused)
+                                          for r in sorted({x for i in refused if groups[i] == "single-soft" and i not in fetches
+                                                           for x in _refusing(rec[i])})},
               "groups": {g: sum(v == g for v in groups.values()) for g in ("hard", "two-families", "single-soft")},
-              "items": {i: {"group": groups[i], "refusing": _refusing(rec[i]), "fetches": fetches.get(i, [])}
+              "items": {i: {"group": groups[i], "refusing": _refusing(rec[i]), "fetches": fetches.get(i, []),
+                            "fetch_evidence": evidence.get(i)}
                         for i in refused}}
     if args.json:
         print(json.dumps(result, indent=1, sort_keys=True))
         return 0
     print(f"refused: {result['refused']}  " + "  ".join(f"{g} {n}" for g, n in result["groups"].items()))
+    print("single-soft downloads by evidence: " + "  ".join(f"{k} {v}" for k, v in result["single_soft_fetch_evidence"].items()))
+    print("single-soft other rules: " + "  ".join(f"{k} {v}" for k, v in result["single_soft_other_rules"].items()))
     for i, r in result["items"].items():
-        print(f"{i} {r['group']} {' '.join(r['refusing'])}")
+        print(f"{i} {r['group']} {' '.join(r['refusing'])}" + (f" [{r['fetch_evidence']}]" if r["fetch_evidence"] else ""))
         for f in r["fetches"]:
             flags = " ".join(k for k, v in f.items() if v is True)
             print(f"    {f['rule']} L{f['line']} urls={f['urls']} bins={f['requires_bins']} {flags}")
