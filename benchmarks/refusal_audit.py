@@ -27,9 +27,17 @@ import sys
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from security import load_items  # noqa: E402
+def load_items(archive: bytes) -> dict[str, list[tuple[str, bytes]]]:
+    """The benchmark's archive reader (benchmarks/security.py), loaded by path: a ``security`` package elsewhere on
+    the path (the tests') must not shadow it."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("security_bench", Path(__file__).resolve().parent / "security.py")
+    assert spec and spec.loader
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod.load_items(archive)
 
 INSTALLER_PATH = re.compile(r"(?i)/(?:[\w.-]*install[\w.-]*|get[\w.-]*|setup[\w.-]*)(?:\.sh|\.ps1|\.py)?/?(?:[?#].*)?$")
 
@@ -83,11 +91,12 @@ def _labels(host: str) -> list[str]:
 
 def describe_fetches(files: list[tuple[str, bytes]], item_id: str) -> list[dict[str, Any]]:
     """Booleans about each refusing NV-EXEC-001/003 finding of one item (no text leaves this function)."""
-    from nervous.kernel.records import ScanContext, SkillBundle, SkillFile, SkillRef
-    from nervous.kernel.sideeffects import normalize_host
     from nervous_plugins.review_policy import classifier as cl
     from nervous_plugins.review_policy.indicators import PASTE_HOSTS
     from nervous_plugins.review_policy.text import URL_RE, host_matches
+
+    from nervous.kernel.records import ScanContext, SkillBundle, SkillFile, SkillRef
+    from nervous.kernel.sideeffects import normalize_host
 
     seen: dict[str, Any] = {}
 
