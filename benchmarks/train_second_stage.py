@@ -50,6 +50,8 @@ HARD_RULES = (
     "NV-PI-001", "NV-PI-002",  # concealment, instruction override and claimed approval
     "NV-OBF-001", "NV-OBF-006", "NV-OBF-007",  # hidden or encoded instructions
     "NV-PERSIST-002",  # a memory or settings plant that bypasses confirmation (refuse only then)
+    "NV-REMOTE-002",  # code run from a file planted outside the skill (refuse only when it is run or sourced)
+    "NV-EXFIL-003",  # a credential read and posted to a chat webhook, or a webhook on a raw or paste address (refuse only then)
     "NV-PRIV-002", "NV-DESTR-001", "NV-LIMIT-001",
 )
 #: Rules a person always sees: never released to allow by the score.

@@ -674,9 +674,11 @@ class Classifier:
         return bool(parts & subject) or any(lab in subject for lab in labels)
 
     def _combine(self, c: Collector, bundle: SkillBundle) -> None:
-        ids = c.rule_ids()
-        risky_hosts = "NV-SUPPLY-004" in ids or "NV-SUPPLY-005" in ids
         paste = c.has("terminal_paste")
+        # a raw-IP or paste/throw-away address cancels the installer exception in the file that names it: the
+        # document instructing the install also points at nobody's host. Elsewhere in the bundle it is judged
+        # by its own rule (NV-SUPPLY-004/005), so one mention does not turn every vendor installer into a refusal
+        risky_files = {h.file for h in c.hits if h.rule_id in ("NV-SUPPLY-004", "NV-SUPPLY-005")}
         # the tools the skill declares it needs or runs in its own steps: an installer from a host named
         # after one of them is that vendor's. Its name and description are not enough (a lure names its
         # payload host after its own pitch: "free-gpu-credits" from "gpu-credits.example")
@@ -687,30 +689,55 @@ class Classifier:
         # pitch is not enough on its own)
         skill = bundle.skill_md
         skill_text = URL_RE.sub(" ", skill.text() or "").lower() if skill is not None else ""
+        bundle_text: list[str] = []
 
-        def declared_source(url: str) -> bool:
+        def named_throughout(url: str) -> bool:
+            # the skill's files name the host's service three times or more (outside URLs), as for a secret's
+            # own service (NV-EXFIL-005)
+            if not bundle_text:
+                bundle_text.append(URL_RE.sub(" ", "\n".join(f.text() or "" for f in bundle.files)).lower())
+            return self._service_named(url, bundle_text[0])
+
+        def declared_source(url: str) -> str | None:
+            """Why the download host is the declared tool's own vendor, or None."""
             host = normalize_host(url)
-            return (self._coherent_host(url, declared)
-                    or (url.lower().startswith("https://") and any(host == d or host.endswith("." + d)
-                                                                    for d in c.declared_hosts - CODE_HOSTS if "." in d))
-                    or (url.lower().startswith("https://") and host in CODE_HOSTS
-                        and _code_owner(url) in c.declared_owners)
-                    or (host not in CODE_HOSTS and self._coherent_host(url, c.declared_repo_words))
-                    or (self._coherent_host(url, c.subject) and self._service_named(url, skill_text)))
+            if self._coherent_host(url, declared):
+                return "names a tool the skill requires or runs"
+            if url.lower().startswith("https://") and any(host == d or host.endswith("." + d)
+                                                           for d in c.declared_hosts - CODE_HOSTS if "." in d):
+                return "is named by the skill's frontmatter"
+            if url.lower().startswith("https://") and host in CODE_HOSTS and _code_owner(url) in c.declared_owners:
+                return "is the repository the skill's frontmatter names"
+            if host not in CODE_HOSTS and self._coherent_host(url, c.declared_repo_words):
+                return "is named after the repository the skill's frontmatter names"
+            if self._coherent_host(url, c.subject) and self._service_named(url, skill_text):
+                return "is the service the skill is about"
+            # a host the skill names throughout, serving a path named after a tool the skill requires or runs:
+            # the fetched thing is that tool's installer from the service the skill is written around
+            if host not in CODE_HOSTS and _installs_tool(url, declared) and named_throughout(url) \
+                    and ip_kind(host) is None and not host_matches(host, url, PASTE_HOSTS):
+                return "is named throughout the skill and serves a tool the skill runs"
+            return None
         for h in c.hits:
             if h.rule_id in ("NV-EXEC-001", "NV-EXEC-003") and h.action is None:
                 hosts = [x for x in h.evidence.get("hosts", []) if x]
                 urls = h.evidence.get("urls", []) or [f"https://{x}/" for x in hosts]
-                if not hosts or risky_hosts or paste:
+                if not hosts or h.file in risky_files or paste or DECODE_STAGE.search(h.snippet):
                     continue
                 pairs = list(zip(hosts, urls, strict=False))
                 if all(host_matches(x, u, self.vendor_hosts) for x, u in pairs):
                     h.evidence["vendor_installer"] = True
-                elif all(declared_source(u) for u in urls):
+                    why = "is a listed vendor installer host"
+                elif all(whys := [declared_source(u) for u in urls]):
                     h.evidence["coherent_installer"] = True
+                    why = str(whys[0])
                 else:
                     continue
                 h.action = "review"
+                tool = _installed_tool(urls, declared | c.bins) or "the tool"
+                shown = ", ".join(dict.fromkeys(hosts))[:120]
+                h.evidence["check"] = (f"installs {tool} from {shown} (the host {why}); check that this is "
+                                       f"{tool}'s official installer over HTTPS")
                 c.hit("NV-SUPPLY-006", h.file, h.line, h.snippet, source="installer piped to a shell")
         ids = c.rule_ids()
         exec_refuse = any(h.rule_id in ("NV-EXEC-001", "NV-EXEC-002", "NV-EXEC-003") and h.action is None for h in c.hits)
@@ -1162,7 +1189,9 @@ def _finding(h: Hit, purpose: str) -> Finding:
 
     evidence = dict(h.evidence)
     if action == "review":
-        evidence["check"] = what_to_check(rule.id)
+        evidence.setdefault("check", what_to_check(rule.id))  # a detector's own line is more specific
+    else:
+        evidence.pop("check", None)
     return Finding(rule_id=rule.id, title=rule.title, category=rule.category, severity=rule.severity,
                    action=action, file=h.file, line=h.line, column=h.column, snippet=h.snippet,
                    evidence=evidence)
@@ -1292,6 +1321,33 @@ def _resolve_hosts(c: Collector, start: int, line: str, variables: dict[str, str
             h.evidence["urls"] = urls
             h.evidence["hosts"] = [normalize_host(u) for u in urls]
             h.evidence["resolved"] = True
+
+
+#: a decoding stage on the install line: the installer is obfuscated, whoever's host serves it
+DECODE_STAGE = rx.compile(r"(?i)\bbase64\s+(?:-d|-D|--decode)\b|\bxxd\s+-r\b|\bopenssl\s+(?:enc|base64)\b|"
+                          r"FromBase64String|\brev\s*\||\btr\s+['\"]?a-z")
+
+
+def _path_words(url: str) -> set[str]:
+    """Words of a URL's path (``/uv/install.sh`` → uv, install, sh)."""
+    path = rx.sub(r"^[a-z][a-z0-9+.-]*://[^/]*", "", url.lower()).split("?", 1)[0].split("#", 1)[0]
+    return {w for w in rx.split(r"[^a-z0-9]+", path) if len(w) >= 2}
+
+
+def _installs_tool(url: str, tools: set[str]) -> bool:
+    """The URL's path names one of ``tools`` (the fetched thing is that tool or its installer)."""
+    return bool(_path_words(url) & tools)
+
+
+def _installed_tool(urls: list[str], tools: set[str]) -> str | None:
+    """The declared tool a set of installer URLs names (host labels, then path), for the reviewer's line."""
+    for u in urls:
+        host = normalize_host(u)
+        words = {p for lab in host.split(".")[:-1] for p in rx.split(r"[^a-z0-9]+", lab)} | _path_words(u)
+        hit = sorted(words & tools)
+        if hit:
+            return hit[0]
+    return None
 
 
 def _code_owner(url: str) -> str | None:

@@ -63,9 +63,11 @@ class DefaultReviewPolicy:
         if adj.decision == "review":
             # a lowered refusal or a raised allow: say what a person should check, from the strongest rule
             order = {"note": 0, "review": 1, "refuse": 2}
-            ranked = sorted((-order[a], r) for r, a in findings if r in BY_ID and a in order)
+            ranked = sorted((-order[f.action], f.rule_id, i) for i, f in enumerate(side_effects.findings)
+                            if f.rule_id in BY_ID and f.action in order)
             if ranked:
-                line += f"; check: {what_to_check(ranked[0][1])}"
+                top = side_effects.findings[ranked[0][2]]
+                line += f"; check: {(top.evidence or {}).get('check') or what_to_check(top.rule_id)}"
         reasons.append(line)
         return adj.decision
 
@@ -81,7 +83,8 @@ class DefaultReviewPolicy:
             if d != "allow":
                 rule_ids.append(f.rule_id)
                 where = f"{f.file}:{f.line}" if f.file and f.line else (f.file or "bundle")
-                check = f"; check: {what_to_check(f.rule_id)}" if f.action == "review" and f.rule_id in BY_ID else ""
+                check = (f"; check: {(f.evidence or {}).get('check') or what_to_check(f.rule_id)}"
+                         if f.action == "review" and f.rule_id in BY_ID else "")
                 reasons.append(f"{f.rule_id} {f.title} ({where}) -> {f.action}{check}")
             decision = _raise(decision, d)
         if not side_effects.complete:
