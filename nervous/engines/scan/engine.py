@@ -217,7 +217,7 @@ def _classify_bounded(pm: Any, bundle: SkillBundle, context: ScanContext, second
             weakref.finalize(pm, _close_all, idle)
         worker = idle.pop() if idle else None
     if worker is None:
-        worker = Worker(pm.classify)
+        worker = Worker(pm.classify, pause_gc=True)  # nervous's own process: its collector is ours to tune
     try:
         result = worker.call((bundle, context), seconds)
     except DeadlineExceeded:

@@ -114,7 +114,12 @@ class _Re2Rule:
         return self._rx.search(text, pos, endpos)
 
     def match(self, text: str, pos: int | None = None, endpos: int | None = None) -> Any:
-        if _is_ascii(text):
+        last = _LAST
+        if text is last[0] or isinstance(text, str) and text.isascii():
+            if pos is None and endpos is None:  # as in search: a whole ASCII string, inlined
+                data = last[1] if text is last[0] else _encoded(text)
+                spans = self._raw.Match(_ANCHOR_START, data, 0, len(data))
+                return None if spans[0] == _NULL_SPAN else re2._Match(self._rx, text, 0, len(data), spans)
             return self._ascii(_ANCHOR_START, text, pos, endpos)
         if self._absent(_ANCHOR_START, text, pos, endpos):
             return None
@@ -395,9 +400,13 @@ class _ReRule:
         return self._re.split(text, maxsplit)
 
     def sub(self, repl: Any, text: str, count: int = 0) -> str:
+        if self._cannot_match(text, None, None):
+            return text  # nothing to replace (an expression that can match nothing has a screen that does too)
         return self._re.sub(repl, text, count)
 
     def subn(self, repl: Any, text: str, count: int = 0) -> tuple[str, int]:
+        if self._cannot_match(text, None, None):
+            return text, 0
         return self._re.subn(repl, text, count)
 
 

@@ -308,7 +308,7 @@ def _first_word(cmd: list[str]) -> tuple[str, list[str], bool]:
     i = 0
     while i < len(cmd):
         w = cmd[i]
-        if rx.match(r"^[A-Za-z_][A-Za-z0-9_]*=", w):
+        if "=" in w and _ASSIGNED_WORD.match(w):
             i += 1
             continue
         base = w.rsplit("/", 1)[-1].lower()
@@ -328,6 +328,8 @@ def _first_word(cmd: list[str]) -> tuple[str, list[str], bool]:
 
 def _strip_headers(line: str) -> str:
     """A request line without its header and basic-auth arguments (secrets there go to their own service)."""
+    if "-" not in line:  # both options start with a dash: nothing to strip
+        return line
     line = rx.sub(r"(?i)(?:-H|--header)\s*(?:\"[^\"]*\"|'[^']*'|\S+)", " ", line)
     return rx.sub(r"(?i)(?:-u|--user|--oauth2-bearer)\s*(?:\"[^\"]*\"|'[^']*'|\S+)", " ", line)
 
@@ -363,17 +365,26 @@ def in_data_string(line: str, pos: int) -> bool:
                          r"check_output|getoutput|Command|%x)\s*[({]\s*\[?|\b[gmn]?awk(?:\s+-\S+)*)$", before)
 
 
+_SECRET_VAR = rx.compile(r"\$\{?([A-Z][A-Z0-9_]+)")
+_ASSIGNED_WORD = rx.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+_COMMAND_WORD = rx.compile(r"^[\w.+-]+$")
+_LOWER_COMMAND_WORD = rx.compile(r"^[a-z][\w.+-]*$")
 ASSIGNMENT = rx.compile(r"(?:^|[;&]\s*)(?:export\s+|local\s+|declare\s+(?:-\w+\s+)?)?([A-Za-z_]\w*)="
                         r"('[^'\n]*'|\"[^\"\n]*\"|[^\s;&|]*)")
 VARIABLE = rx.compile(r"\$\{([A-Za-z_]\w*)\}|\$([A-Za-z_]\w*)")
 
 
 def unsplit(line: str) -> str:
-    """Undo the cheap ways of splitting a command word: empty quotes, backslashes, ``${IFS}``."""
-    line = rx.sub(r"(?<=[\w/.:-])(?:''|\"\")+(?=[\w/.:-])", "", line)
-    line = rx.sub(r"([\"'])([\w/.:-]*)\1\1([\w/.:-]*)\1", r"\1\2\3\1", line)  # "cu""rl" -> "curl"
-    line = rx.sub(r"(?<=[a-z])\\(?=[a-z])", "", line)
-    return rx.sub(r"\$\{IFS(?:[%#][^}]*)?\}|\$IFS\b", " ", line)
+    """Undo the cheap ways of splitting a command word: empty quotes, backslashes, ``${IFS}``.
+
+    Each rewrite needs a doubled quote, a backslash or ``IFS`` in the line; a line without it is left
+    as it is without searching (most lines of a script)."""
+    if "''" in line or '""' in line:  # both quote rewrites match a doubled quote
+        line = rx.sub(r"(?<=[\w/.:-])(?:''|\"\")+(?=[\w/.:-])", "", line)
+        line = rx.sub(r"([\"'])([\w/.:-]*)\1\1([\w/.:-]*)\1", r"\1\2\3\1", line)  # "cu""rl" -> "curl"
+    if "\\" in line:
+        line = rx.sub(r"(?<=[a-z])\\(?=[a-z])", "", line)
+    return rx.sub(r"\$\{IFS(?:[%#][^}]*)?\}|\$IFS\b", " ", line) if "IFS" in line else line
 
 
 def resolve_variables(line: str, variables: dict[str, str]) -> str:
@@ -456,7 +467,8 @@ def analyze_line(c: Collector, file: str, lineno: int, raw: str, *, executable: 
     line = raw.strip()
     if not line or line.startswith("#") and not line.startswith("#!"):
         return
-    line = rx.sub(r"^(?:\$|>|%|PS [^>]*>)\s+", "", line)
+    if line[0] in "$>%P":  # a prompt copied with the command
+        line = rx.sub(r"^(?:\$|>|%|PS [^>]*>)\s+", "", line)
     low = line.lower()
     sc = _LINE_RULES.scan(line)
     act = None if executable and not quoted else "review"
@@ -464,7 +476,7 @@ def analyze_line(c: Collector, file: str, lineno: int, raw: str, *, executable: 
     # --- shapes that matter whatever the tokenizer makes of the line
     # text echoed into a crontab or a shell start-up file is code that runs later, not data
     persisted = bool(sc.search(_CRONTAB_PIPE)) or bool(
-        rx.search(r"(?:>>?|\btee\s+(?:-a\s+)?)\s*['\"]?\S*$", line.split("#")[0]) and PERSIST_PATH.search(line))
+        sc.search(PERSIST_PATH) and rx.search(r"(?:>>?|\btee\s+(?:-a\s+)?)\s*['\"]?\S*$", line.split("#")[0]))
 
     def shape_action(m: re.Match[str]) -> str | None:
         return "review" if in_data_string(line, m.start()) and not persisted else act
@@ -602,9 +614,11 @@ def analyze_line(c: Collector, file: str, lineno: int, raw: str, *, executable: 
             rx.match(r"(?:/|~|\$HOME|/etc|/usr|/var|/root|/home)(?:/|$|\s)", m.group(1) + " "))
         c.hit("NV-PRIV-003", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1,
               action="refuse" if severe and act is None else None)
-    # (a line without "$" names no variable, whatever its headers: stripping them is skipped)
-    secret_vars = [v for v in rx.findall(r"\$\{?([A-Z][A-Z0-9_]+)", _strip_headers(line)) if _is_secret_name(v)] \
-        if "$" in line else []
+    # (a line without "$" names no variable, whatever its headers: stripping them is skipped; nor does one
+    # whose variables are none of them secret: stripping only removes arguments, each starting at a dash
+    # that no variable name includes, so it cannot add a variable or change one's name)
+    secret_vars = [v for v in _SECRET_VAR.findall(_strip_headers(line)) if _is_secret_name(v)] \
+        if "$" in line and any(_is_secret_name(v) for v in _SECRET_VAR.findall(line)) else []
     if secret_vars and sc.search(_HTTP_TOOL):
         for u in URL_RE.finditer(line):
             for v in secret_vars:
@@ -617,14 +631,14 @@ def analyze_line(c: Collector, file: str, lineno: int, raw: str, *, executable: 
     commands = False
     for cmd in _split_commands(_tokens(line)):
         name, args, priv = _first_word(cmd)
-        if not name or not rx.match(r"^[\w.+-]+$", name):
+        if not name or not _COMMAND_WORD.match(name):
             continue
         if name.startswith("$"):
             continue
         is_known = name in KNOWN_COMMANDS or name in known or name.startswith("./")
         if not executable and not is_known:
             continue
-        if not is_known and not rx.match(r"^[a-z][\w.+-]*$", name):
+        if not is_known and not _LOWER_COMMAND_WORD.match(name):
             continue
         _command(c, file, lineno, line, name, args, priv)
         commands = True
