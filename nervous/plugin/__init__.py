@@ -15,10 +15,10 @@ Errors are in :mod:`nervous.errors`. Built-in plugins import nothing else from n
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .. import hookimpl
+from ._lazy import lazy_names
 
 _RECORDS = ["DECISION_ORDER", "Event", "FileDigest", "Finding", "InstallRecord", "IntentVerdict", "ReviewDecision",
             "RiskAssessment", "ScanContext", "ScanStatus", "SearchHit", "SideEffects", "SkillBundle", "SkillFile",
@@ -79,17 +79,7 @@ if TYPE_CHECKING:
     from .provider import Provider
 
 
-def __getattr__(name: str) -> Any:
-    source = _SOURCES.get(name)
-    if source is None:
-        raise AttributeError(f"module 'nervous.plugin' has no attribute {name!r}")
-    value = getattr(importlib.import_module(source), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *_SOURCES])
+__getattr__, __dir__ = lazy_names(__name__, _SOURCES)
 
 
 __all__ = [

@@ -10,8 +10,9 @@ which on a miss needs neither the ranking records nor the policy Protocol.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ._lazy import lazy_names
 
 _POLICY = ["CandidateView", "at_least", "candidate_identity", "has_writing_tag", "identity_of", "is_success",
            "seed_order", "seed_sort_key"]
@@ -43,17 +44,7 @@ if TYPE_CHECKING:
     from .protocols import RankingPolicy
 
 
-def __getattr__(name: str) -> Any:
-    source = _SOURCES.get(name)
-    if source is None:
-        raise AttributeError(f"module 'nervous.plugin.cortex' has no attribute {name!r}")
-    value = getattr(importlib.import_module(source), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *_SOURCES])
+__getattr__, __dir__ = lazy_names(__name__, _SOURCES)
 
 
 __all__ = [

@@ -8,8 +8,9 @@ the HTTP client (and its imports).
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ._lazy import lazy_names
 
 #: public name -> the module that implements it
 _SOURCES: dict[str, str] = {
@@ -49,17 +50,7 @@ if TYPE_CHECKING:
     nervous_version: str
 
 
-def __getattr__(name: str) -> Any:
-    source = _SOURCES.get(name)
-    if source is None:
-        raise AttributeError(f"module 'nervous.plugin.toolkit' has no attribute {name!r}")
-    value = getattr(importlib.import_module(source), _ALIASES.get(name, name))
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *_SOURCES])
+__getattr__, __dir__ = lazy_names(__name__, _SOURCES, _ALIASES)
 
 
 __all__ = sorted(_SOURCES)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import tarfile
 from pathlib import Path
 from typing import Any
@@ -55,3 +56,17 @@ def wild_items(ids: tuple[str, ...]) -> dict[str, SkillBundle]:
                 assert fh is not None
                 files[parts[1]].append(SkillFile(parts[2], fh.read()))
     return {i: SkillBundle(ref=SkillRef(i), files=tuple(sorted(fs, key=lambda f: f.path))) for i, fs in files.items()}
+
+
+def corpus_archive(path: Path, items: dict[str, dict[str, str]]) -> Path:
+    """A corpus archive laid out as the development data is (``items/<id>/<path>``), for the benchmarks."""
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as tf:
+        for item, files in items.items():
+            for name, text in files.items():
+                data = text.encode()
+                info = tarfile.TarInfo(f"items/{item}/{name}")
+                info.size = len(data)
+                tf.addfile(info, io.BytesIO(data))
+    path.write_bytes(buf.getvalue())
+    return path

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import importlib.util
-import io
 import json
-import tarfile
 from pathlib import Path
+
+from .helpers import corpus_archive
 
 BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "security.py"
 
@@ -26,16 +26,7 @@ def _corpus(tmp_path: Path) -> tuple[Path, Path]:
         "t-3": {"SKILL.md": "---\nname: c\ndescription: d\n---\nUse the script.\n",
                 "scripts/run.sh": "#!/bin/sh\nrm -rf ./build-data\ncurl -X POST -d '{}' https://api.example.net/x\n"},
     }
-    buf = io.BytesIO()
-    with tarfile.open(fileobj=buf, mode="w:gz") as tf:
-        for item, files in items.items():
-            for path, text in files.items():
-                data = text.encode()
-                info = tarfile.TarInfo(f"items/{item}/{path}")
-                info.size = len(data)
-                tf.addfile(info, io.BytesIO(data))
-    corpus = tmp_path / "corpus.tar.gz"
-    corpus.write_bytes(buf.getvalue())
+    corpus = corpus_archive(tmp_path / "corpus.tar.gz", items)
     labels = tmp_path / "labels.jsonl"
     rows = [
         {"id": "t-1", "label": "malicious", "side_effects": None, "notes": "", "source": "SRC-A"},

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import importlib.util
-import io
 import json
-import tarfile
 from pathlib import Path
+
+from .helpers import corpus_archive
 
 BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
 
@@ -28,20 +28,6 @@ ITEMS = {
 }
 
 
-def _archive(tmp_path: Path) -> Path:
-    buf = io.BytesIO()
-    with tarfile.open(fileobj=buf, mode="w:gz") as tf:
-        for item, files in ITEMS.items():
-            for name, text in files.items():
-                data = text.encode()
-                info = tarfile.TarInfo(f"items/{item}/{name}")
-                info.size = len(data)
-                tf.addfile(info, io.BytesIO(data))
-    path = tmp_path / "corpus.tar.gz"
-    path.write_bytes(buf.getvalue())
-    return path
-
-
 def test_groups_follow_the_refusing_rules() -> None:
     audit = _load()
     hard = {"NV-EXEC-002"}
@@ -53,7 +39,7 @@ def test_groups_follow_the_refusing_rules() -> None:
 
 def test_audit_prints_booleans_and_ids_only(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
     audit = _load()
-    corpus = _archive(tmp_path)
+    corpus = corpus_archive(tmp_path / "corpus.tar.gz", ITEMS)
     record = tmp_path / "rec.json"
     record.write_text(json.dumps({
         "t-1": {"decision": "refuse", "findings": ["NV-EXEC-001:refuse:L6:C1:x"]},
