@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 from attrs import define, field
 
 from ..errors import BadInput, StorageError
+from .lazy import lazy_names
 
 if TYPE_CHECKING:
     from .filelock import (
@@ -405,15 +406,10 @@ def load_json(path: Path | str, validate: Validator | None = None) -> LoadResult
 
 
 #: the lock half of the recipe, in :mod:`.filelock` (loaded on first use: a read takes no lock)
-_LOCK_NAMES = frozenset({"FileLock", "LockHolder", "lock_is_stale", "pid_alive", "process_start_time", "read_lock_holder", "remove_stale_lock", "RETRY_INTERVAL", "STALE_CHECK_EVERY", "FOREIGN_LOCK_MAX_AGE", "UNREADABLE_LOCK_MAX_AGE", "START_TIME_SLACK"})
-
-
-def __getattr__(name: str) -> Any:
-    if name in _LOCK_NAMES:
-        from . import filelock
-
-        return getattr(filelock, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+_LOCK_NAMES = ("FileLock", "LockHolder", "lock_is_stale", "pid_alive", "process_start_time", "read_lock_holder",
+               "remove_stale_lock", "RETRY_INTERVAL", "STALE_CHECK_EVERY", "FOREIGN_LOCK_MAX_AGE",
+               "UNREADABLE_LOCK_MAX_AGE", "START_TIME_SLACK")
+__getattr__, __dir__ = lazy_names(__name__, dict.fromkeys(_LOCK_NAMES, "nervous.kernel.filelock"))
 
 
 __all__ = [

@@ -5,8 +5,8 @@ place from an unnamed file where the platform allows, else ``O_CREAT|O_EXCL``), 
 takeover (dead pid on this host, old lock from another host, unreadable and old) and a bounded wait
 ending in :class:`nervous.errors.StorageBusy`.
 
-Apart from the atomic writes and the quarantining reader so that a command that only reads (``perceive``)
-loads none of it; every name is still importable from :mod:`nervous.kernel.durable`.
+It is kept apart from the atomic writes and the quarantining reader so that a command that only reads
+(``perceive``) loads none of it; every name is still importable from :mod:`nervous.kernel.durable`.
 """
 
 from __future__ import annotations

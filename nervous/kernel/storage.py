@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from attrs import frozen
 
 from ..errors import BadInput, StorageError
+from .lazy import lazy_names
 
 if TYPE_CHECKING:  # re-exported (loaded on first use by ``__getattr__`` below)
     from .store_records import Problem as Problem
@@ -273,12 +274,5 @@ class MemoryStore(Store):
 
 #: records a store returns from writes and maintenance, in :mod:`.store_records` (loaded on first use:
 #: a read needs only :class:`Snapshot`)
-_LAZY = ("Problem", "StoreInfo", "Updated")
-
-
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        from . import store_records
-
-        return getattr(store_records, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__, __dir__ = lazy_names(__name__, dict.fromkeys(("Problem", "StoreInfo", "Updated"),
+                                                         "nervous.kernel.store_records"))

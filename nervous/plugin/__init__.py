@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .. import hookimpl
-from ._lazy import lazy_names
+from ..kernel.lazy import lazy_names
 
 _RECORDS = ["DECISION_ORDER", "Event", "FileDigest", "Finding", "InstallRecord", "IntentVerdict", "ReviewDecision",
             "RiskAssessment", "ScanContext", "ScanStatus", "SearchHit", "SideEffects", "SkillBundle", "SkillFile",

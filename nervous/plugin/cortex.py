@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ._lazy import lazy_names
+from ..kernel.lazy import lazy_names
 
 _POLICY = ["CandidateView", "at_least", "candidate_identity", "has_writing_tag", "identity_of", "is_success",
            "seed_order", "seed_sort_key"]

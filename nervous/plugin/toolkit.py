@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ._lazy import lazy_names
+from ..kernel.lazy import lazy_names
 
 #: public name -> the module that implements it
 _SOURCES: dict[str, str] = {

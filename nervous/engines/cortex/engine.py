@@ -17,6 +17,7 @@ from ...errors import BadInput, NotFound, StorageBusy, StorageError, UsageError
 from ...kernel import clock
 from ...kernel.cortex.matching import MatcherMemory
 from ...kernel.cortex.outcomes import FAILURE_OUTCOMES, SUCCESS
+from ...kernel.lazy import lazy_names
 from . import lessons, memory
 from .entities import (
     TaskText,
@@ -908,13 +909,8 @@ def _fields(result: OutcomeResult) -> dict[str, Any]:
     return asdict(result, recurse=False)
 
 
-def __getattr__(name: str) -> Any:
-    """``OutcomeResult``, still importable from here, loaded when first asked for."""
-    if name == "OutcomeResult":
-        from .outcome import OutcomeResult
-
-        return OutcomeResult
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+#: ``OutcomeResult``, still importable from here, loaded when first asked for
+__getattr__, __dir__ = lazy_names(__name__, {"OutcomeResult": "nervous.engines.cortex.outcome"})
 
 
 __all__ = ["Cortex", "Perception", "OutcomeResult", "OUTCOMES", "blacklist_matches"]

@@ -11,11 +11,12 @@ import functools
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from attrs import frozen
 
 from ...kernel.cortex.wordlists import words
+from ...kernel.lazy import lazy_names
 
 if TYPE_CHECKING:
     from .rejection import Rejection
@@ -341,10 +342,5 @@ def sanitise_detail(text: str, limit: int = 120) -> str:
     return result
 
 
-def __getattr__(name: str) -> Any:
-    """:class:`Rejection` (in :mod:`.rejection`), still importable from here, loaded when first asked for."""
-    if name == "Rejection":
-        from .rejection import Rejection
-
-        return Rejection
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+#: :class:`Rejection` (in :mod:`.rejection`), still importable from here, loaded when first asked for
+__getattr__, __dir__ = lazy_names(__name__, {"Rejection": "nervous.engines.cortex.rejection"})

@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 from attrs import asdict, field, frozen
 
+from ...kernel.lazy import lazy_names
+
 if TYPE_CHECKING:
     from ...kernel.cortex.policy import CandidateView
 
@@ -65,10 +67,5 @@ class Perception:
         }
 
 
-def __getattr__(name: str) -> Any:
-    """``OutcomeResult`` (in :mod:`.outcome`), still importable from here, loaded when first asked for."""
-    if name == "OutcomeResult":
-        from .outcome import OutcomeResult
-
-        return OutcomeResult
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+#: ``OutcomeResult`` (in :mod:`.outcome`), still importable from here, loaded when first asked for
+__getattr__, __dir__ = lazy_names(__name__, {"OutcomeResult": "nervous.engines.cortex.outcome"})

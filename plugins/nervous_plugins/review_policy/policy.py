@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from nervous.plugin import (
     DECISION_ORDER,
+    Finding,
     IntentVerdict,
     ReviewDecision,
     RiskAssessment,
@@ -17,6 +18,13 @@ ACTION_TO_DECISION = {"note": "allow", "info": "allow", "review": "review", "ref
 
 def _raise(current: str, to: str) -> str:
     return to if DECISION_ORDER[to] > DECISION_ORDER[current] else current
+
+
+def _check(finding: Finding) -> str:
+    """What a person should check for a finding: its detector's own line (naming the host, the tool), else the rule's."""
+    from .catalogue import what_to_check
+
+    return (finding.evidence or {}).get("check") or what_to_check(finding.rule_id)
 
 
 class DefaultReviewPolicy:
@@ -46,7 +54,7 @@ class DefaultReviewPolicy:
         """Move the rules' decision by at most one step with the second stage's score (second_stage.py)."""
         from nervous.plugin.toolkit import classes_of
 
-        from .catalogue import BY_ID, what_to_check
+        from .catalogue import BY_ID
         from .second_stage import adjust, explain, load_model
 
         model = load_model()
@@ -63,17 +71,15 @@ class DefaultReviewPolicy:
         if adj.decision == "review":
             # a lowered refusal or a raised allow: say what a person should check, from the strongest rule
             order = {"note": 0, "review": 1, "refuse": 2}
-            ranked = sorted((-order[f.action], f.rule_id, i) for i, f in enumerate(side_effects.findings)
-                            if f.rule_id in BY_ID and f.action in order)
+            ranked = [f for f in side_effects.findings if f.rule_id in BY_ID and f.action in order]
             if ranked:
-                top = side_effects.findings[ranked[0][2]]
-                line += f"; check: {(top.evidence or {}).get('check') or what_to_check(top.rule_id)}"
+                line += f"; check: {_check(min(ranked, key=lambda f: (-order[f.action], f.rule_id)))}"
         reasons.append(line)
         return adj.decision
 
     def decide(self, bundle: SkillBundle, side_effects: SideEffects, risk: RiskAssessment, context: ScanContext,
                intent: IntentVerdict | None) -> ReviewDecision:
-        from .catalogue import BY_ID, what_to_check
+        from .catalogue import BY_ID
 
         decision = "allow"
         reasons: list[str] = []
@@ -83,8 +89,7 @@ class DefaultReviewPolicy:
             if d != "allow":
                 rule_ids.append(f.rule_id)
                 where = f"{f.file}:{f.line}" if f.file and f.line else (f.file or "bundle")
-                check = (f"; check: {(f.evidence or {}).get('check') or what_to_check(f.rule_id)}"
-                         if f.action == "review" and f.rule_id in BY_ID else "")
+                check = f"; check: {_check(f)}" if f.action == "review" and f.rule_id in BY_ID else ""
                 reasons.append(f"{f.rule_id} {f.title} ({where}) -> {f.action}{check}")
             decision = _raise(decision, d)
         if not side_effects.complete:

@@ -1,8 +1,8 @@
-"""Names a package exports but loads from their modules on first use (PEP 562).
+"""Names a module exports but loads from the modules that implement them on first use (PEP 562).
 
-``import nervous.plugin`` must stay cheap: ``perceive`` runs on every task and needs few of the
-names the plugin API offers, so each is imported from the module that implements it when first
-asked for, then kept in the package's namespace.
+``perceive`` runs on every task and needs few of the names the plugin API and the kernel offer, and
+names that moved keep working where they were: each is imported from its implementing module when
+first asked for, then kept in the exporting module's namespace.
 """
 
 from __future__ import annotations
