@@ -17,7 +17,9 @@ each command's time over the baseline's, a before/after ratio that one load leve
 interpreter importing ``json``, ``pathlib`` and ``pluggy``; then ``attrs`` too; then a program
 that also builds a pluggy manager, calls one hook through it, looks for the files perceive reads
 (the user configuration, a project file up from the working directory, the cortex document) and
-prints a JSON answer; then that program started as the commands are, ``python -m MODULE`` (``-m``
+prints a JSON answer; then that program defining seven attrs classes shaped like the records perceive builds (a
+class compiles its generated methods when it is defined); then that program started as the
+commands are, ``python -m MODULE`` (``-m``
 loads ``runpy`` and ``importlib.util``); then the same ending as the launcher's fast command lines
 end, with ``gc.freeze()`` (the last collections at exit skip what the imports made); and an empty
 module started with ``-m``. ``perceive --json`` cannot start faster than the frozen ``python -m``
@@ -88,6 +90,26 @@ doc = json.loads(cortex.read_text("utf-8")) if cortex.is_file() else {}
 print(json.dumps(pm.hook.answer(task="count the words in my report"), indent=2))
 """,
 }
+
+#: the records ``perceive --json`` builds (attrs classes, as the design asks): their shapes, fields with
+#: defaults last; each class compiles its generated methods when defined, whatever the code around it
+RECORD_SHAPES = (("FilterResult", 2, 0, True), ("Perception", 13, 10, True), ("MatcherMemory", 4, 3, True),
+                 ("LoadResult", 5, 5, False), ("Snapshot", 2, 1, True), ("ProviderContext", 4, 0, True),
+                 ("Provider", 4, 1, True))
+
+
+def _records_program() -> str:
+    """The last floor program, which also defines classes shaped like perceive's records."""
+    lines = []
+    for name, fields, defaults, frozen in RECORD_SHAPES:
+        lines.append(f"@attrs.{'frozen' if frozen else 'define'}\nclass {name}:")
+        lines += [f"    f{i}: object" + (" = None" if i >= fields - defaults else "") for i in range(fields)]
+    program = FLOOR["floor: + hook call, file reads"]
+    head, _, tail = program.partition("pm = pluggy.PluginManager")
+    return head + "\n".join(lines) + "\npm = pluggy.PluginManager" + tail
+
+
+FLOOR["floor: + perceive's 7 record classes"] = _records_program()
 
 LAST_FLOOR = list(FLOOR)[-1]
 #: the last floor program started as the commands are (``python -m``) and ending as the launcher's fast
