@@ -25,6 +25,9 @@ end, with ``gc.freeze()`` (the last collections at exit skip what the imports ma
 module started with ``-m``. ``perceive --json`` cannot start faster than the frozen ``python -m``
 floor line; ``perceive --json / floor`` is over that line.
 
+The ``(platform folders)`` lines run the same two commands as most users do, without
+``NERVOUS_HOME``: the folders are platformdirs', under a fresh ``HOME`` inside the temporary folder.
+
 ``--python`` times another interpreter, e.g. a virtual environment with a regular (not editable)
 ``pip install .``, which is what users get: an editable install adds a path finder to *every*
 interpreter start of its environment (the bare ``python -c pass`` included), so the ratios of a
@@ -170,7 +173,13 @@ def main() -> None:
             cmds["floor: the same, as python -m"] = [py, "-m", "nervous_floor"]
             cmds[M_FLOOR] = [py, "-m", "nervous_floor_frozen"]
             cmds["python -m (an empty module)"] = [py, "-m", "nervous_floor_empty"]
+        # as most users run: no NERVOUS_HOME, the folders platformdirs gives under a (fresh) home folder
+        user_env = {k: v for k, v in env.items() if k != "NERVOUS_HOME" and not k.startswith("XDG_")}
+        user_env["HOME"] = str(Path(home, "user"))
+        for name in ("nervous --version", "nervous perceive --json"):
+            cmds[f"{name} (platform folders)"] = cmds[name]
         envs = {i: floor_env for i, c in enumerate(cmds.values()) if c[1] == "-m" and c[2].startswith("nervous_floor")}
+        envs.update({i: user_env for i, name in enumerate(cmds) if name.endswith("(platform folders)")})
         clawhub = shutil.which("clawhub")
         if clawhub:
             cmds["clawhub list"] = [clawhub, "list", "--workdir", home]
@@ -178,7 +187,8 @@ def main() -> None:
             subprocess.run(cmd, env=envs.get(i, env), capture_output=True, check=False, cwd=home)
         wall, cpu = timed_all(list(cmds.values()), env, args.runs, home, envs)
         loaded = subprocess.run([py, "-c", PROBE], env=env, capture_output=True, text=True, check=True).stdout.split()
-        created = sorted(str(p.relative_to(home)) for p in Path(home).rglob("*"))
+        created = sorted(str(p.relative_to(home)) for p in Path(home).rglob("*")
+                         if not p.relative_to(home).parts[0] == "user")
     heavy = sorted(HEAVY & set(loaded))
     names = list(cmds)
     print(f"interpreter: {py}")

@@ -76,8 +76,10 @@ def _cache_file(cache_dir: Path, group: str) -> Path:
     return cache_dir / f"entry-points-{group}-{crc32(sys.executable.encode('utf-8', 'surrogateescape')):08x}.json"
 
 
-def _fingerprint(group: str) -> str:
-    h = [sys.executable, group]
+def environment_key(*parts: str) -> str:
+    """What an environment cache is valid for: the interpreter, ``parts``, and every ``sys.path`` folder's
+    modification time (installing, upgrading or removing a distribution changes it)."""
+    h = [sys.executable, *parts]
     cwd = os.getcwd()
     for entry in sys.path:
         if entry in ("", ".", cwd):  # the working directory churns and holds no installed distributions
@@ -88,6 +90,35 @@ def _fingerprint(group: str) -> str:
             continue
         h += [entry, str(st.st_mtime_ns)]
     return "\0".join(h)
+
+
+def _fingerprint(group: str) -> str:
+    return environment_key(group)
+
+
+def read_cache(path: Path, key: str) -> object | None:
+    """The value cached in ``path`` for ``key``; None when missing, unreadable, malformed or stale."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("key") != key:
+        return None
+    return data.get("value", data.get("entries"))
+
+
+def write_cache(path: Path, key: str, value: object) -> None:
+    """Replace ``path`` atomically with ``value`` for ``key``; a folder that cannot be written only costs speed."""
+    tmp = path.with_suffix(f".tmp.{os.getpid()}")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_text(json.dumps({"key": key, "value": value}), encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError:
+        try:
+            tmp.unlink()
+        except OSError:
+            pass
 
 
 def _scan(group: str) -> list[EntryPointInfo]:
@@ -107,21 +138,12 @@ def entry_points_for(group: str, cache_dir: Path | None) -> list[EntryPointInfo]
         return _scan(group)
     key = _fingerprint(group)
     cache = _cache_file(cache_dir, group)
-    try:
-        data = json.loads(cache.read_text(encoding="utf-8"))
-        if data.get("key") == key:
-            return [EntryPointInfo(**e) for e in data["entries"]]
-    except (OSError, ValueError, TypeError, KeyError):
-        pass
-    entries = _scan(group)
-    tmp = cache.with_suffix(f".tmp.{os.getpid()}")
-    try:
-        cache_dir.mkdir(parents=True, exist_ok=True)
-        tmp.write_text(json.dumps({"key": key, "entries": [e._asdict() for e in entries]}), encoding="utf-8")
-        os.replace(tmp, cache)
-    except OSError:  # a read-only cache dir only costs speed
+    cached = read_cache(cache, key)
+    if isinstance(cached, list):
         try:
-            tmp.unlink()
-        except OSError:
+            return [EntryPointInfo(**e) for e in cached]
+        except TypeError:
             pass
+    entries = _scan(group)
+    write_cache(cache, key, [e._asdict() for e in entries])
     return entries

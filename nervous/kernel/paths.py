@@ -8,6 +8,47 @@ from typing import Any
 
 APP = "nervous"
 
+#: what platformdirs reads, besides the user's identity, to place a user's folders on Unix and macOS
+PLATFORM_VARIABLES = ("HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME")
+
+
+def _ask_platformdirs() -> list[str]:
+    from platformdirs import PlatformDirs
+
+    dirs = PlatformDirs(APP, appauthor=False)
+    return [dirs.user_config_dir, dirs.user_data_dir, dirs.user_state_dir, dirs.user_cache_dir]
+
+
+def platform_folders() -> list[str]:
+    """platformdirs' configuration, data, state and cache folders for nervous, remembered between runs.
+
+    Importing platformdirs costs more than the rest of ``nervous --version`` (it loads ``tempfile``,
+    ``shutil``, ``random``, ``bz2`` and ``lzma``), and its answer only changes with what it reads: the
+    variables of :data:`PLATFORM_VARIABLES`, the user and the installed platformdirs. So on Unix and
+    macOS the answer is cached beside the entry points (``entry_points_for``), keyed on those variables,
+    the user id and the environment's installs (an upgrade of platformdirs changes the key). Without
+    ``HOME`` (the home folder then comes from the password database), on Windows, without a cache
+    folder, or with ``NERVOUS_NO_ENTRY_POINT_CACHE`` set, platformdirs is asked every time.
+    """
+    import sys
+
+    if sys.platform == "win32" or "HOME" not in os.environ or os.environ.get("NERVOUS_NO_ENTRY_POINT_CACHE"):
+        return _ask_platformdirs()
+    from .entrypoints import crc32, environment_key, read_cache, user_cache_dir, write_cache
+
+    cache_dir = user_cache_dir()
+    if cache_dir is None:
+        return _ask_platformdirs()
+    seen = [f"{name}={os.environ[name]}" if name in os.environ else name for name in PLATFORM_VARIABLES]
+    key = environment_key("platform-folders", f"uid={os.getuid()}", *seen)
+    cache = cache_dir / f"platform-folders-{crc32(sys.executable.encode('utf-8', 'surrogateescape')):08x}.json"
+    cached = read_cache(cache, key)
+    if isinstance(cached, list) and len(cached) == 4 and all(isinstance(p, str) and os.path.isabs(p) for p in cached):
+        return cached
+    folders = _ask_platformdirs()
+    write_cache(cache, key, folders)
+    return folders
+
 
 class Paths:
     """The four locations (immutable; a plain class rather than attrs: it is built on every start-up)."""
@@ -55,15 +96,7 @@ class Paths:
         if home:
             root = Path(home).expanduser().absolute()
             return cls(root / "config", root / "data", root / "state", root / "cache")
-        from platformdirs import PlatformDirs
-
-        dirs = PlatformDirs(APP, appauthor=False)
-        return cls(
-            Path(dirs.user_config_dir),
-            Path(dirs.user_data_dir),
-            Path(dirs.user_state_dir),
-            Path(dirs.user_cache_dir),
-        )
+        return cls(*(Path(p) for p in platform_folders()))
 
     @property
     def user_config_file(self) -> Path:
