@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import importlib.util
 import random
-import sys
-from pathlib import Path
+from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
@@ -16,17 +14,10 @@ from nervous.kernel.config import Config
 from nervous.kernel.manager import PluginManager
 from nervous.kernel.storage import MemoryStore
 
-BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "learning.py"
-
 
 @pytest.fixture(scope="module")
-def bench() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("learning_bench", BENCH)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["learning_bench"] = module
-    spec.loader.exec_module(module)
-    return module
+def bench(load_benchmark: Callable[[str], ModuleType]) -> ModuleType:
+    return load_benchmark("learning")
 
 
 @pytest.fixture(scope="module")

@@ -2,25 +2,19 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
-BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "startup.py"
-
 
 @pytest.fixture(scope="module")
-def startup() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("startup_bench", BENCH)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def startup(load_benchmark: Callable[[str], ModuleType]) -> ModuleType:
+    return load_benchmark("startup")
 
 
 @pytest.mark.parametrize("name", ["floor: + hook call, file reads", "floor: + perceive's 7 record classes"])

@@ -2,21 +2,19 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
+from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
+
+import pytest
 
 from .helpers import corpus_archive
 
-BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "security.py"
 
-
-def _load():  # type: ignore[no-untyped-def]
-    spec = importlib.util.spec_from_file_location("security_bench", BENCH)
-    assert spec and spec.loader
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+@pytest.fixture(scope="module")
+def bench(load_benchmark: Callable[[str], ModuleType]) -> ModuleType:
+    return load_benchmark("security")
 
 
 def _corpus(tmp_path: Path) -> tuple[Path, Path]:
@@ -37,8 +35,7 @@ def _corpus(tmp_path: Path) -> tuple[Path, Path]:
     return corpus, labels
 
 
-def test_benchmark_on_a_small_corpus(tmp_path, nervous_home, capsys) -> None:
-    bench = _load()
+def test_benchmark_on_a_small_corpus(tmp_path, nervous_home, capsys, bench: ModuleType) -> None:
     corpus, labels = _corpus(tmp_path)
     r = bench.run(corpus, labels, verbose=True)
     refuse = r["nervous"]["all"]["refuse"]
@@ -52,9 +49,8 @@ def test_benchmark_on_a_small_corpus(tmp_path, nervous_home, capsys) -> None:
     assert "refuse" in out and "side-effect classes" in out
 
 
-def test_benchmark_with_an_intent_judge(tmp_path, nervous_home, capsys) -> None:
+def test_benchmark_with_an_intent_judge(tmp_path, nervous_home, capsys, bench: ModuleType) -> None:
     """A stand-in judge that calls every skill mentioning a build folder deceptive: its verdicts count."""
-    bench = _load()
     corpus, labels = _corpus(tmp_path)
     judge = tmp_path / "judge.py"
     judge.write_text("import json, sys\n"
@@ -73,9 +69,8 @@ def test_benchmark_with_an_intent_judge(tmp_path, nervous_home, capsys) -> None:
     assert "intent judge:" in capsys.readouterr().out
 
 
-def test_leave_one_source_out_report(tmp_path, nervous_home, capsys) -> None:
+def test_leave_one_source_out_report(tmp_path, nervous_home, capsys, bench: ModuleType) -> None:
     """With one malicious source, no rule is supported by another source: nothing is kept when held out."""
-    bench = _load()
     corpus, labels = _corpus(tmp_path)
     r = bench.run(corpus, labels)
     row = r["leave_one_source_out"]["SRC-A"]
@@ -85,8 +80,7 @@ def test_leave_one_source_out_report(tmp_path, nervous_home, capsys) -> None:
     assert "leave one source out" in capsys.readouterr().out
 
 
-def test_unlabelled_mode_reports_rates_rules_and_lines(tmp_path, nervous_home, capsys) -> None:
-    bench = _load()
+def test_unlabelled_mode_reports_rates_rules_and_lines(tmp_path, nervous_home, capsys, bench: ModuleType) -> None:
     corpus, _ = _corpus(tmp_path)
     r = bench.run_unlabelled(corpus)
     assert r["items"] == 3 and r["decisions"] == {"refuse": 1, "allow": 1, "review": 1}
@@ -98,9 +92,8 @@ def test_unlabelled_mode_reports_rates_rules_and_lines(tmp_path, nervous_home, c
     assert "items: 2" in out and "t-1 refuse" in out and "curl" not in out  # ids and rule ids, never content
 
 
-def test_unlabelled_mode_scans_only_listed_ids(tmp_path, nervous_home, capsys) -> None:
+def test_unlabelled_mode_scans_only_listed_ids(tmp_path, nervous_home, capsys, bench: ModuleType) -> None:
     """``--ids FILE`` rescans a subset (e.g. the refused items of an earlier ``--per-item`` run)."""
-    bench = _load()
     corpus, _ = _corpus(tmp_path)
     ids = tmp_path / "ids.txt"
     ids.write_text("# refused last time\nt-3 review NV-DESTR-002:review:L2\n\nt-1\n")
@@ -118,8 +111,7 @@ def test_unlabelled_mode_scans_only_listed_ids(tmp_path, nervous_home, capsys) -
         bench.run_unlabelled(corpus, only=bench.read_ids(ids))
 
 
-def test_ids_file_restricts_both_modes(tmp_path, nervous_home) -> None:
-    bench = _load()
+def test_ids_file_restricts_both_modes(tmp_path, nervous_home, bench: ModuleType) -> None:
     corpus, labels = _corpus(tmp_path)
     ids = tmp_path / "ids.txt"
     ids.write_text("t-1\n# a comment\n\nt-3  # reviewed\n")
@@ -130,9 +122,8 @@ def test_ids_file_restricts_both_modes(tmp_path, nervous_home) -> None:
     assert bench.read_ids(None) is None
 
 
-def test_second_stage_leave_one_source_out(tmp_path, nervous_home, capsys) -> None:
+def test_second_stage_leave_one_source_out(tmp_path, nervous_home, capsys, bench: ModuleType) -> None:
     """``--loso-wild`` retrains the second stage without each malicious source and reports its recall."""
-    bench = _load()
     corpus, labels = _corpus(tmp_path)
     wild = tmp_path / "wild.json"
     wild.write_text(json.dumps({f"w-{n}": {"findings": ["NV-FLOW-001:review:L3:C1:00000000"] if n % 2 else [],

@@ -2,21 +2,19 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
+from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
+
+import pytest
 
 from .helpers import corpus_archive
 
-BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
 
-
-def _load():  # type: ignore[no-untyped-def]
-    spec = importlib.util.spec_from_file_location("refusal_audit", BENCH / "refusal_audit.py")
-    assert spec and spec.loader
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+@pytest.fixture(scope="module")
+def audit(load_benchmark: Callable[[str], ModuleType]) -> ModuleType:
+    return load_benchmark("refusal_audit")
 
 
 ITEMS = {
@@ -28,8 +26,7 @@ ITEMS = {
 }
 
 
-def test_groups_follow_the_refusing_rules() -> None:
-    audit = _load()
+def test_groups_follow_the_refusing_rules(audit: ModuleType) -> None:
     hard = {"NV-EXEC-002"}
     assert audit.group({"findings": ["NV-EXEC-002:refuse:L1:C1:x", "NV-EXEC-001:refuse:L1:C1:x"]}, hard) == "hard"
     assert audit.group({"findings": ["NV-EXEC-001:refuse:L1:C1:x", "NV-FIN-002:refuse:L2:C1:x"]}, hard) == "two-families"
@@ -37,8 +34,7 @@ def test_groups_follow_the_refusing_rules() -> None:
                                      "NV-PRIV-001:review:L3:C1:x"]}, hard) == "single-soft"
 
 
-def test_audit_prints_booleans_and_ids_only(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
-    audit = _load()
+def test_audit_prints_booleans_and_ids_only(tmp_path: Path, capsys, audit: ModuleType) -> None:  # type: ignore[no-untyped-def]
     corpus = corpus_archive(tmp_path / "corpus.tar.gz", ITEMS)
     record = tmp_path / "rec.json"
     record.write_text(json.dumps({

@@ -1,0 +1,66 @@
+"""The reflex bound benchmark: its interval, its observer on worlds whose answer is known, a small real run."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from types import ModuleType
+
+import pytest
+
+
+@pytest.fixture(scope="module")
+def bound(load_benchmark: Callable[[str], ModuleType]) -> ModuleType:
+    return load_benchmark("reflex_bound")
+
+
+def test_wilson_interval_matches_the_textbook_values(bound: ModuleType) -> None:
+    low, high = bound.wilson(8, 10, 1.96)
+    assert low == pytest.approx(0.4902, abs=1e-4) and high == pytest.approx(0.9433, abs=1e-4)
+    assert bound.wilson(3, 10, 0.0) == pytest.approx((0.3, 0.3))
+    assert bound.wilson(0, 0, 1.96) == (0.0, 1.0)
+
+
+def _world(bound: ModuleType, ps: list[float], tasks: int) -> object:
+    learning = bound.learning
+    rng = random.Random(7)
+    region = learning.Region("r", [learning.Skill(f"s{i}", p, ()) for i, p in enumerate(ps)])
+    region.times = [float(t) for t in range(tasks)]
+    region.draws = [[(rng.random(), 0.5, 0.5) for _ in ps] for _ in range(tasks)]
+    return learning.World("stationary-close", 0, [region], [], [(t, 0, t) for t in range(tasks)])
+
+
+def test_the_observer_fires_and_is_right_when_the_best_is_obvious(bound: ModuleType) -> None:
+    counts = bound.observer(_world(bound, [1.0, 0.0], 50))
+    tasks, fired, wrong = counts[1.96]
+    assert tasks == 50 and fired >= 45 and wrong == 0
+
+
+def test_the_observer_is_often_wrong_on_identical_candidates_at_z_zero(bound: ModuleType) -> None:
+    # equal success rates: the first candidate is "best" by index, the empirical leader changes with luck
+    tasks, fired, wrong = bound.observer(_world(bound, [0.5, 0.5], 400))[0.0]
+    assert fired > 0 and wrong > 0
+    _, fired_strict, _ = bound.observer(_world(bound, [0.5, 0.5], 400))[2.33]
+    assert fired_strict < fired
+
+
+def test_a_small_run_reports_the_seed_policy_beside_the_observer(bound: ModuleType) -> None:
+    run = bound.job((100, 3, 40, 2.0, 300))
+    assert run["seed"] == 100 and 0.0 <= (run["seed_coverage"] or 0.0) <= 1.0
+    for key, levels in (("observer", bound.ZS), ("bayes", bound.TAUS)):
+        tasks = {t for t, _, _ in run[key].values()}
+        assert len(tasks) == 1 and tasks.pop() > 0
+        fired = [run[key][level][1] for level in levels]
+        assert fired == sorted(fired, reverse=True)  # a stricter threshold never fires more
+
+
+def test_best_probabilities_follow_the_evidence_under_the_close_prior(bound: ModuleType) -> None:
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    even = bound.best_probabilities(rng, np.array([50.0, 50.0]), 100, 4000)
+    assert even.sum() == pytest.approx(1.0) and abs(even[0] - 0.5) < 0.05
+    apart = bound.best_probabilities(rng, np.array([985.0, 950.0]), 1000, 4000)
+    assert apart[0] > 0.99  # 0.985 against 0.95: within the prior's gap, and the first is clearly better
+    impossible = bound.best_probabilities(rng, np.array([990.0, 500.0]), 1000, 400)
+    assert list(impossible) == [0.5, 0.5]  # evidence the prior rules out: no confidence at all (never fires)
