@@ -160,8 +160,11 @@ def main() -> None:
             "nervous plugins --json": [py, "-m", "nervous", "plugins", "--json"],
             "nervous perceive --json": [py, "-m", "nervous", "perceive", "count the words in my report", "--json"],
         }
+        # as most users run: no NERVOUS_HOME, the folders platformdirs gives under a (fresh) home folder
+        for name in ("nervous --version", "nervous perceive --json"):
+            cmds[f"{name} (platform folders)"] = cmds[name]
         if args.baseline:
-            for name in ("nervous --version", "nervous perceive --json"):
+            for name in [n for n in cmds if n.startswith(("nervous --version", "nervous perceive --json"))]:
                 cmds[f"baseline: {name}"] = [args.baseline, *cmds[name][1:]]
         floor_env = {**env, "PYTHONPATH": modules}  # the -m floor modules live outside the home
         if args.floor:
@@ -173,11 +176,8 @@ def main() -> None:
             cmds["floor: the same, as python -m"] = [py, "-m", "nervous_floor"]
             cmds[M_FLOOR] = [py, "-m", "nervous_floor_frozen"]
             cmds["python -m (an empty module)"] = [py, "-m", "nervous_floor_empty"]
-        # as most users run: no NERVOUS_HOME, the folders platformdirs gives under a (fresh) home folder
         user_env = {k: v for k, v in env.items() if k != "NERVOUS_HOME" and not k.startswith("XDG_")}
         user_env["HOME"] = str(Path(home, "user"))
-        for name in ("nervous --version", "nervous perceive --json"):
-            cmds[f"{name} (platform folders)"] = cmds[name]
         envs = {i: floor_env for i, c in enumerate(cmds.values()) if c[1] == "-m" and c[2].startswith("nervous_floor")}
         envs.update({i: user_env for i, name in enumerate(cmds) if name.endswith("(platform folders)")})
         clawhub = shutil.which("clawhub")
@@ -192,18 +192,17 @@ def main() -> None:
     heavy = sorted(HEAVY & set(loaded))
     names = list(cmds)
     print(f"interpreter: {py}")
-    print(f"{'command':36} {'median ms':>10} {'ratio':>7} {'CPU ms':>8} {'CPU ratio':>10}")
+    print(f"{'command':52} {'median ms':>10} {'ratio':>7} {'CPU ms':>8} {'CPU ratio':>10}")
     for i, name in enumerate(names):
-        print(f"{name:36} {wall[i] * 1000:10.1f} {wall[i] / wall[0]:7.2f}x {cpu[i] * 1000:8.1f} "
+        print(f"{name:52} {wall[i] * 1000:10.1f} {wall[i] / wall[0]:7.2f}x {cpu[i] * 1000:8.1f} "
               f"{cpu[i] / cpu[0]:9.2f}x")
     times, cpus = dict(zip(names, wall, strict=True)), dict(zip(names, cpu, strict=True))
     if "clawhub list" in times:
         print(f"perceive / clawhub list: {times['nervous perceive --json'] / times['clawhub list']:.2f} "
               f"(CPU {cpus['nervous perceive --json'] / cpus['clawhub list']:.2f})")
-    for name in ("nervous --version", "nervous perceive --json"):
-        if f"baseline: {name}" in times:
-            print(f"{name} / baseline: {times[name] / times['baseline: ' + name]:.2f} "
-                  f"(CPU {cpus[name] / cpus['baseline: ' + name]:.2f})")
+    for name in [n for n in names if not n.startswith("baseline: ") and f"baseline: {n}" in times]:
+        print(f"{name} / baseline: {times[name] / times['baseline: ' + name]:.2f} "
+              f"(CPU {cpus[name] / cpus['baseline: ' + name]:.2f})")
     if args.floor:
         print(f"perceive --json / floor: {times['nervous perceive --json'] / times[M_FLOOR]:.2f} "
               f"(CPU {cpus['nervous perceive --json'] / cpus[M_FLOOR]:.2f})")
