@@ -16,7 +16,10 @@ import importlib
 import sys
 import warnings
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
+
+if TYPE_CHECKING:
+    from importlib.abc import Loader
 
 #: documented old path -> where the module lives now
 MOVED: dict[str, str] = {
@@ -111,7 +114,7 @@ class AliasFinder:
             return None
         from importlib.machinery import ModuleSpec
 
-        return ModuleSpec(name, _AliasLoader(new))
+        return ModuleSpec(name, cast("Loader", _AliasLoader(new)))
 
 
 def install() -> None:

@@ -10,13 +10,13 @@ from typing import Any
 def terminal_safe(text: Any) -> str:
     """Stored or remote text made harmless for a terminal: control and format characters (escape
     sequences, bidirectional overrides) and undecodable bytes are shown as ``\\x1b``-style escapes."""
-    text = str(text)
-    if text.isprintable():
-        return text
+    shown = str(text)
+    if shown.isprintable():
+        return shown
     import unicodedata
 
     return "".join(c if c == " " or unicodedata.category(c)[0] not in "CZ" or c == "\u3000"
-                   else c.encode("unicode_escape").decode("ascii") for c in text)
+                   else c.encode("unicode_escape").decode("ascii") for c in shown)
 
 
 def table(rows: list[list[str]], headers: list[str], width: int | None = None) -> str:

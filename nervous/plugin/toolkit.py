@@ -46,6 +46,74 @@ _SOURCES: dict[str, str] = {
 _ALIASES = {"nervous_version": "__version__"}
 
 if TYPE_CHECKING:
+    from ..kernel.admission import (
+        admitted,
+        require_admission,
+    )
+    from ..kernel.bundle import (
+        Limits,
+        check_listing,
+        load_directory,
+        load_zip,
+        make_bundle,
+    )
+    from ..kernel.clock import (
+        now,
+        utc_timestamp,
+    )
+    from ..kernel.durable import (
+        atomic_write_bytes,
+        atomic_write_json,
+        backup_path,
+        dumps_json,
+        ensure_dir,
+        fsync_dir,
+        load_json,
+        parse_object,
+    )
+    from ..kernel.filelock import (
+        FileLock,
+        lock_is_stale,
+        pid_alive,
+        read_lock_holder,
+        remove_stale_lock,
+    )
+    from ..kernel.fingerprint import (
+        bundle_fingerprint,
+        folder_fingerprint,
+        is_fingerprinted_path,
+        skill_fingerprint,
+    )
+    from ..kernel.http import (
+        HttpClient,
+        HttpStatusError,
+        Response,
+        clean_error_text,
+    )
+    from ..kernel.serialize import (
+        from_json,
+        to_json,
+    )
+    from ..kernel.sideeffects import (
+        ASSUME_WORST,
+        CLASS_ORDER,
+        FLAGS,
+        classes_of,
+        is_credential_path,
+        is_secret_env,
+        normalize_host,
+        normalize_tag,
+        normalize_tags,
+    )
+    from ..kernel.skillmd import (
+        SkillDoc,
+        find_skill_file,
+        parse_skill_md,
+    )
+    from ..kernel.texttable import (
+        table,
+        terminal_safe,
+    )
 
     nervous_version: str
 
@@ -53,4 +121,13 @@ if TYPE_CHECKING:
 __getattr__, __dir__ = lazy_names(__name__, _SOURCES, _ALIASES)
 
 
-__all__ = sorted(_SOURCES)
+__all__ = [
+    "ASSUME_WORST", "CLASS_ORDER", "FLAGS", "FileLock", "HttpClient", "HttpStatusError", "Limits", "Response",
+    "SkillDoc", "admitted", "atomic_write_bytes", "atomic_write_json", "backup_path", "bundle_fingerprint",
+    "check_listing", "classes_of", "clean_error_text", "dumps_json", "ensure_dir", "find_skill_file",
+    "folder_fingerprint", "from_json", "fsync_dir", "is_credential_path", "is_fingerprinted_path",
+    "is_secret_env", "load_directory", "load_json", "load_zip", "lock_is_stale", "make_bundle",
+    "nervous_version", "normalize_host", "normalize_tag", "normalize_tags", "now", "parse_object",
+    "parse_skill_md", "pid_alive", "read_lock_holder", "remove_stale_lock", "require_admission",
+    "skill_fingerprint", "table", "terminal_safe", "to_json", "utc_timestamp",
+]

@@ -12,7 +12,8 @@ The network client is imported on first use, never when the plugin loads.
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from nervous.errors import NervousError, NotFound, Refused, RegistryError, UsageError
 from nervous.plugin import (
@@ -34,7 +35,7 @@ DEFAULT_SITE = "https://clawhub.ai"
 MEMO_SECONDS = 30.0
 NAME = "clawhub"
 
-
+T = TypeVar("T")
 
 
 def _factory(ctx: ProviderContext) -> ClawHubRegistry:
@@ -329,7 +330,7 @@ class ClawHubRegistry:
         path = f"/api/v1/skills/{quote(ref.name, safe='')}{suffix}"
         return self._call(lambda: self.http.get_json(path, q), ref, what)
 
-    def _call(self, fn: Any, ref: SkillRef | None, what: str) -> Any:
+    def _call(self, fn: Callable[[], T], ref: SkillRef | None, what: str) -> T:
         from nervous.plugin.toolkit import HttpStatusError
 
         try:

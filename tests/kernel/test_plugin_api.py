@@ -42,3 +42,24 @@ def test_importing_the_plugin_api_stays_light() -> None:
 def test_the_public_names_are_the_lazy_table() -> None:
     table = set(nervous.plugin._SOURCES) | {"hookimpl", "Provider", "ProviderContext"}
     assert set(nervous.plugin.__all__) == table
+
+
+@pytest.mark.parametrize("module", [nervous.plugin, nervous.plugin.toolkit, cortex])
+def test_type_checkers_see_every_lazy_name_with_its_real_type(module: object) -> None:
+    """Each name loaded on first use is also imported under ``TYPE_CHECKING`` (or annotated), so a plugin
+    author's type checker sees the real function or class rather than ``Any`` from ``__getattr__``."""
+    import ast
+    import inspect
+
+    tree = ast.parse(inspect.getsource(module))  # type: ignore[arg-type]
+    declared: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING":
+            for stmt in node.body:
+                if isinstance(stmt, ast.ImportFrom):
+                    declared |= {alias.asname or alias.name for alias in stmt.names}
+                elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+                    declared.add(stmt.target.id)
+    lazy = set(module._SOURCES)  # type: ignore[attr-defined]
+    assert lazy <= declared, sorted(lazy - declared)
+    assert set(module.__all__) >= lazy  # type: ignore[attr-defined]

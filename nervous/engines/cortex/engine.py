@@ -861,7 +861,8 @@ class Cortex:
         digest = transfer.document_digest(incoming)
         # which documents were imported is kept beside the memory, so a copied import stays lossless
         seen = self.store.read(memory.COLLECTION, IMPORTS_KEY).value or {}
-        again = digest in (seen.get("sha256") if isinstance(seen.get("sha256"), list) else [])
+        known = seen.get("sha256")
+        again = isinstance(known, list) and digest in known
 
         def apply(doc: dict[str, Any], tx: _Tx) -> dict[str, Any]:
             for message in transfer.import_warnings(incoming, tx.today):
@@ -883,8 +884,8 @@ class Cortex:
         result, warnings = self._transaction(apply, now=now, prune=False, stamp=False)
         if not again:
             def remember(d: dict[str, Any]) -> None:
-                digests = d.get("sha256") if isinstance(d.get("sha256"), list) else []
-                d["sha256"] = [*digests, digest][-100:]
+                digests = d.get("sha256")
+                d["sha256"] = [*(digests if isinstance(digests, list) else []), digest][-100:]
 
             self.store.update(memory.COLLECTION, IMPORTS_KEY, remember)
         return {**result, "warnings": warnings}
