@@ -289,20 +289,45 @@ def held_out_models(dev: Mapping[str, Item], labels: Mapping[str, Mapping[str, A
             for src in malicious_sources(dev, labels)}
 
 
+def same_wild_operating_point(doc: Mapping[str, Any], held_doc: Mapping[str, Any],
+                              wild: Mapping[str, Item]) -> dict[str, float]:
+    """Thresholds for a retrained model that decide as many wild items as the shipped model does: the lowest
+    grid values whose wild refusals and wild reviews-or-refusals do not exceed the shipped model's (the raise
+    threshold is kept). Chosen from unlabelled wild records only, so the held-out source plays no part."""
+    th = dict(doc["thresholds"])
+    shipped = decide_all(doc, wild)
+    n_ref = sum(d == "refuse" for d in shipped.values())
+    n_rev = sum(d != "allow" for d in shipped.values())
+    refusing = {i: it for i, it in wild.items() if it["rules_decision"] == "refuse"}
+    for t in (0.0, *GRID, 1.01):
+        if sum(d == "refuse" for d in decide_all({**held_doc, "thresholds": {**th, "refuse": t}}, refusing).values()) <= n_ref:
+            th["refuse"] = t
+            break
+    for t in (0.0, *GRID, 1.01):
+        if sum(d != "allow" for d in decide_all({**held_doc, "thresholds": {**th, "review": t}}, wild).values()) <= n_rev:
+            th["review"] = t
+            break
+    return th
+
+
 def loso(doc: Mapping[str, Any], dev: Mapping[str, Item], labels: Mapping[str, Mapping[str, Any]],
          wild: Mapping[str, Item], *, steps: int = STEPS, l2: float = L2,
-         held: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, Any]:
+         held: Mapping[str, Mapping[str, Any]] | None = None, operating_point: bool = False) -> dict[str, Any]:
     """Per malicious source: its recall with the shipped model (in sample) and with a model retrained
-    without it (same thresholds, same features left out), at refuse and at review-or-refuse."""
+    without it (same features left out), at refuse and at review-or-refuse. The retrained model uses the
+    shipped thresholds, or with ``operating_point`` thresholds that decide as many wild items as the shipped
+    model does (``same_wild_operating_point``): a retrained model's scores shift as a whole, and a fixed
+    threshold then measures that shift as well as what the model learned from the source."""
     full = decide_all(doc, dev)
     if held is None:
         held = held_out_models(dev, labels, wild, steps=steps, l2=l2, without=tuple(doc.get("without", ())))
     out: dict[str, Any] = {}
     for src in malicious_sources(dev, labels):
         mine = [i for i in sorted(dev) if labels[i]["label"] == "malicious" and labels[i].get("source") == src]
-        held_doc = {**held[src], "thresholds": doc["thresholds"]}
+        th = same_wild_operating_point(doc, held[src], wild) if operating_point else doc["thresholds"]
+        held_doc = {**held[src], "thresholds": th}
         theirs = decide_all(held_doc, {i: dev[i] for i in mine})
-        row: dict[str, Any] = {"items": len(mine)}
+        row: dict[str, Any] = {"items": len(mine), "thresholds": th}
         for level, caught in (("refuse", lambda d: d == "refuse"), ("review_or_refuse", lambda d: d != "allow")):
             inside = sum(caught(full[i]) for i in mine)
             kept = sum(caught(theirs[i]) for i in mine)
@@ -348,6 +373,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--loso-kept", metavar="SHARE|max",
                     help="choose thresholds so that each malicious source held out of training keeps SHARE of its "
                          "in-sample recall at both levels ('max': the best share reachable, the frontier)")
+    ap.add_argument("--loso-operating-point", action="store_true",
+                    help="with --loso: also hold each retrained model at the shipped model's wild decision counts")
     ap.add_argument("--max-wild-refuse", type=int,
                     help="with --loso-kept: at most this many wild refusals (default: no cap)")
     ap.add_argument("--frontier", action="store_true",
@@ -378,11 +405,14 @@ def main(argv: list[str] | None = None) -> int:
     args.out.write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     print(json.dumps({k: v for k, v in chosen.items()}, sort_keys=True))
     if args.loso:
-        for src, row in loso(doc, dev, labels, wild, steps=args.steps, l2=args.l2, held=held).items():
-            a, b = row["refuse"], row["review_or_refuse"]
-            print(f"held out {src}: {row['items']} items; refuse in/held/kept {a['in_sample']:.1%} "
-                  f"{a['held_out']:.1%} {a['kept']:.0%}; review-or-refuse {b['in_sample']:.1%} {b['held_out']:.1%} "
-                  f"{b['kept']:.0%}")
+        for point in (False, True) if args.loso_operating_point else (False,):
+            for src, row in loso(doc, dev, labels, wild, steps=args.steps, l2=args.l2, held=held,
+                                 operating_point=point).items():
+                a, b = row["refuse"], row["review_or_refuse"]
+                at = " at the same wild operating point " + json.dumps(row["thresholds"], sort_keys=True) if point else ""
+                print(f"held out {src}{at}: {row['items']} items; refuse in/held/kept {a['in_sample']:.1%} "
+                      f"{a['held_out']:.1%} {a['kept']:.0%}; review-or-refuse {b['in_sample']:.1%} "
+                      f"{b['held_out']:.1%} {b['kept']:.0%}")
     if args.frontier:
         for row in frontier(doc, dev, labels, wild, variants, floors):
             print(json.dumps(row, sort_keys=True))

@@ -225,3 +225,28 @@ def test_scan_report_carries_the_second_stage_reason(nervous_pm) -> None:
     result = scan(nervous_pm, files, purpose="install")
     assert result.decision == "refuse"
     assert any(r.startswith("second stage: score ") for r in result.report["reasons"])
+
+
+def test_loso_at_the_same_wild_operating_point(trainer, tmp_path: Path, capsys) -> None:
+    args = _synthetic(tmp_path)
+    assert trainer.main([*args, "--out", str(tmp_path / "m.json")]) == 0
+    doc = json.loads((tmp_path / "m.json").read_text())
+    labels = {r["id"]: r for r in map(json.loads, (tmp_path / "labels.jsonl").read_text().splitlines())}
+    dev = {i: trainer.from_record(r) for i, r in sorted(json.loads((tmp_path / "dev.json").read_text()).items())}
+    wild = {i: trainer.from_record(r) for i, r in sorted(json.loads((tmp_path / "wild.json").read_text()).items())}
+    shipped = trainer.decide_all(doc, wild)
+    # a retrained model whose scores all shift down by a constant is held to the shipped model's wild counts
+    shifted = {**doc, "bias": doc["bias"] - 3.0}
+    th = trainer.same_wild_operating_point(doc, shifted, wild)
+    assert th["review"] < doc["thresholds"]["review"] and th["raise"] == doc["thresholds"]["raise"]
+    moved = trainer.decide_all({**shifted, "thresholds": th}, wild)
+    assert sum(d != "allow" for d in moved.values()) <= sum(d != "allow" for d in shipped.values())
+    assert sum(d == "refuse" for d in moved.values()) <= sum(d == "refuse" for d in shipped.values())
+    # at the same operating point the shift costs no held-out recall; at the same thresholds it may
+    held = {src: shifted for src in trainer.malicious_sources(dev, labels)}
+    fixed = trainer.loso(doc, dev, labels, wild, held=held)
+    point = trainer.loso(doc, dev, labels, wild, held=held, operating_point=True)
+    for src in held:
+        for level in ("refuse", "review_or_refuse"):
+            assert point[src][level]["kept"] >= fixed[src][level]["kept"]
+        assert point[src]["thresholds"]["review"] <= doc["thresholds"]["review"]
