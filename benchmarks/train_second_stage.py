@@ -18,6 +18,14 @@ line, and every self-written technique variant of the test suite keeps its expec
 refused, look-alikes not refused, own-purpose look-alikes allowed). ``--loso`` retrains with each malicious
 source held out and prints the held-out recall as a share of the in-sample recall; ``--frontier`` prints the
 best wild rates at lower dev refuse-recall floors, with and without the variant-suite constraint.
+
+Options for generalisation across sources (off by default; the shipped data file is trained without them):
+``--without class:`` trains without the features whose names start with a prefix (capability classes say what a
+skill can do, not whether it means harm; a feature left out has no weight, so the scorer needs no change), and
+``--loso-kept 0.7`` chooses the thresholds under one more constraint: with each malicious source held out of
+training, that source keeps at least the given share of its in-sample recall at refuse and at review-or-refuse
+(wild refusals capped by ``--max-wild-refuse``, the wild review-or-refuse target then a hard limit).
+``--loso-kept max`` reports the best share reachable under every other constraint (the frontier).
 """
 
 from __future__ import annotations
@@ -89,8 +97,10 @@ def likely_malicious(item: Item) -> bool:
     return bool(refusing & set(HARD_RULES)) or len({family(r) for r in refusing}) >= 2
 
 
-def feats_of(item: Item) -> dict[str, float]:
-    return features(item["findings"], item["classes"], item["flags"], complete=item["complete"])
+def feats_of(item: Item, without: tuple[str, ...] = ()) -> dict[str, float]:
+    """The scorer's features of one item, less those whose names start with a prefix in ``without``."""
+    feats = features(item["findings"], item["classes"], item["flags"], complete=item["complete"])
+    return {k: v for k, v in feats.items() if not k.startswith(without)} if without else feats
 
 
 def fit(rows: list[tuple[dict[str, float], int, float]], *, l2: float = L2, steps: int = STEPS,
@@ -119,19 +129,21 @@ def fit(rows: list[tuple[dict[str, float], int, float]], *, l2: float = L2, step
 
 
 def training_rows(dev: Mapping[str, Item], labels: Mapping[str, Mapping[str, Any]], wild: Mapping[str, Item],
-                  *, hold_out: str | None = None) -> tuple[list[tuple[dict[str, float], int, float]], dict[str, int]]:
+                  *, hold_out: str | None = None,
+                  without: tuple[str, ...] = ()) -> tuple[list[tuple[dict[str, float], int, float]], dict[str, int]]:
     """(features, label, weight) per item, in id order. Malicious and ordinary get equal total weight;
     ordinary weight is split equally between dev benign and wild items."""
     mal = [i for i in sorted(dev) if labels[i]["label"] == "malicious" and labels[i].get("source") != hold_out]
     ben = [i for i in sorted(dev) if labels[i]["label"] == "benign"]
     wil = [i for i in sorted(wild) if not likely_malicious(wild[i])]
-    rows = [(feats_of(dev[i]), 1, 1.0) for i in mal]
+    rows = [(feats_of(dev[i], without), 1, 1.0) for i in mal]
     half = len(mal) / 2
     if ben and wil:
-        rows += [(feats_of(dev[i]), 0, half / len(ben)) for i in ben]
-        rows += [(feats_of(wild[i]), 0, half / len(wil)) for i in wil]
+        rows += [(feats_of(dev[i], without), 0, half / len(ben)) for i in ben]
+        rows += [(feats_of(wild[i], without), 0, half / len(wil)) for i in wil]
     else:
-        rows += [(feats_of(it), 0, 2 * half / len(ben + wil)) for it in [dev[i] for i in ben] + [wild[i] for i in wil]]
+        rows += [(feats_of(it, without), 0, 2 * half / len(ben + wil))
+                 for it in [dev[i] for i in ben] + [wild[i] for i in wil]]
     return rows, {"malicious": len(mal), "benign": len(ben), "wild": len(wil),
                   "wild_left_out": len(wild) - len(wil)}
 
@@ -143,13 +155,23 @@ def decide_all(model_doc: Mapping[str, Any], items: Mapping[str, Item]) -> dict[
 
 
 def choose_thresholds(doc: dict[str, Any], dev: Mapping[str, Item], labels: Mapping[str, Mapping[str, Any]],
-                      wild: Mapping[str, Item], variants: Mapping[str, Item], floors: Mapping[str, float]) -> dict[str, Any]:
+                      wild: Mapping[str, Item], variants: Mapping[str, Item], floors: Mapping[str, float], *,
+                      held: Mapping[str, Mapping[str, Any]] | None = None, kept: float | None = None,
+                      max_wild_refuse: int | None = None) -> dict[str, Any]:
     """Exhaustive search over the grid. Each threshold acts on its own group of items (the rules' refusals,
-    reviews and allows), so each item's decision is computed once per value of its own threshold."""
+    reviews and allows), so each item's decision is computed once per value of its own threshold.
+
+    With ``held`` (models trained without each malicious source) the search is LOSO-aware: each source's
+    in-sample and held-out catches are counted too, the wild review-or-refuse target and ``max_wild_refuse``
+    become hard limits, and the thresholds must keep ``kept`` of every source's in-sample recall at both
+    levels; ``kept=None`` puts the worst share kept first instead (the frontier)."""
     everything = {**{f"dev:{i}": v for i, v in dev.items()}, **{f"wild:{i}": v for i, v in wild.items()},
                   **{f"var:{i}": v for i, v in variants.items()}}
     n_mal = sum(labels[i]["label"] == "malicious" for i in dev)
     n_ben = len(dev) - n_mal
+    held = held or {}
+    mine = {src: {f"dev:{i}" for i in dev if labels[i]["label"] == "malicious" and labels[i].get("source") == src}
+            for src in held}
     groups = {"refuse": "refuse", "review": "review", "allow": "raise"}
     values = {"refuse": (0.0, *GRID), "review": (0.0, *GRID), "raise": (*GRID, 1.01)}
     table: dict[str, dict[float, tuple[int, ...]]] = {}
@@ -174,26 +196,48 @@ def choose_thresholds(doc: dict[str, Any], dev: Mapping[str, Item], labels: Mapp
                     kind = i.split(":", 1)[0]
                     bad += (kind == "mal" and d != "refuse") or (kind == "benign" and d == "refuse") or \
                         (kind == "allowed" and d != "allow")
-            table[name][t] = (mal_ref, mal_rev, ben_ref, w_ref, w_rev, bad)
+            row = [mal_ref, mal_rev, ben_ref, w_ref, w_rev, bad]
+            for src, held_doc in sorted(held.items()):  # in-sample and held-out catches of the source, per level
+                ours = {k: v for k, v in members.items() if k in mine[src]}
+                theirs = decide_all({**held_doc, "thresholds": th}, ours)
+                row += [sum(dec[k] == "refuse" for k in ours), sum(d == "refuse" for d in theirs.values()),
+                        sum(dec[k] != "allow" for k in ours), sum(d != "allow" for d in theirs.values())]
+            table[name][t] = tuple(row)
     best: tuple[Any, ...] | None = None
     for t_ref, a in table["refuse"].items():
         for t_rev, b in table["review"].items():
             for t_raise, c in table["raise"].items():
-                mal_ref, mal_rev, ben_ref, w_ref, w_rev, bad = (x + y + z for x, y, z in zip(a, b, c, strict=True))
+                total = [x + y + z for x, y, z in zip(a, b, c, strict=True)]
+                mal_ref, mal_rev, ben_ref, w_ref, w_rev, bad = total[:6]
                 if bad or mal_ref < floors["refuse_recall"] * n_mal - 1e-9 or \
                         ben_ref > floors["refuse_fpr"] * n_ben + 1e-9 or mal_rev < floors["review_recall"] * n_mal - 1e-9:
                     continue
+                worst = 1.0
+                if held:
+                    if (max_wild_refuse is not None and w_ref > max_wild_refuse) or \
+                            w_rev > floors.get("wild_review", 1.0) * len(wild) + 1e-9:
+                        continue
+                    shares = total[6:]
+                    for j in range(0, len(shares), 2):
+                        worst = min(worst, shares[j + 1] / shares[j] if shares[j] else 1.0)
+                    if kept is not None and worst < kept - 1e-9:
+                        continue
                 # fewest wild refusals; then meet the review-or-refuse target with the fewest releases
                 # (the lowest review threshold), which leaves the most margin on sources not seen in training
-                key = (w_ref, max(0, w_rev - floors.get("wild_review", 1.0) * len(wild)), -mal_rev, t_rev,
+                key = (-worst if held and kept is None else 0.0, w_ref,
+                       max(0, w_rev - floors.get("wild_review", 1.0) * len(wild)), -mal_rev, t_rev,
                        -mal_ref, ben_ref, t_ref, -t_raise)
                 if best is None or key < best[0]:
                     best = (key, {"refuse": t_ref, "review": t_rev, "raise": t_raise},
                             {"refuse_recall": mal_ref / n_mal, "refuse_fpr": ben_ref / n_ben,
-                             "review_recall": mal_rev / n_mal}, w_rev)
+                             "review_recall": mal_rev / n_mal}, w_rev, worst)
     if best is None:
-        raise SystemExit("no thresholds keep the dev floors and the variant suite")
-    return {"thresholds": best[1], "dev": best[2], "wild_refuse": best[0][0], "wild_review_or_refuse": best[3]}
+        raise SystemExit("no thresholds keep the dev floors and the variant suite"
+                         + (" and every held-out source's share" if held else ""))
+    out = {"thresholds": best[1], "dev": best[2], "wild_refuse": best[0][1], "wild_review_or_refuse": best[3]}
+    if held:
+        out["loso_worst_kept"] = round(best[4], 4)
+    return out
 
 
 def record_variants() -> dict[str, Any]:
@@ -221,30 +265,72 @@ def record_variants() -> dict[str, Any]:
 
 
 def train(dev: Mapping[str, Item], labels: Mapping[str, Mapping[str, Any]], wild: Mapping[str, Item], *,
-          steps: int = STEPS, l2: float = L2, hold_out: str | None = None) -> dict[str, Any]:
+          steps: int = STEPS, l2: float = L2, hold_out: str | None = None,
+          without: tuple[str, ...] = ()) -> dict[str, Any]:
     """The model document without thresholds (weights fitted on the records, one source left out if asked)."""
-    rows, counts = training_rows(dev, labels, wild, hold_out=hold_out)
+    rows, counts = training_rows(dev, labels, wild, hold_out=hold_out, without=without)
     weights, bias = fit(rows, steps=steps, l2=l2)
-    return {"format": FORMAT, "features": "rule:<id>:<action>, family:<prefix>, counts, class:, flag:",
-            "trained_on": counts, "l2": l2, "steps": steps, "bias": bias, "weights": weights,
-            "hard_rules": sorted(HARD_RULES), "review_floor": sorted(REVIEW_FLOOR)}
+    doc = {"format": FORMAT, "features": "rule:<id>:<action>, family:<prefix>, counts, class:, flag:",
+           "trained_on": counts, "l2": l2, "steps": steps, "bias": bias, "weights": weights,
+           "hard_rules": sorted(HARD_RULES), "review_floor": sorted(REVIEW_FLOOR)}
+    if without:  # recorded so that a retrain (loso, benchmarks/security.py) leaves out the same features
+        doc["without"] = sorted(without)
+    return doc
+
+
+def malicious_sources(dev: Mapping[str, Item], labels: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    return sorted({labels[i].get("source") for i in dev if labels[i]["label"] == "malicious"} - {None})
+
+
+def held_out_models(dev: Mapping[str, Item], labels: Mapping[str, Mapping[str, Any]], wild: Mapping[str, Item], *,
+                    steps: int = STEPS, l2: float = L2, without: tuple[str, ...] = ()) -> dict[str, dict[str, Any]]:
+    """Per malicious source, the model document (no thresholds) trained without that source."""
+    return {src: train(dev, labels, wild, steps=steps, l2=l2, hold_out=src, without=without)
+            for src in malicious_sources(dev, labels)}
+
+
+def same_wild_operating_point(doc: Mapping[str, Any], held_doc: Mapping[str, Any],
+                              wild: Mapping[str, Item]) -> dict[str, float]:
+    """Thresholds for a retrained model that decide as many wild items as the shipped model does: the lowest
+    grid values whose wild refusals and wild reviews-or-refusals do not exceed the shipped model's (the raise
+    threshold is kept). Chosen from unlabelled wild records only, so the held-out source plays no part."""
+    th = dict(doc["thresholds"])
+    shipped = decide_all(doc, wild)
+    n_ref = sum(d == "refuse" for d in shipped.values())
+    n_rev = sum(d != "allow" for d in shipped.values())
+    refusing = {i: it for i, it in wild.items() if it["rules_decision"] == "refuse"}
+    for t in (0.0, *GRID, 1.01):
+        if sum(d == "refuse" for d in decide_all({**held_doc, "thresholds": {**th, "refuse": t}}, refusing).values()) <= n_ref:
+            th["refuse"] = t
+            break
+    for t in (0.0, *GRID, 1.01):
+        if sum(d != "allow" for d in decide_all({**held_doc, "thresholds": {**th, "review": t}}, wild).values()) <= n_rev:
+            th["review"] = t
+            break
+    return th
 
 
 def loso(doc: Mapping[str, Any], dev: Mapping[str, Item], labels: Mapping[str, Mapping[str, Any]],
-         wild: Mapping[str, Item], *, steps: int = STEPS, l2: float = L2) -> dict[str, Any]:
+         wild: Mapping[str, Item], *, steps: int = STEPS, l2: float = L2,
+         held: Mapping[str, Mapping[str, Any]] | None = None, operating_point: bool = False) -> dict[str, Any]:
     """Per malicious source: its recall with the shipped model (in sample) and with a model retrained
-    without it (same thresholds), at refuse and at review-or-refuse."""
+    without it (same features left out), at refuse and at review-or-refuse. The retrained model uses the
+    shipped thresholds, or with ``operating_point`` thresholds that decide as many wild items as the shipped
+    model does (``same_wild_operating_point``): a retrained model's scores shift as a whole, and a fixed
+    threshold then measures that shift as well as what the model learned from the source."""
     full = decide_all(doc, dev)
-    sources = sorted({labels[i].get("source") for i in dev if labels[i]["label"] == "malicious"} - {None})
+    if held is None:
+        held = held_out_models(dev, labels, wild, steps=steps, l2=l2, without=tuple(doc.get("without", ())))
     out: dict[str, Any] = {}
-    for src in sources:
+    for src in malicious_sources(dev, labels):
         mine = [i for i in sorted(dev) if labels[i]["label"] == "malicious" and labels[i].get("source") == src]
-        held_doc = {**train(dev, labels, wild, steps=steps, l2=l2, hold_out=src), "thresholds": doc["thresholds"]}
-        held = decide_all(held_doc, {i: dev[i] for i in mine})
-        row: dict[str, Any] = {"items": len(mine)}
+        th = same_wild_operating_point(doc, held[src], wild) if operating_point else doc["thresholds"]
+        held_doc = {**held[src], "thresholds": th}
+        theirs = decide_all(held_doc, {i: dev[i] for i in mine})
+        row: dict[str, Any] = {"items": len(mine), "thresholds": th}
         for level, caught in (("refuse", lambda d: d == "refuse"), ("review_or_refuse", lambda d: d != "allow")):
             inside = sum(caught(full[i]) for i in mine)
-            kept = sum(caught(held[i]) for i in mine)
+            kept = sum(caught(theirs[i]) for i in mine)
             row[level] = {"in_sample": inside / len(mine), "held_out": kept / len(mine),
                           "kept": kept / inside if inside else 1.0}
         out[src] = row
@@ -282,6 +368,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--wild-review-target", type=float, default=0.30,
                     help="wild review-or-refuse rate to reach with as few releases as possible")
     ap.add_argument("--loso", action="store_true", help="also retrain with each malicious source held out")
+    ap.add_argument("--without", action="append", default=[], metavar="PREFIX",
+                    help="train without the features whose names start with PREFIX (e.g. class:); repeatable")
+    ap.add_argument("--loso-kept", metavar="SHARE|max",
+                    help="choose thresholds so that each malicious source held out of training keeps SHARE of its "
+                         "in-sample recall at both levels ('max': the best share reachable, the frontier)")
+    ap.add_argument("--loso-operating-point", action="store_true",
+                    help="with --loso: also hold each retrained model at the shipped model's wild decision counts")
+    ap.add_argument("--max-wild-refuse", type=int,
+                    help="with --loso-kept: at most this many wild refusals (default: no cap)")
     ap.add_argument("--frontier", action="store_true",
                     help="also print the best wild rates at lower dev refuse-recall floors, and without the variant suite")
     args = ap.parse_args(argv)
@@ -294,19 +389,30 @@ def main(argv: list[str] | None = None) -> int:
     wild = {i: from_record(r) for i, r in sorted(json.loads(args.wild.read_text()).items())}
     raw = json.loads(args.variants.read_text()) if args.variants else record_variants()
     variants = {i: from_record(r) for i, r in sorted(raw.items())}
-    doc = train(dev, labels, wild, steps=args.steps, l2=args.l2)
+    without = tuple(sorted(set(args.without)))
+    doc = train(dev, labels, wild, steps=args.steps, l2=args.l2, without=without)
     floors = {"refuse_recall": args.floor_refuse_recall, "refuse_fpr": args.max_refuse_fpr,
               "review_recall": args.floor_review_recall, "wild_review": args.wild_review_target}
-    chosen = choose_thresholds(doc, dev, labels, wild, variants, floors)
+    held = held_out_models(dev, labels, wild, steps=args.steps, l2=args.l2, without=without) \
+        if args.loso or args.loso_kept else None
+    if args.loso_kept:
+        kept = None if args.loso_kept == "max" else float(args.loso_kept)
+        chosen = choose_thresholds(doc, dev, labels, wild, variants, floors, held=held, kept=kept,
+                                   max_wild_refuse=args.max_wild_refuse)
+    else:
+        chosen = choose_thresholds(doc, dev, labels, wild, variants, floors)
     doc["thresholds"] = chosen["thresholds"]
     args.out.write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     print(json.dumps({k: v for k, v in chosen.items()}, sort_keys=True))
     if args.loso:
-        for src, row in loso(doc, dev, labels, wild, steps=args.steps, l2=args.l2).items():
-            a, b = row["refuse"], row["review_or_refuse"]
-            print(f"held out {src}: {row['items']} items; refuse in/held/kept {a['in_sample']:.1%} "
-                  f"{a['held_out']:.1%} {a['kept']:.0%}; review-or-refuse {b['in_sample']:.1%} {b['held_out']:.1%} "
-                  f"{b['kept']:.0%}")
+        for point in (False, True) if args.loso_operating_point else (False,):
+            for src, row in loso(doc, dev, labels, wild, steps=args.steps, l2=args.l2, held=held,
+                                 operating_point=point).items():
+                a, b = row["refuse"], row["review_or_refuse"]
+                at = " at the same wild operating point " + json.dumps(row["thresholds"], sort_keys=True) if point else ""
+                print(f"held out {src}{at}: {row['items']} items; refuse in/held/kept {a['in_sample']:.1%} "
+                      f"{a['held_out']:.1%} {a['kept']:.0%}; review-or-refuse {b['in_sample']:.1%} "
+                      f"{b['held_out']:.1%} {b['kept']:.0%}")
     if args.frontier:
         for row in frontier(doc, dev, labels, wild, variants, floors):
             print(json.dumps(row, sort_keys=True))

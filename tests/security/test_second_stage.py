@@ -81,6 +81,61 @@ def test_retraining_gives_a_byte_identical_data_file(trainer, tmp_path: Path, ca
         model.score(features([("NV-FIN-001", "review")]))
 
 
+def test_features_left_out_have_no_weight_and_stay_out_when_retrained(trainer, tmp_path: Path, capsys) -> None:
+    args = [*_synthetic(tmp_path), "--without", "class:"]
+    assert trainer.main([*args, "--out", str(tmp_path / "a.json")]) == 0
+    assert trainer.main([*args, "--out", str(tmp_path / "b.json")]) == 0
+    assert (tmp_path / "a.json").read_bytes() == (tmp_path / "b.json").read_bytes()
+    doc = json.loads((tmp_path / "a.json").read_text())
+    assert doc["without"] == ["class:"]
+    assert doc["weights"] and not [k for k in doc["weights"] if k.startswith("class:")]
+    # the classes are still computed at scan time; with no weight they never push a score nor explain it
+    model = model_from_json(doc)
+    adj = adjust("review", [("NV-FLOW-001", "review")], ["shell", "network"], [], complete=True, model=model)
+    assert adj.probability == model.score(features([("NV-FLOW-001", "review")]))
+    assert not [k for k, _ in adj.top if k.startswith("class:")]
+    # the held-out models of the LOSO table leave out the same features
+    labels = {r["id"]: r for r in map(json.loads, (tmp_path / "labels.jsonl").read_text().splitlines())}
+    dev = {i: trainer.from_record(r) for i, r in sorted(json.loads((tmp_path / "dev.json").read_text()).items())}
+    wild = {i: trainer.from_record(r) for i, r in sorted(json.loads((tmp_path / "wild.json").read_text()).items())}
+    held = trainer.held_out_models(dev, labels, wild, steps=200, without=tuple(doc["without"]))
+    assert set(held) == {"SRC0", "SRC1", "SRC2"}
+    assert all(h["without"] == ["class:"] and not [k for k in h["weights"] if k.startswith("class:")]
+               for h in held.values())
+
+
+def test_loso_aware_thresholds_keep_the_share_they_report(trainer, tmp_path: Path, capsys) -> None:
+    args = _synthetic(tmp_path)
+    assert trainer.main([*args, "--out", str(tmp_path / "m.json"), "--loso-kept", "max"]) == 0
+    chosen = json.loads(capsys.readouterr().out.splitlines()[0])
+    worst = chosen["loso_worst_kept"]
+    assert 0.0 <= worst <= 1.0
+    doc = json.loads((tmp_path / "m.json").read_text())
+    assert doc["thresholds"] == chosen["thresholds"]
+    # the LOSO table (retrained without each source, same thresholds) agrees with the search's own count
+    labels = {r["id"]: r for r in map(json.loads, (tmp_path / "labels.jsonl").read_text().splitlines())}
+    dev = {i: trainer.from_record(r) for i, r in sorted(json.loads((tmp_path / "dev.json").read_text()).items())}
+    wild = {i: trainer.from_record(r) for i, r in sorted(json.loads((tmp_path / "wild.json").read_text()).items())}
+    table = trainer.loso(doc, dev, labels, wild, steps=200)
+    assert min(row[level]["kept"] for row in table.values() for level in ("refuse", "review_or_refuse")) == \
+        pytest.approx(worst, abs=1e-4)
+    # asking for that share finds thresholds
+    assert trainer.main([*args, "--out", str(tmp_path / "k.json"), "--loso-kept", str(worst)]) == 0
+    # held-out models that score everything low release what they can: the search sees the loss, reports
+    # the same share as the LOSO table, and refuses to promise more than is reachable
+    variants = {i: trainer.from_record(r) for i, r in json.loads((tmp_path / "variants.json").read_text()).items()}
+    floors = {"refuse_recall": 0.3, "refuse_fpr": 0.1, "review_recall": 0.6, "wild_review": 1.0}
+    low = {src: {**h, "weights": {}, "bias": -10.0} for src, h in trainer.held_out_models(dev, labels, wild, steps=200).items()}
+    best = trainer.choose_thresholds(doc, dev, labels, wild, variants, floors, held=low, kept=None)
+    assert best["loso_worst_kept"] < 1.0
+    table = trainer.loso({**doc, "thresholds": best["thresholds"]}, dev, labels, wild, held=low)
+    assert min(row[level]["kept"] for row in table.values() for level in ("refuse", "review_or_refuse")) == \
+        pytest.approx(best["loso_worst_kept"], abs=1e-4)
+    with pytest.raises(SystemExit, match="held-out source"):
+        trainer.choose_thresholds(doc, dev, labels, wild, variants, floors, held=low,
+                                  kept=best["loso_worst_kept"] + 0.01)
+
+
 def test_features_are_rule_ids_counts_classes_and_flags_only() -> None:
     feats = features([("NV-EXEC-001", "refuse"), ("NV-FLOW-001", "review"), ("NV-NET-003", "note")],
                      ["shell", "network"], ["network_send"], complete=False)
@@ -170,3 +225,28 @@ def test_scan_report_carries_the_second_stage_reason(nervous_pm) -> None:
     result = scan(nervous_pm, files, purpose="install")
     assert result.decision == "refuse"
     assert any(r.startswith("second stage: score ") for r in result.report["reasons"])
+
+
+def test_loso_at_the_same_wild_operating_point(trainer, tmp_path: Path, capsys) -> None:
+    args = _synthetic(tmp_path)
+    assert trainer.main([*args, "--out", str(tmp_path / "m.json")]) == 0
+    doc = json.loads((tmp_path / "m.json").read_text())
+    labels = {r["id"]: r for r in map(json.loads, (tmp_path / "labels.jsonl").read_text().splitlines())}
+    dev = {i: trainer.from_record(r) for i, r in sorted(json.loads((tmp_path / "dev.json").read_text()).items())}
+    wild = {i: trainer.from_record(r) for i, r in sorted(json.loads((tmp_path / "wild.json").read_text()).items())}
+    shipped = trainer.decide_all(doc, wild)
+    # a retrained model whose scores all shift down by a constant is held to the shipped model's wild counts
+    shifted = {**doc, "bias": doc["bias"] - 3.0}
+    th = trainer.same_wild_operating_point(doc, shifted, wild)
+    assert th["review"] < doc["thresholds"]["review"] and th["raise"] == doc["thresholds"]["raise"]
+    moved = trainer.decide_all({**shifted, "thresholds": th}, wild)
+    assert sum(d != "allow" for d in moved.values()) <= sum(d != "allow" for d in shipped.values())
+    assert sum(d == "refuse" for d in moved.values()) <= sum(d == "refuse" for d in shipped.values())
+    # at the same operating point the shift costs no held-out recall; at the same thresholds it may
+    held = {src: shifted for src in trainer.malicious_sources(dev, labels)}
+    fixed = trainer.loso(doc, dev, labels, wild, held=held)
+    point = trainer.loso(doc, dev, labels, wild, held=held, operating_point=True)
+    for src in held:
+        for level in ("refuse", "review_or_refuse"):
+            assert point[src][level]["kept"] >= fixed[src][level]["kept"]
+        assert point[src]["thresholds"]["review"] <= doc["thresholds"]["review"]
