@@ -123,7 +123,7 @@ class _NodesByKind:
         # by node class, asked once per class (``issubclass``: the same answer ``isinstance`` gives per node)
         kinds = _KIND_OF
         main, calls = self.main, self.calls
-        others = (None, None, self.assigns, self.imports, self.loops)
+        others: tuple[list[Any] | None, ...] = (None, None, self.assigns, self.imports, self.loops)
         for node in nodes:
             cls = type(node)
             k = kinds.get(cls)
@@ -424,10 +424,10 @@ def _path_reads(c: Collector, file: str, sorted_: _NodesByKind, assigns: list[as
     """Reads of credential files and the agent's memory through paths built from pieces."""
     path_vars: dict[str, str] = {}
     for _ in range(2):
-        for node in assigns:
-            value = _path_expr(node.value, path_vars)
+        for a in assigns:
+            value = _path_expr(a.value, path_vars)
             if value and ("/" in value or value.startswith(("~", "."))):
-                path_vars[node.targets[0].id] = value  # type: ignore[attr-defined]
+                path_vars[a.targets[0].id] = value  # type: ignore[attr-defined]
     fn_of = sorted_.fn_of
     for node in sorted_.calls:
         if not isinstance(node.func, (ast.Attribute, ast.Name)):
@@ -456,9 +456,9 @@ def _staged_download(c: Collector, file: str, sorted_: _NodesByKind, ln: Any, sn
     names: set[str] = set()
     paths: set[str] = set()
     fn_of = sorted_.fn_of
-    for node in sorted_.assigns:  # (the names and paths are sets: the order of the two kinds does not matter)
-        if isinstance(node.value, ast.Call) and fn_of[id(node.value)].split(".")[-1] == "urlretrieve":
-            for t in node.targets:
+    for a in sorted_.assigns:  # (the names and paths are sets: the order of the two kinds does not matter)
+        if isinstance(a.value, ast.Call) and fn_of[id(a.value)].split(".")[-1] == "urlretrieve":
+            for t in a.targets:
                 first = t.elts[0] if isinstance(t, ast.Tuple) and t.elts else t
                 if isinstance(first, ast.Name):
                     names.add(first.id)
