@@ -150,6 +150,22 @@ def test_a_skill_of_repeated_lines_classifies_the_same() -> None:
     assert fast == slow
 
 
+def test_every_hit_and_fact_is_counted(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The memo's test of "recorded nothing" is ``Collector.records``: it must count every hit and fact a
+    whole classification records (no detector appends to the lists behind ``hit`` and ``fact``)."""
+    made: list[Collector] = []
+
+    def collector(**kw: object) -> Collector:
+        made.append(Collector(**kw))  # type: ignore[arg-type]
+        return made[-1]
+
+    monkeypatch.setattr(classifier, "Collector", collector)
+    classifier.Classifier().classify(_repeating_skill(5), CONTEXT)
+    (c,) = made
+    assert c.hits and c.facts
+    assert c.records == len(c.hits) + sum(len(v) for v in c.facts.values())
+
+
 # the slowest wild items of a full record of this pass's base, and items of its p90-p99 band (by id only)
 WILD_IDS = ("wild-0610", "wild-0693", "wild-1530", "wild-0085", "wild-1418", "wild-1136", "wild-1133")
 
