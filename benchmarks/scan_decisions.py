@@ -3,6 +3,8 @@
     python benchmarks/scan_decisions.py record --corpus ../shared/data/security/wild/wild.tar.gz --out wild.json
     python benchmarks/scan_decisions.py compare before.json after.json
     python benchmarks/scan_decisions.py classify --corpus … --ids ids.txt --out cpu.json
+    python benchmarks/scan_decisions.py band wild.json --from 0.90 --to 0.99 --every 3 --out band.txt
+    python benchmarks/scan_decisions.py record --corpus … --ids band.txt --out band.json
 
 A change to the scan machinery (speed, bounds) must not change what the scan decides. ``record``
 scans each item of a ``items/<id>/…`` archive (read in memory, never extracted or executed) and
@@ -32,16 +34,21 @@ def _digest(obj: Any) -> str:
     return hashlib.sha256(json.dumps(obj, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 
-def record(corpus: Path, *, limit: int | None = None) -> dict[str, Any]:
+def record(corpus: Path, *, limit: int | None = None, ids: list[str] | None = None) -> dict[str, Any]:
+    """Every item's decision and findings; with ``ids``, those items only, after one unrecorded warm-up
+    scan (so that the first of a short list does not pay the analysis worker's start)."""
     from nervous.engines.scan.engine import scan_bundle
     from nervous.kernel.config import Config
     from nervous.kernel.manager import PluginManager
     from nervous.kernel.records import ScanContext, SkillBundle, SkillFile, SkillRef
 
     items = load_items(corpus.read_bytes())
-    ids = sorted(items)[:limit] if limit else sorted(items)
     pm = PluginManager(Config(), autoload=False)
     context = ScanContext(purpose="install")
+    if ids is not None:
+        scan_bundle(pm, SkillBundle(ref=SkillRef("warm-up"), files=(SkillFile("SKILL.md", b"# warm-up\n"),)), context)
+    else:
+        ids = sorted(items)[:limit] if limit else sorted(items)
     out: dict[str, Any] = {}
     for item_id in ids:
         bundle = SkillBundle(ref=SkillRef(item_id), files=tuple(SkillFile(p, d) for p, d in sorted(items[item_id])))
@@ -117,6 +124,12 @@ def summary(rec: dict[str, Any]) -> dict[str, float]:
             "slowest_cpu": sorted(rec, key=lambda i: -rec[i]["cpu_ms"])[:8]}
 
 
+def band(rec: dict[str, Any], lo: float, hi: float, every: int = 1) -> list[str]:
+    """Ids of the items between two quantiles of a record by CPU (the p95 band: 0.90 to 0.99), every n-th."""
+    ids = sorted(rec, key=lambda i: rec[i]["cpu_ms"])
+    return ids[int(lo * len(ids)):int(hi * len(ids))][::every]
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -124,6 +137,7 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--corpus", required=True, type=Path)
     r.add_argument("--out", required=True, type=Path)
     r.add_argument("--limit", type=int)
+    r.add_argument("--ids", type=Path, help="file of item ids (as classify --ids); a warm-up scan runs first")
     c = sub.add_parser("compare", help="compare two records item by item")
     c.add_argument("before", type=Path)
     c.add_argument("after", type=Path)
@@ -134,9 +148,20 @@ def main(argv: list[str] | None = None) -> int:
     k.add_argument("--out", required=True, type=Path)
     s = sub.add_parser("summary", help="timing summary of a record")
     s.add_argument("record", type=Path)
+    b = sub.add_parser("band", help="ids of a record's items between two CPU quantiles")
+    b.add_argument("record", type=Path)
+    b.add_argument("--from", dest="lo", type=float, default=0.90)
+    b.add_argument("--to", dest="hi", type=float, default=0.99)
+    b.add_argument("--every", type=int, default=1)
+    b.add_argument("--out", required=True, type=Path)
     args = ap.parse_args(argv)
+    if args.cmd == "band":
+        ids = band(json.loads(args.record.read_text()), args.lo, args.hi, args.every)
+        args.out.write_text("".join(f"{i}\n" for i in ids))
+        print(len(ids))
+        return 0
     if args.cmd == "record":
-        rec = record(args.corpus, limit=args.limit)
+        rec = record(args.corpus, limit=args.limit, ids=read_ids(args.ids))
         args.out.write_text(json.dumps(rec, indent=1, sort_keys=True))
         print(json.dumps(summary(rec)))
         return 0

@@ -60,8 +60,14 @@ def _env_names_reference(subs: list[ast.AST], env_vars: dict[str, set[str]]) -> 
 def _shortcuts_off() -> Iterator[None]:
     """Every screen and set answers "may match": each expression runs wherever the code asks for it;
     the Python detector walks with ``ast.walk``, asks every node for an environment read and every
-    assignment whether it names the environment."""
+    assignment whether it names the environment; every shell and phrase line is analysed each time."""
     saved = rx.Screen.may_match, rx.Scanned.may_match, pycode.walk, pycode._env_names_of, pycode.EnvironAssigns
+    saved_lines = shell.analyze_line, prose.analyze_line
+    # every line analysed each time it is met (no per-scan memo of lines that recorded nothing)
+    shell.analyze_line = lambda c, file, lineno, raw, *, executable=True, quoted=False, known=frozenset(): (  # type: ignore[assignment]
+        shell._analyze_line(c, file, lineno, raw, executable, quoted, known) and None)
+    prose.analyze_line = lambda c, file, lineno, line, *, in_code=False, quoted_block=False, screen=None: (  # type: ignore[assignment]
+        prose._analyze_line(c, file, lineno, line, in_code, quoted_block, screen) if len(line) >= 8 else None)
     rx.Screen.may_match = lambda self, expr: True  # type: ignore[method-assign]
     rx.Scanned.may_match = lambda self, expr: True  # type: ignore[method-assign]
     pycode.walk = lambda node: list(ast.walk(node))  # type: ignore[assignment]
@@ -72,6 +78,7 @@ def _shortcuts_off() -> Iterator[None]:
     finally:
         (rx.Screen.may_match, rx.Scanned.may_match, pycode.walk, pycode._env_names_of,  # type: ignore[method-assign]
          pycode.EnvironAssigns) = saved  # type: ignore[misc]
+        shell.analyze_line, prose.analyze_line = saved_lines  # type: ignore[assignment]
 
 
 def _classified(b: SkillBundle) -> str:

@@ -196,8 +196,9 @@ class Classifier:
         skill_name = None
         if skill is not None:
             skill_name, known_bins = self._frontmatter(c, skill)
+        known = frozenset(known_bins)  # one frozen set: a per-line analysis keys on it without copying it
         for f in bundle.files:
-            self._file(c, f, known_bins, is_skill=f is skill)
+            self._file(c, f, known, is_skill=f is skill)
         if skill is None:
             c.hit("NV-OBF-005", None, None, "no SKILL.md in the bundle", kind="no-skill-md")
         if skill_name:
@@ -293,7 +294,7 @@ class Classifier:
 
     # ------------------------------------------------------------------ files
 
-    def _file(self, c: Collector, f: SkillFile, known: set[str], *, is_skill: bool) -> None:
+    def _file(self, c: Collector, f: SkillFile, known: frozenset[str], *, is_skill: bool) -> None:
         ext = ext_of(f.path)
         data = f.data
         if _is_native_binary(data) or ext in BINARY_CODE_EXT:
@@ -483,7 +484,7 @@ class Classifier:
             c.hit("NV-SUPPLY-003" if executable else "NV-SUPPLY-003b", path, ln, snippet(line, col, col + len(ind)),
                   column=col + 1, indicator=ind)
 
-    def _markdown(self, c: Collector, path: str, text: str, known: set[str], *, is_skill: bool) -> None:
+    def _markdown(self, c: Collector, path: str, text: str, known: frozenset[str], *, is_skill: bool) -> None:
         lines = markdown_lines(text)
         scr = rx.Screen(text)  # every line below is a whole line of ``text``
         front_end = 0
@@ -528,7 +529,7 @@ class Classifier:
             if rx.search(r"(?i)/api/|/v\d+/|^https?://api\.|/graphql|/webhook|/rest/|\.json\b|/rpc\b|/mcp\b", url):
                 c.tag(f"network:{normalize_host(url)}", path, ln.no)
 
-    def _code_block(self, c: Collector, path: str, block: list[Line], known: set[str], scr: rx.Screen) -> None:
+    def _code_block(self, c: Collector, path: str, block: list[Line], known: frozenset[str], scr: rx.Screen) -> None:
         """One fenced block (or run of bare command lines); ``scr`` screens the whole lines of its file."""
         lang = block[0].lang
         quoted = block[0].quoted or c.security_tool
@@ -566,7 +567,7 @@ class Classifier:
                 if lang not in ("markdown", "md", "text", "txt"):
                     c.tag(f"network:{normalize_host(u.group(0))}", path, ln.no)
 
-    def _shell_script(self, c: Collector, path: str, text: str, known: set[str]) -> None:
+    def _shell_script(self, c: Collector, path: str, text: str, known: frozenset[str]) -> None:
         lines = [Line(i, t, "script", "sh") for i, t in enumerate(text.split("\n"), 1)]
         variables: dict[str, str] = {}
         for no, t in _join_continuations(lines):
@@ -587,7 +588,7 @@ class Classifier:
             if (s.startswith(marker) or s.startswith(('"""', "'''", "*", "print(", "console.log("))) and len(s) < 3000:
                 prose.analyze_line(c, path, i, s.lstrip(marker + " *"), in_code=not s.startswith(marker))
 
-    def _fallback_lines(self, c: Collector, path: str, text: str, known: set[str]) -> None:
+    def _fallback_lines(self, c: Collector, path: str, text: str, known: frozenset[str]) -> None:
         for i, line in enumerate(text.split("\n"), 1):
             if len(line) > 5000:
                 continue

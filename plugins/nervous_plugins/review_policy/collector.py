@@ -49,6 +49,11 @@ class Collector:
     declared_env: set[str] = field(factory=set)
     #: the skill's own name (frontmatter ``name``, lower case)
     skill_name: str = ""
+    #: per-line analyses (their arguments but the file and line number) that appended no hit and no fact:
+    #: run again on the same arguments they would only repeat tags, flags and tiers already set
+    quiet: set[tuple[object, ...]] = field(factory=set)
+    #: hits and facts recorded so far (only :meth:`hit` and :meth:`fact` add them)
+    records: int = 0
 
     def tag(self, tag: str, file: str | None = None, line: int | None = None) -> None:
         try:
@@ -64,6 +69,7 @@ class Collector:
 
     def fact(self, name: str, file: str | None = None, line: int | None = None, via: str = "") -> None:
         self.facts.setdefault(name, []).append((file, line, via))
+        self.records += 1
 
     def has(self, name: str) -> bool:
         return bool(self.facts.get(name))
@@ -72,6 +78,7 @@ class Collector:
             column: int | None = None, action: str | None = None, **evidence: Any) -> Hit:
         h = Hit(rule_id, file, line, column, snippet[:200], dict(evidence), action)
         self.hits.append(h)
+        self.records += 1
         return h
 
     def rule_ids(self) -> set[str]:

@@ -460,10 +460,24 @@ def analyze_line(c: Collector, file: str, lineno: int, line: str, *, in_code: bo
     """Phrase rules on one line of instructions (prose, or a code line read as text).
 
     ``screen``, when given, is the :class:`rx.Screen` of the text ``line`` is a whole line of: an expression
-    that finds nothing in that text is not searched on the line.
+    that finds nothing in that text is not searched on the line (the answer is the same with or without it).
+    The rules read nothing of the collector but ``security_tool``; a line whose rules appended no hit and
+    no fact is not read again in the same scan (as in :func:`shell.analyze_line`).
     """
     if len(line) < 8:
         return
+    key = ("prose", line, in_code, quoted_block, c.security_tool)
+    if key in c.quiet:
+        return
+    before = c.records
+    _analyze_line(c, file, lineno, line, in_code, quoted_block, screen)
+    if c.records == before:
+        c.quiet.add(key)
+
+
+def _analyze_line(c: Collector, file: str, lineno: int, line: str, in_code: bool, quoted_block: bool,
+                  screen: rx.Screen | None) -> None:
+    """:func:`analyze_line` itself."""
     low = line.lower()
     gates = _GATE_SET.present(low)
 

@@ -97,6 +97,48 @@ def walk(node: ast.AST) -> list[ast.AST]:
     return out
 
 
+#: the node classes each list of :class:`_NodesByKind` holds, in the order they are asked about
+_KINDS: tuple[type | tuple[type, ...], ...] = (
+    ast.Call, (ast.Constant, ast.Subscript), ast.Assign, (ast.Import, ast.ImportFrom),
+    (ast.ListComp, ast.DictComp, ast.SetComp, ast.GeneratorExp, ast.For))
+_KIND_OF: dict[type, int] = {}
+
+
+class _NodesByKind:
+    """A module's nodes sorted once by what the detector's passes ask about, each list in walk order.
+
+    Six passes over a module used to step over every node asking ``isinstance`` (and the name of every
+    call's function, a recursive ``_dotted``, again in each pass); each pass now reads only the nodes it
+    can act on, in the same order, and each call's function name is computed once.
+    """
+
+    __slots__ = ("imports", "loops", "assigns", "main", "calls", "fn_of")
+
+    def __init__(self, nodes: list[ast.AST]) -> None:
+        self.imports: list[ast.AST] = []  # Import, ImportFrom
+        self.loops: list[ast.AST] = []  # comprehensions and for loops
+        self.assigns: list[ast.Assign] = []
+        self.main: list[ast.AST] = []  # constants, subscripts and calls, interleaved as walked
+        self.calls: list[ast.Call] = []
+        # by node class, asked once per class (``issubclass``: the same answer ``isinstance`` gives per node)
+        kinds = _KIND_OF
+        main, calls = self.main, self.calls
+        others: tuple[list[Any] | None, ...] = (None, None, self.assigns, self.imports, self.loops)
+        for node in nodes:
+            cls = type(node)
+            k = kinds.get(cls)
+            if k is None:
+                k = kinds[cls] = next((i for i, bases in enumerate(_KINDS) if issubclass(cls, bases)), -1)
+            if k == 0:
+                main.append(node)
+                calls.append(node)  # type: ignore[arg-type]
+            elif k == 1:
+                main.append(node)
+            elif k > 1:
+                others[k].append(node)  # type: ignore[union-attr]
+        self.fn_of: dict[int, str] = {id(n): _dotted(n.func) for n in self.calls}
+
+
 def analyze(c: Collector, file: str, source: str, *, lines_offset: int = 0) -> bool:
     """Classify Python source; returns False when it does not parse."""
     try:
@@ -113,8 +155,9 @@ def analyze(c: Collector, file: str, source: str, *, lines_offset: int = 0) -> b
         return snippet(src_lines[i]) if 0 <= i < len(src_lines) else ""
 
     nodes = walk(tree)
+    sorted_ = _NodesByKind(nodes)
     imports: set[str] = set()
-    for node in nodes:
+    for node in sorted_.imports:
         if isinstance(node, ast.Import):
             imports |= {a.name.split(".")[0] for a in node.names}
         elif isinstance(node, ast.ImportFrom) and node.module:
@@ -127,7 +170,7 @@ def analyze(c: Collector, file: str, source: str, *, lines_offset: int = 0) -> b
         c.flags.add("network_send")
         c.fact("network_send", file, lines_offset + 1, "py-smtp")
     filtered_env: set[int] = set()  # os.environ.items() iterated with a filter: not a dump
-    for node in nodes:
+    for node in sorted_.loops:
         if isinstance(node, (ast.ListComp, ast.DictComp, ast.SetComp, ast.GeneratorExp)):
             for gen in node.generators:
                 if gen.ifs:
@@ -138,8 +181,7 @@ def analyze(c: Collector, file: str, source: str, *, lines_offset: int = 0) -> b
     fetch_names: set[str] = set()
     env_vars: dict[str, set[str]] = {}
     str_vars: dict[str, str] = {}
-    assigns = [n for n in nodes if isinstance(n, ast.Assign) and len(n.targets) == 1
-               and isinstance(n.targets[0], ast.Name)]
+    assigns = [n for n in sorted_.assigns if len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)]
     environ_assigns = EnvironAssigns(assigns)
     # each assigned value's nodes, walked once for the three passes below (values do not nest)
     assign_subs = {id(node): walk(node.value) for node in assigns}
@@ -161,7 +203,8 @@ def analyze(c: Collector, file: str, source: str, *, lines_offset: int = 0) -> b
                 if fn.split(".")[-1] in FETCH_FUNCS and (fn.split(".")[0] in NET_MODULES or "session" in fn.lower()
                                                            or "client" in fn.lower()):
                     fetch_names |= {t.id for t in node.targets if isinstance(t, ast.Name)}
-    for node in nodes:
+    fn_of = sorted_.fn_of
+    for node in sorted_.main:
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
             _string_constant(c, file, ln(node), node.value, has_net)
         if not isinstance(node, ast.Call):
@@ -170,7 +213,7 @@ def analyze(c: Collector, file: str, source: str, *, lines_offset: int = 0) -> b
                 if key:
                     c.tag(f"read:env:{key}", file, ln(node))
             continue
-        fn = _dotted(node.func)
+        fn = fn_of[id(node)]
         last = fn.split(".")[-1]
         head = fn.split(".")[0]
         # environment
@@ -303,10 +346,10 @@ def analyze(c: Collector, file: str, source: str, *, lines_offset: int = 0) -> b
                 c.hit("NV-CRED-003", file, ln(node), snip(node))
         if "webhook" in fn.lower():
             c.fact("webhook_post", file, ln(node))
-    _secret_bundles(c, file, nodes, env_vars, ln, snip)
-    _dropper(c, file, nodes, lines_offset)
-    _path_reads(c, file, nodes, assigns, ln, snip)
-    _staged_download(c, file, nodes, ln, snip)
+    _secret_bundles(c, file, nodes, env_vars, ln, snip, sorted_)
+    _dropper(c, file, sorted_, lines_offset)
+    _path_reads(c, file, sorted_, assigns, ln, snip)
+    _staged_download(c, file, sorted_, ln, snip)
     if has_socket and (dup2 or pty) and any(k for k in c.tags if k.startswith("shell:")) or (dup2 and pty):
         c.hit("NV-EXEC-005", file, lines_offset + 1, "socket connected to a spawned shell")
     return True
@@ -377,18 +420,19 @@ def _path_expr(node: ast.AST, path_vars: dict[str, str]) -> str | None:
     return None
 
 
-def _path_reads(c: Collector, file: str, nodes: list[ast.AST], assigns: list[ast.Assign], ln: Any, snip: Any) -> None:
+def _path_reads(c: Collector, file: str, sorted_: _NodesByKind, assigns: list[ast.Assign], ln: Any, snip: Any) -> None:
     """Reads of credential files and the agent's memory through paths built from pieces."""
     path_vars: dict[str, str] = {}
     for _ in range(2):
-        for node in assigns:
-            value = _path_expr(node.value, path_vars)
+        for a in assigns:
+            value = _path_expr(a.value, path_vars)
             if value and ("/" in value or value.startswith(("~", "."))):
-                path_vars[node.targets[0].id] = value  # type: ignore[attr-defined]
-    for node in nodes:
-        if not isinstance(node, ast.Call) or not isinstance(node.func, (ast.Attribute, ast.Name)):
+                path_vars[a.targets[0].id] = value  # type: ignore[attr-defined]
+    fn_of = sorted_.fn_of
+    for node in sorted_.calls:
+        if not isinstance(node.func, (ast.Attribute, ast.Name)):
             continue
-        last = _dotted(node.func).split(".")[-1]
+        last = fn_of[id(node)].split(".")[-1]
         if last in ("read_text", "read_bytes", "open") and isinstance(node.func, ast.Attribute) and last != "open":
             path = _path_expr(node.func.value, path_vars)
         elif last == "open" and node.args:
@@ -407,18 +451,19 @@ def _path_reads(c: Collector, file: str, nodes: list[ast.AST], assigns: list[ast
             c.fact("harvest_read", file, ln(node), "py-path:agent-memory")
 
 
-def _staged_download(c: Collector, file: str, nodes: list[ast.AST], ln: Any, snip: Any) -> None:
+def _staged_download(c: Collector, file: str, sorted_: _NodesByKind, ln: Any, snip: Any) -> None:
     """NV-EXEC-003 in Python: a file fetched from the network is then run as a process."""
     names: set[str] = set()
     paths: set[str] = set()
-    for node in nodes:
-        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and \
-                _dotted(node.value.func).split(".")[-1] == "urlretrieve":
-            for t in node.targets:
+    fn_of = sorted_.fn_of
+    for a in sorted_.assigns:  # (the names and paths are sets: the order of the two kinds does not matter)
+        if isinstance(a.value, ast.Call) and fn_of[id(a.value)].split(".")[-1] == "urlretrieve":
+            for t in a.targets:
                 first = t.elts[0] if isinstance(t, ast.Tuple) and t.elts else t
                 if isinstance(first, ast.Name):
                     names.add(first.id)
-        if isinstance(node, ast.Call) and _dotted(node.func).split(".")[-1] == "urlretrieve" and len(node.args) > 1:
+    for node in sorted_.calls:
+        if fn_of[id(node)].split(".")[-1] == "urlretrieve" and len(node.args) > 1:
             target = node.args[1]
             if isinstance(target, ast.Name):
                 names.add(target.id)
@@ -426,10 +471,8 @@ def _staged_download(c: Collector, file: str, nodes: list[ast.AST], ln: Any, sni
                 paths.add(str(_const_str(target)))
     if not names and not paths:
         return
-    for node in nodes:
-        if not isinstance(node, ast.Call):
-            continue
-        fn = _dotted(node.func)
+    for node in sorted_.calls:
+        fn = fn_of[id(node)]
         last, head = fn.split(".")[-1], fn.split(".")[0]
         if not ((last in EXEC_FUNCS and (head in EXEC_MODULES or last in ("Popen", "system")))
                 or last in ("startfile", "execv", "execl", "execvp", "spawnl", "run_path")):
@@ -552,7 +595,7 @@ def _secret_names(node: ast.AST, env_vars: dict[str, set[str]]) -> set[str]:
 
 
 def _secret_bundles(c: Collector, file: str, nodes: list[ast.AST], env_vars: dict[str, set[str]],
-                    ln: Callable[[ast.AST], int], snip: Callable[[ast.AST], str]) -> None:
+                    ln: Callable[[ast.AST], int], snip: Callable[[ast.AST], str], sorted_: _NodesByKind) -> None:
     """NV-CRED-005: several secrets gathered into one container that is serialised, encoded, printed or sent.
 
     A client constructed with its own key and secret is not this (the container goes to a constructor, not to
@@ -579,8 +622,8 @@ def _secret_bundles(c: Collector, file: str, nodes: list[ast.AST], env_vars: dic
             for t in node.targets:
                 if isinstance(t, ast.Name):
                     bundled[t.id] = containers[id(node.value)]
-    for node in nodes:
-        if not isinstance(node, ast.Call) or _dotted(node.func).split(".")[-1] not in SERIALISERS:
+    for node in sorted_.calls:
+        if sorted_.fn_of[id(node)].split(".")[-1] not in SERIALISERS:
             continue
         for arg in list(node.args) + [kw.value for kw in node.keywords]:
             held: set[str] = set()
@@ -596,13 +639,11 @@ def _secret_bundles(c: Collector, file: str, nodes: list[ast.AST], env_vars: dic
                 return
 
 
-def _dropper(c: Collector, file: str, nodes: list[ast.AST], offset: int) -> None:
+def _dropper(c: Collector, file: str, sorted_: _NodesByKind, offset: int) -> None:
     """NV-EXEC-006: decode embedded data, write a file, run a process, then delete or chmod the file."""
     decode = write = run = cleanup = None
-    for node in nodes:
-        if not isinstance(node, ast.Call):
-            continue
-        fn = _dotted(node.func)
+    for node in sorted_.calls:
+        fn = sorted_.fn_of[id(node)]
         last, head = fn.split(".")[-1], fn.split(".")[0]
         if last in DECODERS and decode is None:
             decode = node

@@ -463,10 +463,28 @@ _LINE_RULES = rx.Prefilter([_CRONTAB_PIPE, PIPE_TO_SHELL, ENCODED_TO_SHELL, REVE
 
 def analyze_line(c: Collector, file: str, lineno: int, raw: str, *, executable: bool = True,
                  quoted: bool = False, known: frozenset[str] | set[str] = frozenset()) -> None:
-    """Classify one shell command line. ``executable`` false = quoted as data (rules downgraded)."""
+    """Classify one shell command line. ``executable`` false = quoted as data (rules downgraded).
+
+    A line's analysis is a function of its text and these flags; its only records are appended hits and
+    facts (located at ``file``/``lineno``) and tags, flags and tiers (set once, never removed, a tier only
+    raised). So a line whose analysis appended nothing is not analysed again in the same scan: the same
+    text with the same flags would only set again what is already set. Lines whose inline program went to
+    the Python or JavaScript detector (which read the collector) are always analysed.
+    """
+    key = ("sh", raw, executable, quoted, frozenset(known))
+    if key in c.quiet:
+        return
+    before = c.records
+    if _analyze_line(c, file, lineno, raw, executable, quoted, known) and c.records == before:
+        c.quiet.add(key)
+
+
+def _analyze_line(c: Collector, file: str, lineno: int, raw: str, executable: bool, quoted: bool,
+                  known: frozenset[str] | set[str]) -> bool:
+    """:func:`analyze_line` itself; False when the line's inline code went to a detector that reads the collector."""
     line = raw.strip()
     if not line or line.startswith("#") and not line.startswith("#!"):
-        return
+        return True
     if line[0] in "$>%P":  # a prompt copied with the command
         line = rx.sub(r"^(?:\$|>|%|PS [^>]*>)\s+", "", line)
     low = line.lower()
@@ -624,8 +642,9 @@ def analyze_line(c: Collector, file: str, lineno: int, raw: str, *, executable: 
             for v in secret_vars:
                 c.fact("secret_flow", file, lineno, f"{v}|{u.group(0)}")
 
+    pure = True
     if act is None and ("-c" in line or "-e" in line or "-r" in line or "eval" in line or "-p" in line):
-        _inline_code(c, file, lineno, line)
+        pure = not _inline_code(c, file, lineno, line)
 
     # --- per simple command
     commands = False
@@ -649,6 +668,7 @@ def analyze_line(c: Collector, file: str, lineno: int, raw: str, *, executable: 
                     or target.startswith("("):
                 continue
             c.tag(f"write:{target}", file, lineno)
+    return pure
 
 
 #: an interpreter given its program on the command line: ``python3 -c "…"``, ``node -e '…'``, ``perl -e …``
@@ -661,8 +681,11 @@ EVAL_FETCHED = rx.compile(r"(?i)\b(?:eval|instance_eval|system|exec|passthru|she
                           r"file_get_contents\s*\(\s*['\"]https?:|curl_exec)")
 
 
-def _inline_code(c: Collector, file: str, lineno: int, line: str) -> None:
-    """Analyse a one-liner's program as the language it is written in, at the shell line's position."""
+def _inline_code(c: Collector, file: str, lineno: int, line: str) -> bool:
+    """Analyse a one-liner's program as the language it is written in, at the shell line's position.
+
+    True when a program went to the Python or JavaScript detector."""
+    detector = False
     for m in INLINE_CODE.finditer(line):
         lang = m.group(1).lower()
         code = m.group(2).replace('\\"', '"').replace("\\\\", "\\") if m.group(2) is not None else m.group(3)
@@ -670,10 +693,12 @@ def _inline_code(c: Collector, file: str, lineno: int, line: str) -> None:
             from . import pycode
 
             pycode.analyze(c, file, code, lines_offset=lineno - 1)
+            detector = True
         elif lang in ("node", "nodejs", "deno", "bun"):
             from . import jscode
 
             jscode.analyze(c, file, code, lines_offset=lineno - 1)
+            detector = True
         else:
             hit = EVAL_FETCHED.search(code)
             if hit:
@@ -681,6 +706,7 @@ def _inline_code(c: Collector, file: str, lineno: int, line: str) -> None:
                       language=lang)
                 c.tag("network:*", file, lineno)
                 c.tag("shell:*", file, lineno)
+    return detector
 
 
 def _command(c: Collector, file: str, lineno: int, line: str, name: str, args: list[str], priv: bool) -> None:
