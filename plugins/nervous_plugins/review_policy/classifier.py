@@ -18,7 +18,14 @@ from nervous.plugin.toolkit import ASSUME_WORST, classes_of, normalize_host, nor
 from . import jscode, prose, pycode, rx, shell
 from .catalogue import BY_ID
 from .collector import Collector, Hit
-from .indicators import CAMPAIGN_INDICATORS, PASTE_HOSTS, VENDOR_INSTALLER_HOSTS, WEBHOOK_HOSTS
+from .indicators import (
+    CAMPAIGN_INDICATORS,
+    KNOWN_COMMANDS,
+    PASTE_HOSTS,
+    SHELL_TIERS,
+    VENDOR_INSTALLER_HOSTS,
+    WEBHOOK_HOSTS,
+)
 from .text import (
     ARCHIVE_EXT,
     BINARY_CODE_EXT,
@@ -211,10 +218,10 @@ class Classifier:
 
     def _draft_scope(self, c: Collector, bundle: SkillBundle) -> None:
         """Evolver drafts stay inside the workspace and never send data (NV-SCOPE-*)."""
-        for tag, (f, ln) in sorted(c.tags.items(), key=lambda kv: kv[0]):
+        for tag, (where, ln) in sorted(c.tags.items(), key=lambda kv: kv[0]):
             kind, _, target = tag.partition(":")
             if kind in ("write", "delete") and rx.match(r"^(?:/|~|\$home|\.\./|\.\.$)|/\.\./", target):
-                c.hit("NV-SCOPE-001", f, ln, f"{kind} outside the workspace: {target}"[:200], target=target)
+                c.hit("NV-SCOPE-001", where, ln, f"{kind} outside the workspace: {target}"[:200], target=target)
         for f in bundle.files:
             text = f.text() or ""
             m = rx.search(r"(?i)(?:~/\.openclaw/skills/|\.claude/skills/|(?<![\w.-])skills/(?!learned-)[\w.-]+/|"
@@ -222,8 +229,8 @@ class Classifier:
             if m:
                 c.hit("NV-SCOPE-002", f.path, text.count("\n", 0, m.start()) + 1, snippet(m.group(0)))
         if "network_send" in c.flags:
-            f, ln, _ = (c.facts.get("network_send") or [(None, None, "")])[0]
-            c.hit("NV-SCOPE-003", f, ln, "the draft can upload or post data")
+            where, ln, _ = (c.facts.get("network_send") or [(None, None, "")])[0]
+            c.hit("NV-SCOPE-003", where, ln, "the draft can upload or post data")
 
     # ------------------------------------------------------------------ SKILL.md frontmatter
 
@@ -242,7 +249,7 @@ class Classifier:
             if name:
                 bins.add(name)
                 c.tag(f"shell:{name}", path, 1)
-                c.tier(name, shell.SHELL_TIERS.get(name, "CAUTION"))
+                c.tier(name, SHELL_TIERS.get(name, "CAUTION"))
         for e in meta.env:
             c.tag(f"read:env:{e}", path, 1)
             c.declared_env.add(str(e))
@@ -412,15 +419,15 @@ class Classifier:
             for m in ENCODED_LITERAL.finditer(text):
                 if DATA_URI_IMAGE.search(text[max(0, m.start() - 60):m.start()]):
                     continue  # an inline image (a badge's logo): the URLs an SVG holds are its XML namespaces
-                kind = _decodes_to_url_or_command(m.group(0))
-                if kind is None:
+                decoded = _decodes_to_url_or_command(m.group(0))
+                if decoded is None:
                     continue
                 ln, line = line_at(m.start())
                 col = m.start() - starts[ln - 1]
                 doc = ext in MARKDOWN_EXT or ext in HTML_EXT or ext == ""
                 # a security tool's prose may quote an encoded indicator; its code blocks and scripts are code
                 in_fence = doc and len(rx.findall(r"(?m)^\s{0,3}(?:`{3,}|~{3,})", text[:m.start()])) % 2 == 1
-                c.hit("NV-OBF-007", path, ln, snippet(m.group(0)[:60]), column=col + 1, decodes_to=kind,
+                c.hit("NV-OBF-007", path, ln, snippet(m.group(0)[:60]), column=col + 1, decodes_to=decoded,
                       action="review" if doc and c.security_tool and not in_fence else None)
                 c.flags.add("obfuscation")
                 break
@@ -453,14 +460,14 @@ class Classifier:
         for m in URL_RE.finditer(text):
             url = m.group(0)
             host = normalize_host(url)
-            kind = ip_kind(host)
+            ip = ip_kind(host)
             paste = host_matches(host, url, PASTE_HOSTS)
             hook = host_matches(host, url, WEBHOOK_HOSTS)
-            if kind != "public" and not paste and not hook:
+            if ip != "public" and not paste and not hook:
                 continue
             ln, line = line_at(m.start())
             col = m.start() - starts[ln - 1]
-            if kind == "public":
+            if ip == "public":
                 c.hit("NV-SUPPLY-004", path, ln, snippet(line, col, col + len(url)), column=col + 1, host=host)
                 c.fact("raw_ip", path, ln)
             if paste:
@@ -1079,7 +1086,7 @@ class Classifier:
         harvest = [r for r in reads if r[2].split(":", 1)[-1] in NEVER_LEGIT_CATEGORIES]
         if not harvest and len(cats - {"env", "other"}) >= 2:
             harvest = reads
-        dumps = []
+        dumps: list[tuple[str | None, int | None, str]] = []
         for f, ln, via in c.facts.get("env_dump", []):
             if f is not None and ext_of(f) in MARKDOWN_EXT:
                 if any(sf == f and sl is not None and ln is not None and abs(sl - ln) <= 5 for sf, sl, _ in sends):
@@ -1088,9 +1095,10 @@ class Classifier:
                 dumps.append((f, ln, via))
         if not harvest:
             harvest = self._sent_to_stranger(c, reads)
-        src = (c.facts.get("harvest_send") or harvest or dumps or [None])[0]
-        if src is None:
+        found = c.facts.get("harvest_send") or harvest or dumps
+        if not found:
             return
+        src = found[0]
         dst = sends[0]
         # a harvest (secrets gathered into what is sent, or stores no skill needs) is the technique; an
         # environment dump or a key read back in a skill that also sends is capability: a person checks
@@ -1217,7 +1225,7 @@ _BARE_COMMAND = rx.compile(r"^\s{0,8}(?:\$\s+)?([a-z][\w.+-]*)\s+(?:--?[A-Za-z]|
 def _bare_command(text: str) -> bool:
     """A prose line that is a shell command (``curl -s …``), as skills without code fences write them."""
     m = _BARE_COMMAND.match(text)
-    return m is not None and m.group(1) in shell.KNOWN_COMMANDS and not text.rstrip().endswith((".", ":"))
+    return m is not None and m.group(1) in KNOWN_COMMANDS and not text.rstrip().endswith((".", ":"))
 
 
 def _join_continuations(lines: list[Line]) -> list[tuple[int, str]]:
@@ -1308,7 +1316,7 @@ def _bundle_text(bundle: SkillBundle, limit: int = 1_000_000) -> str:
         size += len(t)
         if size >= limit:
             break
-    return URL_RE.sub(" ", "\n".join(out)).lower()
+    return str(URL_RE.sub(" ", "\n".join(out))).lower()
 
 
 def _resolve_hosts(c: Collector, start: int, line: str, variables: dict[str, str]) -> None:

@@ -541,9 +541,9 @@ def _analyze_line(c: Collector, file: str, lineno: int, line: str, in_code: bool
         from .text import URL_RE
 
         # decided once the bundle is read: a standing channel to a host that is not the skill's own refuses
-        c.hit("NV-REMOTE-001", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1,
-              **({"standing": esc.group(0) if esc else "whatever the page says is followed",
-                  "urls": [u.group(0) for u in URL_RE.finditer(line)]} if standing else {}))
+        evidence: dict[str, Any] = {"standing": esc.group(0) if esc else "whatever the page says is followed",
+                                    "urls": [u.group(0) for u in URL_RE.finditer(line)]} if standing else {}
+        c.hit("NV-REMOTE-001", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1, **evidence)
         c.flags.add("remote_instructions")
         c.tag("network:*", file, lineno)
         c.fact("remote_instructions", file, lineno)

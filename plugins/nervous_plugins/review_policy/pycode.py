@@ -313,8 +313,8 @@ def analyze(c: Collector, file: str, source: str, *, lines_offset: int = 0) -> b
             target = _const_str(node.args[0]) if node.args else None
             c.tag(f"delete:{target or '?'}", file, ln(node))
             if last == "rmtree":
-                arg = ast.unparse(node.args[0]) if node.args else ""
-                if not rx.search(r"(?i)tmp|temp|cache|build|dist|__pycache__|out", arg):
+                source = ast.unparse(node.args[0]) if node.args else ""
+                if not rx.search(r"(?i)tmp|temp|cache|build|dist|__pycache__|out", source):
                     c.hit("NV-DESTR-002", file, ln(node), snip(node), command="shutil.rmtree")
         if last in ("kill", "killpg", "terminate") and head in ("os", "proc", "process", "p", "self"):
             c.tag("delete:process", file, ln(node))
@@ -572,7 +572,7 @@ def _secret_refs(call: ast.Call, env_vars: dict[str, set[str]]) -> set[str]:
     from nervous.plugin.toolkit import is_secret_env
 
     out: set[str] = set()
-    parts: list[ast.AST] = list(call.args) + [kw.value for kw in call.keywords
+    parts: list[ast.expr] = list(call.args) + [kw.value for kw in call.keywords
                                                 if kw.arg not in ("headers", "auth", "cert")]
     for part in parts:
         out |= {n for n in _env_names_in(part, env_vars) if is_secret_env(n)}

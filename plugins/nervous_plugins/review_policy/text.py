@@ -136,7 +136,8 @@ def url_host(url: str) -> str:
 
 
 def iter_urls(text: str) -> Iterator[re.Match[str]]:
-    return URL_RE.finditer(text)
+    matches: Iterator[re.Match[str]] = URL_RE.finditer(text)
+    return matches
 
 
 def ip_kind(host: str) -> str | None:
