@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from attrs import define, field
@@ -80,6 +81,17 @@ class Collector:
         self.hits.append(h)
         self.records += 1
         return h
+
+    def analyse_once(self, key: tuple[object, ...], analyse: Callable[[], bool]) -> None:
+        """Run one per-line analysis, unless the same ``key`` (its arguments but the file and line) already
+        ran in this scan and appended no hit and no fact: it could only set again tags, flags and tiers
+        already set. ``analyse`` returns False when its answer must not be remembered (it handed code to a
+        detector that reads the collector)."""
+        if key in self.quiet:
+            return
+        before = self.records
+        if analyse() and self.records == before:
+            self.quiet.add(key)
 
     def rule_ids(self) -> set[str]:
         return {h.rule_id for h in self.hits}

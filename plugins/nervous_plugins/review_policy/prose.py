@@ -466,18 +466,13 @@ def analyze_line(c: Collector, file: str, lineno: int, line: str, *, in_code: bo
     """
     if len(line) < 8:
         return
-    key = ("prose", line, in_code, quoted_block, c.security_tool)
-    if key in c.quiet:
-        return
-    before = c.records
-    _analyze_line(c, file, lineno, line, in_code, quoted_block, screen)
-    if c.records == before:
-        c.quiet.add(key)
+    c.analyse_once(("prose", line, in_code, quoted_block, c.security_tool),
+                   lambda: _analyze_line(c, file, lineno, line, in_code, quoted_block, screen))
 
 
 def _analyze_line(c: Collector, file: str, lineno: int, line: str, in_code: bool, quoted_block: bool,
-                  screen: rx.Screen | None) -> None:
-    """:func:`analyze_line` itself."""
+                  screen: rx.Screen | None) -> bool:
+    """:func:`analyze_line` itself (always rememberable: the phrase rules hand nothing to a detector)."""
     low = line.lower()
     gates = _GATE_SET.present(low)
 
@@ -622,6 +617,7 @@ def _analyze_line(c: Collector, file: str, lineno: int, line: str, in_code: bool
                     from .shell import credential_category
 
                     c.fact("harvest_read", file, lineno, "prose:" + credential_category(path))
+    return True
 
 
 _NEGATION = rx.compile(r"(?i)\b(?:never|not|no|don'?t|doesn'?t|won'?t|cannot|can'?t|avoid|prohibit\w*|forbid\w*|"

@@ -471,12 +471,8 @@ def analyze_line(c: Collector, file: str, lineno: int, raw: str, *, executable: 
     text with the same flags would only set again what is already set. Lines whose inline program went to
     the Python or JavaScript detector (which read the collector) are always analysed.
     """
-    key = ("sh", raw, executable, quoted, frozenset(known))
-    if key in c.quiet:
-        return
-    before = c.records
-    if _analyze_line(c, file, lineno, raw, executable, quoted, known) and c.records == before:
-        c.quiet.add(key)
+    c.analyse_once(("sh", raw, executable, quoted, frozenset(known)),
+                   lambda: _analyze_line(c, file, lineno, raw, executable, quoted, known))
 
 
 def _analyze_line(c: Collector, file: str, lineno: int, raw: str, executable: bool, quoted: bool,
