@@ -14,11 +14,11 @@ def bound(load_benchmark: Callable[[str], ModuleType]) -> ModuleType:
     return load_benchmark("reflex_bound")
 
 
-def test_wilson_interval_matches_the_textbook_values(bound: ModuleType) -> None:
-    low, high = bound.wilson(8, 10, 1.96)
+def test_the_interval_observer_uses_the_textbook_wilson_interval(bound: ModuleType) -> None:
+    low, high = bound.wilson_bounds(8, 2, 1.96)
     assert low == pytest.approx(0.4902, abs=1e-4) and high == pytest.approx(0.9433, abs=1e-4)
-    assert bound.wilson(3, 10, 0.0) == pytest.approx((0.3, 0.3))
-    assert bound.wilson(0, 0, 1.96) == (0.0, 1.0)
+    assert bound.wilson_bounds(3, 7, 0.0) == pytest.approx((0.3, 0.3))
+    assert bound.wilson_bounds(0, 0, 1.96) == (0.0, 1.0)
 
 
 def _world(bound: ModuleType, ps: list[float], tasks: int) -> object:
