@@ -188,7 +188,7 @@ def main() -> None:
         wall, cpu = timed_all(list(cmds.values()), env, args.runs, home, envs)
         loaded = subprocess.run([py, "-c", PROBE], env=env, capture_output=True, text=True, check=True).stdout.split()
         created = sorted(str(p.relative_to(home)) for p in Path(home).rglob("*")
-                         if not p.relative_to(home).parts[0] == "user")
+                         if p.relative_to(home).parts[0] != "user")
     heavy = sorted(HEAVY & set(loaded))
     names = list(cmds)
     print(f"interpreter: {py}")

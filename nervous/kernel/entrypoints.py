@@ -71,9 +71,13 @@ def crc32(data: bytes) -> int:
     return crc ^ 0xFFFFFFFF
 
 
-def _cache_file(cache_dir: Path, group: str) -> Path:
+def cache_file(cache_dir: Path, name: str) -> Path:
     """One file per interpreter, so two environments sharing the folder do not evict each other."""
-    return cache_dir / f"entry-points-{group}-{crc32(sys.executable.encode('utf-8', 'surrogateescape')):08x}.json"
+    return cache_dir / f"{name}-{crc32(sys.executable.encode('utf-8', 'surrogateescape')):08x}.json"
+
+
+def _cache_file(cache_dir: Path, group: str) -> Path:
+    return cache_file(cache_dir, f"entry-points-{group}")
 
 
 def environment_key(*parts: str) -> str:
@@ -90,10 +94,6 @@ def environment_key(*parts: str) -> str:
             continue
         h += [entry, str(st.st_mtime_ns)]
     return "\0".join(h)
-
-
-def _fingerprint(group: str) -> str:
-    return environment_key(group)
 
 
 def read_cache(path: Path, key: str) -> object | None:
@@ -136,7 +136,7 @@ def entry_points_for(group: str, cache_dir: Path | None) -> list[EntryPointInfo]
     """Entry points of ``group``; read from ``cache_dir`` when the environment is unchanged."""
     if cache_dir is None or os.environ.get("NERVOUS_NO_ENTRY_POINT_CACHE"):
         return _scan(group)
-    key = _fingerprint(group)
+    key = environment_key(group)
     cache = _cache_file(cache_dir, group)
     cached = read_cache(cache, key)
     if isinstance(cached, list):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -30,18 +31,16 @@ def platform_folders() -> list[str]:
     ``HOME`` (the home folder then comes from the password database), on Windows, without a cache
     folder, or with ``NERVOUS_NO_ENTRY_POINT_CACHE`` set, platformdirs is asked every time.
     """
-    import sys
-
     if sys.platform == "win32" or "HOME" not in os.environ or os.environ.get("NERVOUS_NO_ENTRY_POINT_CACHE"):
         return _ask_platformdirs()
-    from .entrypoints import crc32, environment_key, read_cache, user_cache_dir, write_cache
+    from .entrypoints import cache_file, environment_key, read_cache, user_cache_dir, write_cache
 
     cache_dir = user_cache_dir()
     if cache_dir is None:
         return _ask_platformdirs()
     seen = [f"{name}={os.environ[name]}" if name in os.environ else name for name in PLATFORM_VARIABLES]
     key = environment_key("platform-folders", f"uid={os.getuid()}", *seen)
-    cache = cache_dir / f"platform-folders-{crc32(sys.executable.encode('utf-8', 'surrogateescape')):08x}.json"
+    cache = cache_file(cache_dir, "platform-folders")
     cached = read_cache(cache, key)
     if isinstance(cached, list) and len(cached) == 4 and all(isinstance(p, str) and os.path.isabs(p) for p in cached):
         return cached
