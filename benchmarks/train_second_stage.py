@@ -352,6 +352,18 @@ def frontier(doc: Mapping[str, Any], dev: Mapping[str, Item], labels: Mapping[st
     return out
 
 
+def _share(text: str) -> str:
+    """``--loso-kept``: ``max``, or a share in (0, 1]."""
+    if text != "max":
+        try:
+            share = float(text)
+        except ValueError:
+            share = -1.0
+        if not 0.0 < share <= 1.0:
+            raise argparse.ArgumentTypeError(f"expected 'max' or a share in (0, 1], got {text!r}")
+    return text
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--dev", required=True, type=Path, help="scan record of the dev corpus")
@@ -370,7 +382,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--loso", action="store_true", help="also retrain with each malicious source held out")
     ap.add_argument("--without", action="append", default=[], metavar="PREFIX",
                     help="train without the features whose names start with PREFIX (e.g. class:); repeatable")
-    ap.add_argument("--loso-kept", metavar="SHARE|max",
+    ap.add_argument("--loso-kept", metavar="SHARE|max", type=_share,
                     help="choose thresholds so that each malicious source held out of training keeps SHARE of its "
                          "in-sample recall at both levels ('max': the best share reachable, the frontier)")
     ap.add_argument("--loso-operating-point", action="store_true",
@@ -395,12 +407,9 @@ def main(argv: list[str] | None = None) -> int:
               "review_recall": args.floor_review_recall, "wild_review": args.wild_review_target}
     held = held_out_models(dev, labels, wild, steps=args.steps, l2=args.l2, without=without) \
         if args.loso or args.loso_kept else None
-    if args.loso_kept:
-        kept = None if args.loso_kept == "max" else float(args.loso_kept)
-        chosen = choose_thresholds(doc, dev, labels, wild, variants, floors, held=held, kept=kept,
-                                   max_wild_refuse=args.max_wild_refuse)
-    else:
-        chosen = choose_thresholds(doc, dev, labels, wild, variants, floors)
+    chosen = choose_thresholds(doc, dev, labels, wild, variants, floors, held=held if args.loso_kept else None,
+                               kept=None if args.loso_kept in (None, "max") else float(args.loso_kept),
+                               max_wild_refuse=args.max_wild_refuse)
     doc["thresholds"] = chosen["thresholds"]
     args.out.write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     print(json.dumps({k: v for k, v in chosen.items()}, sort_keys=True))
