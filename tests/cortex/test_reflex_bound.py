@@ -64,3 +64,26 @@ def test_best_probabilities_follow_the_evidence_under_the_close_prior(bound: Mod
     assert apart[0] > 0.99  # 0.985 against 0.95: within the prior's gap, and the first is clearly better
     impossible = bound.best_probabilities(rng, np.array([990.0, 500.0]), 1000, 400)
     assert list(impossible) == [0.5, 0.5]  # evidence the prior rules out: no confidence at all (never fires)
+
+
+def test_the_pair_posterior_is_symmetric_and_follows_the_evidence(bound: ModuleType) -> None:
+    assert bound.pair_probability(30, 20, 30, 20, 1) == pytest.approx(0.5, abs=1e-9)
+    ahead = bound.pair_probability(800, 200, 600, 400, 2)  # the prior keeps the two within 0.05: needs many runs
+    assert ahead > 0.99 and bound.pair_probability(600, 400, 800, 200, 2) == pytest.approx(1 - ahead)
+    slightly = bound.pair_probability(33, 17, 30, 20, 0)
+    assert 0.5 < slightly < 0.9  # three more successes in fifty are weak evidence for rates this close
+
+
+def test_the_host_observer_sees_one_outcome_a_task_and_only_of_the_best_two(bound: ModuleType) -> None:
+    _decide, sees = bound.host_view([0.3, 0.9, 0.1, 0.88])
+    shown = [(task, i) for task in range(40) for i in range(4) if sees(task, i)]
+    assert [task for task, _ in shown] == list(range(40))  # one outcome a task
+    assert {i for _, i in shown} == {1, 3} and shown[0][1] != shown[1][1]  # the best two, in turn
+
+
+def test_the_host_observer_is_right_where_evidence_piles_up_and_unsure_where_it_cannot(bound: ModuleType) -> None:
+    tasks, fired, wrong = bound.host_observer(_world(bound, [0.95, 0.91, 0.2], 3000))[0.9]
+    assert tasks == 3000 and fired > 1500 and wrong < fired * 0.05
+    _, fired_equal, _ = bound.host_observer(_world(bound, [0.5, 0.5, 0.1], 400))[0.99]
+    _, fired_loose, _ = bound.host_observer(_world(bound, [0.5, 0.5, 0.1], 400))[0.6]
+    assert fired_equal < fired_loose
