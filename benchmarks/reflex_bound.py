@@ -153,7 +153,7 @@ PAIR_RATES = 1000  # grid points of the first candidate's rate in the host obser
 PAIR_GAPS = 100  # grid points of the difference between the two, within ±GAP
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _pair_grid(others: int) -> tuple[Any, ...]:
     """Log-likelihood terms and log prior of the host observer's grid over (a, b), |a - b| <= GAP.
 
@@ -172,7 +172,7 @@ def _pair_grid(others: int) -> tuple[Any, ...]:
     return np.log(ga), np.log1p(-ga), np.log(gb), np.log1p(-gb), prior, gd < 0
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def pair_probability(won_a: int, lost_a: int, won_b: int, lost_b: int, others: int) -> float:
     """P(a > b | the outcomes seen) for the best two candidates of a close region (exact on the grid)."""
     import numpy as np
