@@ -26,6 +26,10 @@ weight, so the scorer needs no change; the shipped data file is trained so, at `
 training, that source keeps at least the given share of its in-sample recall at refuse and at review-or-refuse
 (wild refusals capped by ``--max-wild-refuse``, the wild review-or-refuse target then a hard limit).
 ``--loso-kept max`` reports the best share reachable under every other constraint (the frontier).
+
+``--loso`` keeps the shipped thresholds for every held-out model; ``--loso-refit`` runs the whole procedure
+again without each malicious source — the weights fitted and the thresholds chosen by the same search on the
+dev items that remain — and reports that source's recall (:func:`loso_refit`).
 """
 
 from __future__ import annotations
@@ -323,18 +327,55 @@ def loso(doc: Mapping[str, Any], dev: Mapping[str, Item], labels: Mapping[str, M
         held = held_out_models(dev, labels, wild, steps=steps, l2=l2, without=tuple(doc.get("without", ())))
     out: dict[str, Any] = {}
     for src in malicious_sources(dev, labels):
-        mine = [i for i in sorted(dev) if labels[i]["label"] == "malicious" and labels[i].get("source") == src]
+        mine = _source_items(dev, labels, src)
         th = same_wild_operating_point(doc, held[src], wild) if operating_point else doc["thresholds"]
-        held_doc = {**held[src], "thresholds": th}
-        theirs = decide_all(held_doc, {i: dev[i] for i in mine})
-        row: dict[str, Any] = {"items": len(mine), "thresholds": th}
-        for level, caught in (("refuse", lambda d: d == "refuse"), ("review_or_refuse", lambda d: d != "allow")):
-            inside = sum(caught(full[i]) for i in mine)
-            kept = sum(caught(theirs[i]) for i in mine)
-            row[level] = {"in_sample": inside / len(mine), "held_out": kept / len(mine),
-                          "kept": kept / inside if inside else 1.0}
-        out[src] = row
+        theirs = decide_all({**held[src], "thresholds": th}, {i: dev[i] for i in mine})
+        out[src] = {"items": len(mine), "thresholds": th, **_kept(full, theirs, mine)}
     return out
+
+
+def loso_refit(doc: Mapping[str, Any], dev: Mapping[str, Item], labels: Mapping[str, Mapping[str, Any]],
+               wild: Mapping[str, Item], variants: Mapping[str, Item], floors: Mapping[str, float], *,
+               steps: int = STEPS, l2: float = L2,
+               held: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, Any]:
+    """Per malicious source: the whole training procedure run again without it, then its recall.
+
+    The thresholds are part of what is trained: the shipped ones are chosen by :func:`choose_thresholds` on
+    every dev item, the source included, on the shipped model's score scale. Here a model fitted without the
+    source gets its thresholds from the same search on the dev items that remain (the recall floors read as
+    "not below the shipped pipeline's recall on those items"; the false-positive limit, the wild targets and
+    the variant suite as shipped), so nothing the held-out source contains reaches its decisions."""
+    full = decide_all(doc, dev)
+    if held is None:
+        held = held_out_models(dev, labels, wild, steps=steps, l2=l2, without=tuple(doc.get("without", ())))
+    out: dict[str, Any] = {}
+    for src in malicious_sources(dev, labels):
+        mine = _source_items(dev, labels, src)
+        rest = {i: it for i, it in dev.items() if i not in set(mine)}
+        malicious = [i for i in rest if labels[i]["label"] == "malicious"]
+        kept_floors = {**floors,
+                       "refuse_recall": sum(full[i] == "refuse" for i in malicious) / len(malicious),
+                       "review_recall": sum(full[i] != "allow" for i in malicious) / len(malicious)}
+        chosen = choose_thresholds(dict(held[src]), rest, labels, wild, variants, kept_floors)
+        theirs = decide_all({**held[src], "thresholds": chosen["thresholds"]}, {i: dev[i] for i in mine})
+        out[src] = {"items": len(mine), "thresholds": chosen["thresholds"], "wild_refuse": chosen["wild_refuse"],
+                    "wild_review_or_refuse": chosen["wild_review_or_refuse"], **_kept(full, theirs, mine)}
+    return out
+
+
+def _source_items(dev: Mapping[str, Item], labels: Mapping[str, Mapping[str, Any]], src: str) -> list[str]:
+    return [i for i in sorted(dev) if labels[i]["label"] == "malicious" and labels[i].get("source") == src]
+
+
+def _kept(full: Mapping[str, str], theirs: Mapping[str, str], mine: list[str]) -> dict[str, Any]:
+    """A source's recall in sample (``full``) and held out (``theirs``), and the share kept, at both levels."""
+    row: dict[str, Any] = {}
+    for level, caught in (("refuse", lambda d: d == "refuse"), ("review_or_refuse", lambda d: d != "allow")):
+        inside = sum(caught(full[i]) for i in mine)
+        kept = sum(caught(theirs[i]) for i in mine)
+        row[level] = {"in_sample": inside / len(mine), "held_out": kept / len(mine),
+                      "kept": kept / inside if inside else 1.0}
+    return row
 
 
 def frontier(doc: Mapping[str, Any], dev: Mapping[str, Item], labels: Mapping[str, Mapping[str, Any]],
@@ -387,6 +428,9 @@ def main(argv: list[str] | None = None) -> int:
                          "in-sample recall at both levels ('max': the best share reachable, the frontier)")
     ap.add_argument("--loso-operating-point", action="store_true",
                     help="with --loso: also hold each retrained model at the shipped model's wild decision counts")
+    ap.add_argument("--loso-refit", action="store_true",
+                    help="also run the whole training procedure without each malicious source (weights and "
+                         "thresholds) and report its recall")
     ap.add_argument("--max-wild-refuse", type=int,
                     help="with --loso-kept: at most this many wild refusals (default: no cap)")
     ap.add_argument("--frontier", action="store_true",
@@ -406,7 +450,7 @@ def main(argv: list[str] | None = None) -> int:
     floors = {"refuse_recall": args.floor_refuse_recall, "refuse_fpr": args.max_refuse_fpr,
               "review_recall": args.floor_review_recall, "wild_review": args.wild_review_target}
     held = held_out_models(dev, labels, wild, steps=args.steps, l2=args.l2, without=without) \
-        if args.loso or args.loso_kept else None
+        if args.loso or args.loso_kept or args.loso_refit else None
     chosen = choose_thresholds(doc, dev, labels, wild, variants, floors, held=held if args.loso_kept else None,
                                kept=None if args.loso_kept in (None, "max") else float(args.loso_kept),
                                max_wild_refuse=args.max_wild_refuse)
@@ -422,6 +466,14 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"held out {src}{at}: {row['items']} items; refuse in/held/kept {a['in_sample']:.1%} "
                       f"{a['held_out']:.1%} {a['kept']:.0%}; review-or-refuse {b['in_sample']:.1%} "
                       f"{b['held_out']:.1%} {b['kept']:.0%}")
+    if args.loso_refit:
+        for src, row in loso_refit(doc, dev, labels, wild, variants, floors, steps=args.steps, l2=args.l2,
+                                   held=held).items():
+            a, b = row["refuse"], row["review_or_refuse"]
+            print(f"held out {src}, refitted {json.dumps(row['thresholds'], sort_keys=True)}, wild refuse "
+                  f"{row['wild_refuse']} review-or-refuse {row['wild_review_or_refuse']}: {row['items']} items; "
+                  f"refuse in/held/kept {a['in_sample']:.1%} {a['held_out']:.1%} {a['kept']:.0%}; review-or-refuse "
+                  f"{b['in_sample']:.1%} {b['held_out']:.1%} {b['kept']:.0%}")
     if args.frontier:
         for row in frontier(doc, dev, labels, wild, variants, floors):
             print(json.dumps(row, sort_keys=True))

@@ -250,3 +250,32 @@ def test_loso_at_the_same_wild_operating_point(trainer, tmp_path: Path, capsys) 
         for level in ("refuse", "review_or_refuse"):
             assert point[src][level]["kept"] >= fixed[src][level]["kept"]
         assert point[src]["thresholds"]["review"] <= doc["thresholds"]["review"]
+
+
+def test_loso_refit_chooses_thresholds_without_the_held_out_source(trainer, tmp_path: Path, capsys) -> None:
+    args = _synthetic(tmp_path)
+    assert trainer.main([*args, "--out", str(tmp_path / "m.json"), "--loso-refit"]) == 0
+    printed = [line for line in capsys.readouterr().out.splitlines() if ", refitted " in line]
+    assert len(printed) == 3 and all("review-or-refuse" in line for line in printed)
+    doc = json.loads((tmp_path / "m.json").read_text())
+    labels = {r["id"]: r for r in map(json.loads, (tmp_path / "labels.jsonl").read_text().splitlines())}
+    dev = {i: trainer.from_record(r) for i, r in sorted(json.loads((tmp_path / "dev.json").read_text()).items())}
+    wild = {i: trainer.from_record(r) for i, r in sorted(json.loads((tmp_path / "wild.json").read_text()).items())}
+    variants = {i: trainer.from_record(r) for i, r in json.loads((tmp_path / "variants.json").read_text()).items()}
+    floors = {"refuse_recall": 0.3, "refuse_fpr": 0.1, "review_recall": 0.6, "wild_review": 0.3}
+    table = trainer.loso_refit(doc, dev, labels, wild, variants, floors, steps=200)
+    assert set(table) == {"SRC0", "SRC1", "SRC2"}
+    # what the held-out source's items say plays no part: with them all turned into clean skills, every
+    # refitted model's weights and thresholds (and so its wild counts) are the same
+    blank = {i: ({**it, "findings": [], "rules_decision": "allow"} if labels[i].get("source") == "SRC1" else it)
+             for i, it in dev.items()}
+    held = trainer.held_out_models(dev, labels, wild, steps=200)
+    assert held["SRC1"] == trainer.held_out_models(blank, labels, wild, steps=200)["SRC1"]
+    again = trainer.loso_refit(doc, blank, labels, wild, variants, floors, held=held)
+    row, other = table["SRC1"], again["SRC1"]
+    assert (row["thresholds"], row["wild_refuse"], row["wild_review_or_refuse"]) == \
+        (other["thresholds"], other["wild_refuse"], other["wild_review_or_refuse"])
+    # the recall reported is the refitted pipeline's own decisions on the source's items
+    mine = [i for i in sorted(dev) if labels[i].get("source") == "SRC0"]
+    theirs = trainer.decide_all({**held["SRC0"], "thresholds": table["SRC0"]["thresholds"]}, {i: dev[i] for i in mine})
+    assert table["SRC0"]["review_or_refuse"]["held_out"] == sum(d != "allow" for d in theirs.values()) / len(mine)
