@@ -110,6 +110,43 @@ def _fields_of(cls: type) -> tuple[tuple[str, bool], ...]:
                  if f != "ctx" and (name, f) not in _LEAF_FIELDS)
 
 
+_LEAVES_OF: dict[str, tuple[str, ...]] = {}
+for _cls, _field in sorted(_LEAF_FIELDS):
+    _LEAVES_OF[_cls] = (*_LEAVES_OF.get(_cls, ()), _field)
+
+
+def _may_spell(node: ast.AST, word: str) -> bool:
+    """False when ``ast.unparse(node)`` cannot hold the lower-case ASCII ``word`` in any case.
+
+    ``ast.unparse`` writes its own keywords and punctuation (none spelling a word of more than six
+    letters), each name as it is, and each string or bytes constant as its characters with quotes,
+    braces and escapes added: an escape can spell letters (``\\x8e`` then ``nviron``), so a constant
+    with a character that needs one (not printable ASCII, or a backslash) answers True, as does any
+    name or constant outside ASCII (a case-insensitive search folds some non-ASCII letters). Printing a
+    value is common and writing it out costs about thirty microseconds; the names are read in a few.
+    """
+    if not _KNOWN_GRAMMAR:
+        return True
+    leaves = _LEAVES_OF
+    for n in walk(node):
+        fields = leaves.get(type(n).__name__)
+        if fields is None:
+            continue
+        d = n.__dict__
+        for name in fields:
+            v = d.get(name)
+            for x in v if type(v) is list else (v,):
+                if isinstance(x, str):
+                    text = x
+                elif isinstance(x, bytes):
+                    text = x.decode("latin-1")
+                else:
+                    continue  # numbers, None, True, False, Ellipsis: digits and fixed words
+                if not text.isascii() or not text.isprintable() or "\\" in text or word in text.lower():
+                    return True
+    return False
+
+
 def walk(node: ast.AST) -> list[ast.AST]:
     """Every node under ``node`` but the expression contexts, in the order of ``ast.walk`` (breadth first).
 
@@ -490,7 +527,8 @@ def analyze(c: Collector, file: str, source: str, *, lines_offset: int = 0) -> b
                 inner = ast.unparse(node.args[0])
                 if rx.search(r"(?i)urlopen|requests|\.content|\.read\(\)|recv|b64decode", inner):
                     c.hit("NV-EXEC-004", file, ln(node), snip(node))
-            if fn in ("print", "logging.info", "logger.info", "sys.stdout.write") and node.args:
+            if fn in ("print", "logging.info", "logger.info", "sys.stdout.write") and node.args \
+                    and _may_spell(node.args[0], "environ"):
                 text = ast.unparse(node.args[0])
                 if rx.search(r"(?i)environ(?:\.get)?\s*[\[(]\s*['\"][A-Z_]*(?:KEY|TOKEN|SECRET|PASSW)", text):
                     c.hit("NV-CRED-003", file, ln(node), snip(node))
