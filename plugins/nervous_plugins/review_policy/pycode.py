@@ -352,6 +352,7 @@ def analyze(c: Collector, file: str, source: str, *, lines_offset: int = 0) -> b
 
     nodes = walk(tree)
     sorted_ = _NodesByKind(nodes)
+    node: Any  # (the per-node loop below tells the kinds apart by exact class, which mypy does not follow)
     imports: set[str] = set()
     for node in sorted_.imports:
         if isinstance(node, ast.Import):
@@ -391,8 +392,7 @@ def analyze(c: Collector, file: str, source: str, *, lines_offset: int = 0) -> b
         t = type(node)
         if t is Constant:
             value = node.value  # type: ignore[attr-defined]
-            # a URL has a "/", a file path a "/" or a leading "."; no other string is asked about
-            if isinstance(value, str) and ("/" in value or value.lstrip()[:1] == "."):
+            if isinstance(value, str) and _may_be_url_or_path(value):
                 _string_constant(c, file, ln(node), value, has_net)
             continue
         if t is Subscript:
@@ -712,6 +712,12 @@ def _exec_call(c: Collector, file: str, line: int, node: ast.Call) -> None:
 
 def shlex_quote(s: str) -> str:
     return s if rx.match(r"^[\w@%+=:,./-]+$", s) else "'" + s.replace("'", "") + "'"
+
+
+def _may_be_url_or_path(value: str) -> bool:
+    """False for a string :func:`_string_constant` has nothing to say about: a URL has a "/", a file path
+    a "/" or a leading "." (most of a module's strings are neither, and are not asked further)."""
+    return "/" in value or value.lstrip()[:1] == "."
 
 
 def _string_constant(c: Collector, file: str, line: int, value: str, has_net: bool) -> None:
