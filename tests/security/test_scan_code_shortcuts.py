@@ -75,9 +75,14 @@ def _env_vars_reference(assigns: list[ast.Assign], reads: dict[int, str]) -> dic
     return env_vars
 
 
+def _walk_then_sort(tree: ast.AST) -> tuple[list[ast.AST], pycode._NodesByKind]:
+    nodes = pycode.walk(tree)
+    return nodes, pycode._NodesByKind(nodes)
+
+
 @contextmanager
 def _code_shortcuts_off() -> Iterator[None]:
-    saved_py = (pycode.walk, pycode._CALL_LASTS, pycode._may_spell, pycode._may_be_url_or_path,
+    saved_py = (pycode.walk, pycode._walk_sorted, pycode._CALL_LASTS, pycode._may_spell, pycode._may_be_url_or_path,
                 pycode._env_vars_of, pycode._secret_bundles)
     saved_js = (jscode._ANY_LINE, jscode._FS_WRITE_NAMES, jscode._FS_DELETE_NAMES)
     saved_screen = rx.Screen.may_match
@@ -87,6 +92,7 @@ def _code_shortcuts_off() -> Iterator[None]:
         bundles(*args)  # every node asked for the module's secrets
 
     pycode.walk = lambda node: list(ast.walk(node))  # type: ignore[assignment]
+    pycode._walk_sorted = _walk_then_sort  # type: ignore[assignment]
     pycode._CALL_LASTS = _Everything()  # type: ignore[assignment]
     pycode._may_spell = lambda node, word: True  # type: ignore[assignment]
     pycode._may_be_url_or_path = lambda value: True  # type: ignore[assignment]
@@ -98,7 +104,8 @@ def _code_shortcuts_off() -> Iterator[None]:
     try:
         yield
     finally:
-        (pycode.walk, pycode._CALL_LASTS, pycode._may_spell, pycode._may_be_url_or_path,  # type: ignore[assignment]
+        (pycode.walk, pycode._walk_sorted, pycode._CALL_LASTS, pycode._may_spell,  # type: ignore[assignment]
+         pycode._may_be_url_or_path,
          pycode._env_vars_of, pycode._secret_bundles) = saved_py  # type: ignore[assignment]
         jscode._ANY_LINE, jscode._FS_WRITE_NAMES, jscode._FS_DELETE_NAMES = saved_js
         rx.Screen.may_match = saved_screen  # type: ignore[method-assign]
@@ -326,6 +333,17 @@ def test_dotted_names_and_the_environment_check_as_before() -> None:
             assert pycode._is_environ(node) == (want in ("os.environ", "environ"))
             checked += 1
     assert checked > 100_000
+
+
+def test_walking_and_sorting_at_once_gives_the_same_lists() -> None:
+    for tree in _trees():
+        nodes, kinds = pycode._walk_sorted(tree)
+        reference = pycode._NodesByKind(pycode.walk(tree))
+        assert len(nodes) == len(pycode.walk(tree))
+        for name in ("imports", "loops", "assigns", "main", "calls", "subscripts"):
+            mine, want = getattr(kinds, name), getattr(reference, name)
+            assert len(mine) == len(want) and all(a is b for a, b in zip(mine, want, strict=True)), name
+        assert kinds.fn_of == reference.fn_of and kinds.last_of == reference.last_of
 
 
 def test_call_name_parts_are_the_split_names() -> None:

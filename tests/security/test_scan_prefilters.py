@@ -62,6 +62,7 @@ def _shortcuts_off() -> Iterator[None]:
     the Python detector walks with ``ast.walk``, asks every node for an environment read and every
     assignment whether it names the environment; every shell and phrase line is analysed each time."""
     saved = rx.Screen.may_match, rx.Scanned.may_match, pycode.walk, pycode._env_names_of, pycode.EnvironAssigns
+    saved_walk_sorted = pycode._walk_sorted
     saved_lines = shell.analyze_line, prose.analyze_line
     # every line analysed each time it is met (no per-scan memo of lines that recorded nothing)
     shell.analyze_line = lambda c, file, lineno, raw, *, executable=True, quoted=False, known=frozenset(): (  # type: ignore[assignment]
@@ -71,6 +72,8 @@ def _shortcuts_off() -> Iterator[None]:
     rx.Screen.may_match = lambda self, expr: True  # type: ignore[method-assign]
     rx.Scanned.may_match = lambda self, expr: True  # type: ignore[method-assign]
     pycode.walk = lambda node: list(ast.walk(node))  # type: ignore[assignment]
+    pycode._walk_sorted = lambda tree: (lambda nodes: (nodes, pycode._NodesByKind(nodes)))(  # type: ignore[assignment]
+        pycode.walk(tree))
     pycode._env_names_of = _env_names_reference  # type: ignore[assignment]
     pycode.EnvironAssigns = lambda assigns: assigns  # type: ignore[assignment,misc]
     try:
@@ -79,6 +82,7 @@ def _shortcuts_off() -> Iterator[None]:
         (rx.Screen.may_match, rx.Scanned.may_match, pycode.walk, pycode._env_names_of,  # type: ignore[method-assign]
          pycode.EnvironAssigns) = saved  # type: ignore[misc]
         shell.analyze_line, prose.analyze_line = saved_lines  # type: ignore[assignment]
+        pycode._walk_sorted = saved_walk_sorted  # type: ignore[assignment]
 
 
 def _classified(b: SkillBundle) -> str:

@@ -205,22 +205,19 @@ class _NodesByKind:
 
     __slots__ = ("imports", "loops", "assigns", "main", "calls", "subscripts", "fn_of", "head_of", "last_of")
 
-    def __init__(self, nodes: list[ast.AST]) -> None:
+    def __init__(self, nodes: list[ast.AST] | None = None) -> None:
         self.imports: list[ast.AST] = []  # Import, ImportFrom
         self.loops: list[ast.AST] = []  # comprehensions and for loops
         self.assigns: list[ast.Assign] = []
         self.main: list[ast.AST] = []  # constants, subscripts and calls, interleaved as walked
         self.calls: list[ast.Call] = []
         self.subscripts: list[ast.Subscript] = []
-        # by node class, asked once per class (``issubclass``: the same answer ``isinstance`` gives per node)
-        kinds = _KIND_OF
+        if nodes is None:
+            return  # filled by :func:`_walk_sorted`
         main, calls, subscripts = self.main, self.calls, self.subscripts
         others: tuple[list[Any] | None, ...] = (None, None, None, self.assigns, self.imports, self.loops)
         for node in nodes:
-            cls = type(node)
-            k = kinds.get(cls)
-            if k is None:
-                k = kinds[cls] = next((i for i, bases in enumerate(_KINDS) if issubclass(cls, bases)), -1)
+            k = _kind_of(type(node))
             if k == 0:
                 main.append(node)
                 calls.append(node)  # type: ignore[arg-type]
@@ -231,6 +228,9 @@ class _NodesByKind:
                 subscripts.append(node)  # type: ignore[arg-type]
             elif k > 2:
                 others[k].append(node)  # type: ignore[union-attr]
+        self._name_calls()
+
+    def _name_calls(self) -> None:
         self.fn_of: dict[int, str] = {}
         self.head_of: dict[int, str] = {}  # fn.split(".")[0]
         self.last_of: dict[int, str] = {}  # fn.split(".")[-1]
@@ -241,6 +241,66 @@ class _NodesByKind:
             fn_of[key] = fn
             head_of[key] = fn.partition(".")[0]
             last_of[key] = fn.rpartition(".")[2]
+
+
+def _kind_of(cls: type) -> int:
+    """Which list of :class:`_NodesByKind` a node class goes to (its index in ``_KINDS``), or -1; asked once
+    per class (``issubclass``: the same answer ``isinstance`` gives per node)."""
+    k = _KIND_OF.get(cls)
+    if k is None:
+        k = _KIND_OF[cls] = next((i for i, bases in enumerate(_KINDS) if issubclass(cls, bases)), -1)
+    return k
+
+
+_SORTED_FIELDS: dict[type, tuple[tuple[tuple[str, bool], ...], int]] = {}
+
+
+def _walk_sorted(tree: ast.AST) -> tuple[list[ast.AST], _NodesByKind]:
+    """``walk(tree)`` and ``_NodesByKind`` of its nodes, in one loop: each node is sorted as it is reached.
+
+    The same lists in the same order as the two steps one after the other (a node is reached in walk
+    order, and sorted there); one pass over a module's nodes instead of two.
+    """
+    kinds = _NodesByKind()
+    out = [tree]
+    append, extend = out.append, out.extend
+    main, calls, subscripts = kinds.main.append, kinds.calls.append, kinds.subscripts.append
+    others: tuple[Any, ...] = (None, None, None, kinds.assigns.append, kinds.imports.append, kinds.loops.append)
+    AST = ast.AST
+    table = _SORTED_FIELDS
+    for n in out:  # the list grows as it is read
+        cls = type(n)
+        entry = table.get(cls)
+        if entry is None:
+            entry = table[cls] = (_fields_of(cls), _kind_of(cls))
+        fields, k = entry
+        if k >= 0:
+            if k == 0:
+                main(n)
+                calls(n)
+            elif k == 1:
+                main(n)
+            elif k == 2:
+                main(n)
+                subscripts(n)
+            else:
+                others[k](n)
+        if not fields:
+            continue
+        d = n.__dict__
+        for name, check in fields:
+            f = d.get(name)
+            if f is None:
+                continue
+            if type(f) is list:
+                if check:
+                    extend([x for x in f if isinstance(x, AST)])
+                else:
+                    extend(f)
+            elif not check or isinstance(f, AST):
+                append(f)
+    kinds._name_calls()
+    return out, kinds
 
 
 _ENV_GETTERS = ("os.getenv", "getenv", "os.environ.get", "environ.get")
@@ -350,8 +410,7 @@ def analyze(c: Collector, file: str, source: str, *, lines_offset: int = 0) -> b
         i = getattr(node, "lineno", 1) - 1
         return snippet(src_lines[i]) if 0 <= i < len(src_lines) else ""
 
-    nodes = walk(tree)
-    sorted_ = _NodesByKind(nodes)
+    nodes, sorted_ = _walk_sorted(tree)
     node: Any  # (the per-node loop below tells the kinds apart by exact class, which mypy does not follow)
     imports: set[str] = set()
     for node in sorted_.imports:
