@@ -368,7 +368,8 @@ def test_environment_reads_indexed_once_are_the_nodes_reads() -> None:
 
 
 _SPELL_PIECES = st.sampled_from(["environ", "ENVIRON", "env", "iron", "os.", "x", "[", "]", "(", ")", "'", '"', "\\x8e",
-                                 "nviron", "\\\\", "\\n", "é", "İ", "{", "}", "1e5", ".get", " ", "K", "_KEY"])
+                                 "\\x0e", "\\x1E", "\\x0", "\\t", "\\r", "\\x7f", "e", "E", "nviron", "\\\\",
+                                 "\\n", "é", "İ", "{", "}", "1e5", ".get", " ", "K", "_KEY"])
 
 
 @_SETTINGS
@@ -380,6 +381,16 @@ def test_may_spell_never_misses_a_spelling(text_: str, shape: str) -> None:
         return
     if rx.search(r"(?i)environ", ast.unparse(node)):
         assert pycode._may_spell(node, "environ")
+
+
+def test_may_spell_sees_letters_an_escape_writes() -> None:
+    for source in ('"\\x0environ"', '"\\x1EnViRoN"', "f'{x}\\x0environ'", "b'\\x8environ'", "'os.ENVIRON'",
+                   "print(environ)", "'\\u0130environ'"):
+        node = ast.parse(source, mode="eval").body
+        assert rx.search(r"(?i)environ", ast.unparse(node)), source
+        assert pycode._may_spell(node, "environ"), source
+    for source in ('"\\tnviron"', "'env' + 'iron'", "f'env{x}iron'", "'e\\nviron'", "1e5"):
+        assert not pycode._may_spell(ast.parse(source, mode="eval").body, "environ"), source
 
 
 def test_may_spell_on_real_expressions() -> None:

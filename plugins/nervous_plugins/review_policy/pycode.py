@@ -118,12 +118,13 @@ for _cls, _field in sorted(_LEAF_FIELDS):
 def _may_spell(node: ast.AST, word: str) -> bool:
     """False when ``ast.unparse(node)`` cannot hold the lower-case ASCII ``word`` in any case.
 
-    ``ast.unparse`` writes its own keywords and punctuation (none spelling a word of more than six
-    letters), each name as it is, and each string or bytes constant as its characters with quotes,
-    braces and escapes added: an escape can spell letters (``\\x8e`` then ``nviron``), so a constant
-    with a character that needs one (not printable ASCII, or a backslash) answers True, as does any
-    name or constant outside ASCII (a case-insensitive search folds some non-ASCII letters). Printing a
-    value is common and writing it out costs about thirty microseconds; the names are read in a few.
+    ``ast.unparse`` writes its own keywords and punctuation (``word`` is one none of them holds), each
+    name as it is, a bytes constant as its ``repr`` and a string's characters with
+    quotes, braces and backslash escapes added. An escape can spell letters (``"\\x0e" + "nviron"`` is
+    written ``\\x0environ``), and only where the string has a character that is escaped: then the
+    string with every such character escaped is asked too. A name or string outside ASCII answers
+    True (a case-insensitive search folds some non-ASCII letters into ASCII ones). Printing a value is
+    common and writing it out costs about thirty microseconds; reading its names costs a few.
     """
     if not _KNOWN_GRAMMAR:
         return True
@@ -137,13 +138,14 @@ def _may_spell(node: ast.AST, word: str) -> bool:
             v = d.get(name)
             for x in v if type(v) is list else (v,):
                 if isinstance(x, str):
-                    text = x
+                    if not x.isascii() or word in x.lower():
+                        return True
+                    if not x.isprintable() and word in x.encode("unicode_escape").decode("ascii").lower():
+                        return True
                 elif isinstance(x, bytes):
-                    text = x.decode("latin-1")
-                else:
-                    continue  # numbers, None, True, False, Ellipsis: digits and fixed words
-                if not text.isascii() or not text.isprintable() or "\\" in text or word in text.lower():
-                    return True
+                    if word in repr(x).lower():
+                        return True
+                # numbers, None, True, False, Ellipsis: digits and fixed words
     return False
 
 
