@@ -383,13 +383,20 @@ def test_may_spell_never_misses_a_spelling(text_: str, shape: str) -> None:
         assert pycode._may_spell(node, "environ")
 
 
+def test_no_character_outside_ascii_matches_a_letter_of_environ_in_any_case() -> None:
+    """What ``_may_spell`` rests on: RE2's case folding maps no non-ASCII character to these letters."""
+    others = "".join(chr(c) for c in range(0x80, 0x110000) if not 0xD800 <= c < 0xE000)
+    assert rx.compile(r"(?i)[environ]").search(others) is None
+
+
 def test_may_spell_sees_letters_an_escape_writes() -> None:
     for source in ('"\\x0environ"', '"\\x1EnViRoN"', "f'{x}\\x0environ'", "b'\\x8environ'", "'os.ENVIRON'",
-                   "print(environ)", "'\\u0130environ'"):
+                   "print(environ)", "'\\u0130environ'", "'é\\x8environ'", "'\\u200eNVIRON'", "f'✅{environ}'"):
         node = ast.parse(source, mode="eval").body
         assert rx.search(r"(?i)environ", ast.unparse(node)), source
         assert pycode._may_spell(node, "environ"), source
-    for source in ('"\\tnviron"', "'env' + 'iron'", "f'env{x}iron'", "'e\\nviron'", "1e5"):
+    for source in ('"\\tnviron"', "'env' + 'iron'", "f'env{x}iron'", "'e\\nviron'", "1e5", "'✅ ENV İRON'",
+                   "f'✅ {count} items'"):
         assert not pycode._may_spell(ast.parse(source, mode="eval").body, "environ"), source
 
 

@@ -118,13 +118,14 @@ for _cls, _field in sorted(_LEAF_FIELDS):
 def _may_spell(node: ast.AST, word: str) -> bool:
     """False when ``ast.unparse(node)`` cannot hold the lower-case ASCII ``word`` in any case.
 
-    ``ast.unparse`` writes its own keywords and punctuation (``word`` is one none of them holds), each
-    name as it is, a bytes constant as its ``repr`` and a string's characters with
-    quotes, braces and backslash escapes added. An escape can spell letters (``"\\x0e" + "nviron"`` is
-    written ``\\x0environ``), and only where the string has a character that is escaped: then the
-    string with every such character escaped is asked too. A name or string outside ASCII answers
-    True (a case-insensitive search folds some non-ASCII letters into ASCII ones). Printing a value is
-    common and writing it out costs about thirty microseconds; reading its names costs a few.
+    For a ``word`` no keyword holds and whose letters have no case variant outside ASCII for the rule
+    expressions (RE2's case folding: so for ``environ``, tested): a match is a run of ASCII letters.
+    ``ast.unparse`` writes its own keywords and punctuation, each name as it is, a bytes constant as
+    its ``repr`` and a string's characters with quotes, braces and backslash escapes added. An escape
+    can spell letters (``"\\x0e" + "nviron"`` is written ``\\x0environ``): a string with a character
+    that may be escaped (outside printable ASCII) is asked with every such character escaped, which
+    holds every run of letters any of its spellings does. Printing a value is common and writing it
+    out costs about thirty microseconds; reading its names costs a few.
     """
     if not _KNOWN_GRAMMAR:
         return True
@@ -138,9 +139,10 @@ def _may_spell(node: ast.AST, word: str) -> bool:
             v = d.get(name)
             for x in v if type(v) is list else (v,):
                 if isinstance(x, str):
-                    if not x.isascii() or word in x.lower():
-                        return True
-                    if not x.isprintable() and word in x.encode("unicode_escape").decode("ascii").lower():
+                    if x.isascii() and x.isprintable():
+                        if word in x.lower():
+                            return True
+                    elif word in x.encode("unicode_escape").decode("ascii").lower():
                         return True
                 elif isinstance(x, bytes):
                     if word in repr(x).lower():
