@@ -258,8 +258,19 @@ def test_every_line_the_loop_acts_on_is_found_by_the_one_search(line: str) -> No
         assert jscode._FS_DELETE_NAMES.search(line)
 
 
-def test_the_one_search_is_an_re2_expression() -> None:
+def test_the_one_search_is_an_re2_expression_of_line_screenable_parts() -> None:
     assert rx.ENGINES[(jscode._ANY_LINE.pattern, 0)] == "re2"
+    parts = jscode._ANY_LINE.pattern[3:-1].split(")|(?:")
+    assert len(parts) == 17 and all(rx.line_screenable(rx.compile(p)) for p in parts)
+
+
+@_SETTINGS
+@given(st.lists(st.sampled_from([*_JS_LINES, "", "fs.", "writeFile(", "open", "https://", "x.example/a b", "\r"]),
+                max_size=20).map("\n".join))
+def test_the_marked_lines_hold_every_line_the_one_search_finds_something_in(source: str) -> None:
+    lines = source.split("\n")
+    marked = jscode._marked_lines(source, lines)
+    assert {i for i, ln in enumerate(lines) if jscode._ANY_LINE.search(ln)} <= marked
 
 
 # ------------------------------------------------------------------ properties on real modules
