@@ -281,12 +281,12 @@ def _walk_sorted(tree: ast.AST) -> tuple[list[ast.AST], _NodesByKind]:
         if k >= 0:
             if k == 0:
                 main(n)
-                calls(n)
+                calls(n)  # type: ignore[arg-type]
             elif k == 1:
                 main(n)
             elif k == 2:
                 main(n)
-                subscripts(n)
+                subscripts(n)  # type: ignore[arg-type]
             else:
                 others[k](n)
         if not fields:
