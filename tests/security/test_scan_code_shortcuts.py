@@ -273,6 +273,20 @@ def test_the_marked_lines_hold_every_line_the_one_search_finds_something_in(sour
     assert {i for i, ln in enumerate(lines) if jscode._ANY_LINE.search(ln)} <= marked
 
 
+def test_the_collector_is_left_as_it_was_found() -> None:
+    import gc
+
+    assert gc.isenabled()
+    c = Collector()
+    assert pycode.analyze(c, "x.py", _EVERY_PYTHON_CHECK) and gc.isenabled()
+    assert not pycode.analyze(c, "x.py", "def f(:\n") and gc.isenabled()
+    gc.disable()
+    try:
+        assert pycode.analyze(c, "x.py", "import os\nos.system('id')\n") and not gc.isenabled()
+    finally:
+        gc.enable()
+
+
 # ------------------------------------------------------------------ properties on real modules
 
 

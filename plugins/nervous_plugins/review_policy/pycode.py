@@ -7,6 +7,7 @@ string constants elsewhere (for example a scanner's pattern list) are data.
 from __future__ import annotations
 
 import ast
+import gc
 import re
 import sys
 from collections.abc import Callable
@@ -400,7 +401,25 @@ def _fetch_names(assigns: list[ast.Assign], sorted_: _NodesByKind) -> set[str]:
 
 
 def analyze(c: Collector, file: str, source: str, *, lines_offset: int = 0) -> bool:
-    """Classify Python source; returns False when it does not parse."""
+    """Classify Python source; returns False when it does not parse.
+
+    The cyclic garbage collector is paused meanwhile (and left as it was found). A module's syntax
+    tree is hundreds of thousands of fresh objects with no cycle among them (freed by reference
+    counting when this returns); while it is built and read, each collection the allocations trigger
+    traverses the tree again, and everything else the process holds: in a run holding the wild
+    sample, about a third of this function's CPU (0.70x paused, the band's Python modules).
+    """
+    paused = gc.isenabled()
+    if paused:
+        gc.disable()
+    try:
+        return _analyze(c, file, source, lines_offset)
+    finally:
+        if paused:
+            gc.enable()
+
+
+def _analyze(c: Collector, file: str, source: str, lines_offset: int) -> bool:
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError, RecursionError):
