@@ -62,7 +62,6 @@ def _shortcuts_off() -> Iterator[None]:
     the Python detector walks with ``ast.walk``, asks every node for an environment read and every
     assignment whether it names the environment; every shell and phrase line is analysed each time."""
     saved = rx.Screen.may_match, rx.Scanned.may_match, pycode.walk, pycode._env_names_of, pycode.EnvironAssigns
-    saved_walk_sorted = pycode._walk_sorted
     saved_lines = shell.analyze_line, prose.analyze_line
     # every line analysed each time it is met (no per-scan memo of lines that recorded nothing)
     shell.analyze_line = lambda c, file, lineno, raw, *, executable=True, quoted=False, known=frozenset(): (  # type: ignore[assignment]
@@ -72,8 +71,6 @@ def _shortcuts_off() -> Iterator[None]:
     rx.Screen.may_match = lambda self, expr: True  # type: ignore[method-assign]
     rx.Scanned.may_match = lambda self, expr: True  # type: ignore[method-assign]
     pycode.walk = lambda node: list(ast.walk(node))  # type: ignore[assignment]
-    pycode._walk_sorted = lambda tree: (lambda nodes: (nodes, pycode._NodesByKind(nodes)))(  # type: ignore[assignment]
-        pycode.walk(tree))
     pycode._env_names_of = _env_names_reference  # type: ignore[assignment]
     pycode.EnvironAssigns = lambda assigns: assigns  # type: ignore[assignment,misc]
     try:
@@ -82,7 +79,6 @@ def _shortcuts_off() -> Iterator[None]:
         (rx.Screen.may_match, rx.Scanned.may_match, pycode.walk, pycode._env_names_of,  # type: ignore[method-assign]
          pycode.EnvironAssigns) = saved  # type: ignore[misc]
         shell.analyze_line, prose.analyze_line = saved_lines  # type: ignore[assignment]
-        pycode._walk_sorted = saved_walk_sorted  # type: ignore[assignment]
 
 
 def _classified(b: SkillBundle) -> str:
@@ -470,12 +466,14 @@ def test_slowest_wild_items_classify_the_same_and_faster_with_shortcuts() -> Non
     c = classifier.Classifier()
     for b in items.values():  # one-time costs (expressions built on first use) out of the comparison
         c.classify(b, CONTEXT)
+    from .test_scan_code_shortcuts import _code_shortcuts_off  # the Python and JavaScript detectors' own
+
     fast_cpu = slow_cpu = 0.0
     for item_id, b in items.items():
         t0 = time.process_time()
         fast = repr(c.classify(b, CONTEXT))
         fast_cpu += time.process_time() - t0
-        with _shortcuts_off():
+        with _shortcuts_off(), _code_shortcuts_off():
             t0 = time.process_time()
             slow = repr(c.classify(b, CONTEXT))
             slow_cpu += time.process_time() - t0
