@@ -466,12 +466,14 @@ def test_slowest_wild_items_classify_the_same_and_faster_with_shortcuts() -> Non
     c = classifier.Classifier()
     for b in items.values():  # one-time costs (expressions built on first use) out of the comparison
         c.classify(b, CONTEXT)
+    from .test_scan_code_shortcuts import _code_shortcuts_off  # the Python and JavaScript detectors' own
+
     fast_cpu = slow_cpu = 0.0
     for item_id, b in items.items():
         t0 = time.process_time()
         fast = repr(c.classify(b, CONTEXT))
         fast_cpu += time.process_time() - t0
-        with _shortcuts_off():
+        with _shortcuts_off(), _code_shortcuts_off():
             t0 = time.process_time()
             slow = repr(c.classify(b, CONTEXT))
             slow_cpu += time.process_time() - t0

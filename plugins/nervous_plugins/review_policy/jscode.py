@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from bisect import bisect_right
+from typing import Any
+
 from nervous.plugin.toolkit import is_credential_path, normalize_host
 
 from . import rx, shell
@@ -31,6 +34,16 @@ EVAL = rx.compile(r"\beval\s*\(|\bnew\s+Function\s*\(|\bvm\.run\w*\s*\(|\bFuncti
 TLS_OFF = rx.compile(r"rejectUnauthorized\s*:\s*false|NODE_TLS_REJECT_UNAUTHORIZED|strictSSL\s*:\s*false")
 STRING = rx.compile(r"""(['"`])((?:(?!\1).){2,300}?)\1""")
 
+# FS_WRITE and FS_DELETE name a quote they opened (a back-reference): they run on ``re``, which no
+# whole-file screen can vouch for (``rx.line_screenable``), so each was tried on every line of every
+# file. Every match of either holds one of these literal stretches (their names, without the word
+# boundary and the space before the parenthesis), which a file without them has on none of its lines.
+_FS_WRITE_NAMES = rx.compile(r"(?:fs|fsp|fs\.promises|fse|Deno|Bun)\.(?:writeFile|writeFileSync|appendFile|"
+                             r"appendFileSync|createWriteStream|mkdir|mkdirSync|copyFile|copyFileSync|rename|"
+                             r"renameSync|cp|cpSync|outputFile|writeJson|ensureDir|writeTextFile|write)")
+_FS_DELETE_NAMES = rx.compile(r"(?:fs|fsp|fs\.promises|fse|Deno)\.(?:rm|rmSync|unlink|unlinkSync|rmdir|rmdirSync|"
+                              r"remove|removeSync|emptyDir|truncate|truncateSync)|rimraf")
+
 
 WRITE_TARGET = rx.compile(r"""\b(?:createWriteStream|writeFile|writeFileSync|appendFileSync|copyFileSync|renameSync|"""
                           r"""download\w*)\s*\(\s*[`'"]([^`'"]{2,200})[`'"]""")
@@ -44,9 +57,42 @@ _LOG_SECRET = rx.compile(r"console\.(?:log|error)\s*\([^)]*process\.env\.[A-Z_]*
 _SHELL_PIPE = rx.compile(r"\b(?:reverse|bind)[_ ]?shell\b|\.pipe\(\s*\w+\.stdin\s*\)")
 _READ_HINT = rx.compile(r"readFile|homedir|join|resolve|open")
 
+#: EXEC_CALL's name and parenthesis (its ``\s`` on ``re`` is Unicode space: never printable ASCII)
+_EXEC_CALL_NAMES = (r"(?:exec|execSync|spawn|spawnSync|execFile|execFileSync|execa|execaSync|\$)"
+                    r"[^\x21-\x7e]*\(")
+#: every expression the line loop of :func:`analyze` acts on, in one: a line it finds nothing in has nothing
+#: for that loop (each of its steps needs one of them to match the line), so one search replaces a dozen
+#: there (the expressions on ``re`` by the literal stretches all their matches hold, above)
+_ANY_LINE = rx.compile("|".join(f"(?:{p})" for p in (
+    _EXEC_CALL_NAMES, DYN_EXEC.pattern, URL_RE.pattern, SEND.pattern, _BODY.pattern, _PAYLOAD.pattern,
+    DELETE_REQ.pattern, _FS_WRITE_NAMES.pattern, _FS_DELETE_NAMES.pattern, ENV_READ.pattern, ENV_DUMP.pattern,
+    EVAL.pattern, TLS_OFF.pattern, _KILL.pattern, _LOG_SECRET.pattern, _READ_HINT.pattern, _SHELL_PIPE.pattern)))
 
-def _staged_download(c: Collector, file: str, lines: list[str], offset: int) -> None:
+
+def _marked_lines(source: str, lines: list[str]) -> set[int]:
+    """The indices of the lines ``_ANY_LINE`` finds something in, and maybe a few more, from one search
+    of the whole source instead of one per line.
+
+    Each match marks every line it touches. A line with a match of its own is marked: its match is a
+    match in the source too (the expressions assert nothing but word boundaries, which hold at a
+    newline as at the ends of a line alone: ``rx.line_screenable`` of each), so the search of the source,
+    reaching that line, reports a match starting in it, or one starting earlier that runs into it.
+    """
+    starts = [0]
+    for ln in lines[:-1]:
+        starts.append(starts[-1] + len(ln) + 1)
+    marked: set[int] = set()
+    for m in _ANY_LINE.finditer(source):
+        first = bisect_right(starts, m.start()) - 1
+        last = bisect_right(starts, max(m.start(), m.end() - 1), first) - 1
+        marked.update(range(first, last + 1))
+    return marked
+
+
+def _staged_download(c: Collector, file: str, lines: list[str], offset: int, may: Any = None) -> None:
     """NV-EXEC-003 in JavaScript: a fetched response written to a file that is then run."""
+    if may is not None and not may(WRITE_TARGET):  # found on no line of the file (``rx.Screen``)
+        return
     targets = {m.group(1) for ln in lines for m in WRITE_TARGET.finditer(ln)}
     if not targets:
         return
@@ -71,10 +117,10 @@ def analyze(c: Collector, file: str, source: str, *, lines_offset: int = 0) -> N
         for t in ("shell:*", "write:?", "delete:?", "network:*"):
             c.tag(t, file, lines_offset + 1)
         return
-    if has_fetch:
-        _staged_download(c, file, lines, lines_offset)
     # an expression that finds nothing in the whole source matches none of its lines (rx.Screen)
     may = rx.Screen(source).may_match
+    if has_fetch:
+        _staged_download(c, file, lines, lines_offset, may)
     in_exec_call = may(EXEC_CALL)
     in_dyn_exec = may(DYN_EXEC)
     in_url_re = may(URL_RE)
@@ -82,8 +128,8 @@ def analyze(c: Collector, file: str, source: str, *, lines_offset: int = 0) -> N
     in_body = may(_BODY)
     in_payload = may(_PAYLOAD)
     in_delete_req = may(DELETE_REQ)
-    in_fs_write = may(FS_WRITE)
-    in_fs_delete = may(FS_DELETE)
+    in_fs_write = may(FS_WRITE) and _FS_WRITE_NAMES.search(source) is not None
+    in_fs_delete = may(FS_DELETE) and _FS_DELETE_NAMES.search(source) is not None
     in_env_read = may(ENV_READ)
     in_env_dump = may(ENV_DUMP)
     in_eval = may(EVAL)
@@ -92,10 +138,14 @@ def analyze(c: Collector, file: str, source: str, *, lines_offset: int = 0) -> N
     in_log_secret = may(_LOG_SECRET)
     in_read_hint = may(_READ_HINT)
     in_shell_pipe = may(_SHELL_PIPE)
+    marked = _marked_lines(source, lines) if _ANY_LINE is not None else None
+    # without a block comment opening anywhere, the lines left unmarked need no step at all
+    todo = sorted(marked) if marked is not None and "/*" not in source else range(len(lines))
     in_block = False
-    for i, raw in enumerate(lines, 1):
+    for index in todo:
+        i = index + 1
         no = i + lines_offset
-        line = raw
+        line = lines[index]
         s = line.strip()
         if in_block:
             if "*/" in s:
@@ -105,6 +155,8 @@ def analyze(c: Collector, file: str, source: str, *, lines_offset: int = 0) -> N
             in_block = True
             continue
         if s.startswith("//") or s.startswith("*"):
+            continue
+        if marked is not None and index not in marked:
             continue
         if child or "exec" in line:
             for m in (EXEC_CALL.finditer(line) if in_exec_call else ()):

@@ -7,7 +7,9 @@ string constants elsewhere (for example a scanner's pattern list) are data.
 from __future__ import annotations
 
 import ast
+import gc
 import re
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -49,16 +51,105 @@ def _const_str(node: ast.AST) -> str | None:
 
 
 def _dotted(node: ast.AST) -> str:
+    """``a.b().c`` for the expression ``a.b().c``; ``?`` stands for any other head.
+
+    A loop, not a recursion: it is asked about every call of a module.
+    """
+    parts: list[str] = []
+    while True:
+        if isinstance(node, ast.Name):
+            head = node.id
+            break
+        if isinstance(node, ast.Attribute):
+            parts.append("." + node.attr)
+            node = node.value
+        elif isinstance(node, ast.Call):
+            parts.append("()")
+            node = node.func
+        else:
+            head = "?"
+            break
+    if not parts:
+        return head
+    parts.reverse()
+    return head + "".join(parts)
+
+
+def _is_environ(node: ast.AST) -> bool:
+    """``_dotted(node) in ("os.environ", "environ")`` without building the name."""
     if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        return f"{_dotted(node.value)}.{node.attr}"
-    if isinstance(node, ast.Call):
-        return _dotted(node.func) + "()"
-    return "?"
+        return node.id == "environ"
+    return (isinstance(node, ast.Attribute) and node.attr == "environ" and isinstance(node.value, ast.Name)
+            and node.value.id == "os")
 
 
-_FIELDS: dict[type, tuple[str, ...]] = {}
+#: fields that never hold a node (names, numbers, constants, type comments), Python 3.11 to 3.13
+_LEAF_FIELDS = frozenset({
+    ("Name", "id"), ("Constant", "value"), ("Constant", "kind"), ("Attribute", "attr"), ("keyword", "arg"),
+    ("arg", "arg"), ("arg", "type_comment"), ("alias", "name"), ("alias", "asname"), ("FunctionDef", "name"),
+    ("FunctionDef", "type_comment"), ("AsyncFunctionDef", "name"), ("AsyncFunctionDef", "type_comment"),
+    ("ClassDef", "name"), ("ImportFrom", "module"), ("ImportFrom", "level"), ("FormattedValue", "conversion"),
+    ("Assign", "type_comment"), ("For", "type_comment"), ("AsyncFor", "type_comment"), ("With", "type_comment"),
+    ("AsyncWith", "type_comment"), ("AnnAssign", "simple"), ("comprehension", "is_async"), ("Global", "names"),
+    ("Nonlocal", "names"), ("ExceptHandler", "name"), ("MatchAs", "name"), ("MatchStar", "name"),
+    ("MatchMapping", "rest"), ("MatchClass", "kwd_attrs"), ("MatchSingleton", "value"), ("TypeIgnore", "tag"),
+    ("TypeIgnore", "lineno"), ("TypeVar", "name"), ("ParamSpec", "name"), ("TypeVarTuple", "name")})
+#: list fields that may hold ``None`` beside nodes (``**x`` in a dict display, a keyword-only argument
+#: without a default); every other list field holds nodes only
+_HOLEY_LISTS = frozenset({("Dict", "keys"), ("arguments", "kw_defaults")})
+#: the tables above are checked against these versions' grammars; a later one gets every field checked
+_KNOWN_GRAMMAR = sys.version_info < (3, 14)
+_FIELDS: dict[type, tuple[tuple[str, bool], ...]] = {}
+
+
+def _fields_of(cls: type) -> tuple[tuple[str, bool], ...]:
+    """The fields of a node class that can hold nodes, each with whether its value must be checked."""
+    name = cls.__name__
+    if not _KNOWN_GRAMMAR:
+        return tuple((f, True) for f in cls._fields if f != "ctx")  # type: ignore[attr-defined]
+    return tuple((f, (name, f) in _HOLEY_LISTS) for f in cls._fields  # type: ignore[attr-defined]
+                 if f != "ctx" and (name, f) not in _LEAF_FIELDS)
+
+
+_LEAVES_OF: dict[str, tuple[str, ...]] = {}
+for _cls, _field in sorted(_LEAF_FIELDS):
+    _LEAVES_OF[_cls] = (*_LEAVES_OF.get(_cls, ()), _field)
+
+
+def _may_spell(node: ast.AST, word: str) -> bool:
+    """False when ``ast.unparse(node)`` cannot hold the lower-case ASCII ``word`` in any case.
+
+    For a ``word`` no keyword holds and whose letters have no case variant outside ASCII for the rule
+    expressions (RE2's case folding: so for ``environ``, tested): a match is a run of ASCII letters.
+    ``ast.unparse`` writes its own keywords and punctuation, each name as it is, a bytes constant as
+    its ``repr`` and a string's characters with quotes, braces and backslash escapes added. An escape
+    can spell letters (``"\\x0e" + "nviron"`` is written ``\\x0environ``): a string with a character
+    that may be escaped (outside printable ASCII) is asked with every such character escaped, which
+    holds every run of letters any of its spellings does. Printing a value is common and writing it
+    out costs about thirty microseconds; reading its names costs a few.
+    """
+    if not _KNOWN_GRAMMAR:
+        return True
+    leaves = _LEAVES_OF
+    for n in walk(node):
+        fields = leaves.get(type(n).__name__)
+        if fields is None:
+            continue
+        d = n.__dict__
+        for name in fields:
+            v = d.get(name)
+            for x in v if type(v) is list else (v,):
+                if isinstance(x, str):
+                    if x.isascii() and x.isprintable():
+                        if word in x.lower():
+                            return True
+                    elif word in x.encode("unicode_escape").decode("ascii").lower():
+                        return True
+                elif isinstance(x, bytes):
+                    if word in repr(x).lower():
+                        return True
+                # numbers, None, True, False, Ellipsis: digits and fixed words
+    return False
 
 
 def walk(node: ast.AST) -> list[ast.AST]:
@@ -70,36 +161,40 @@ def walk(node: ast.AST) -> list[ast.AST]:
     from the node's dictionary (a field that is absent or ``None`` has no node under it either way).
     The ``ctx`` field (``Load``/``Store``/``Del`` of every name, attribute and subscript, leaves with
     nothing under them) is not followed: a third of a module's nodes, which no detector asks about
-    and every pass over the nodes would otherwise step over.
+    and every pass over the nodes would otherwise step over. Nor are the fields the grammar gives a
+    name, a number or a constant (``Name.id``, ``Constant.value``...): a name or a constant is then a
+    leaf read once, and a node field's value needs no type check (a node, a list of nodes, or
+    ``None``), but for the two list fields that may hold ``None``.
     """
     out = [node]
     append, extend = out.append, out.extend
     AST = ast.AST
-    i = 0
-    while i < len(out):
-        n = out[i]
-        i += 1
+    table = _FIELDS
+    for n in out:  # the list grows as it is read
         cls = type(n)
-        fields = _FIELDS.get(cls)
+        fields = table.get(cls)
         if fields is None:
-            fields = _FIELDS[cls] = tuple(f for f in cls._fields if f != "ctx")
+            fields = table[cls] = _fields_of(cls)
         if not fields:
             continue
         d = n.__dict__
-        for name in fields:
+        for name, check in fields:
             f = d.get(name)
             if f is None:
                 continue
-            if isinstance(f, AST):
+            if type(f) is list:
+                if check:
+                    extend([x for x in f if isinstance(x, AST)])
+                else:
+                    extend(f)
+            elif not check or isinstance(f, AST):
                 append(f)
-            elif isinstance(f, list):
-                extend([x for x in f if isinstance(x, AST)])
     return out
 
 
 #: the node classes each list of :class:`_NodesByKind` holds, in the order they are asked about
 _KINDS: tuple[type | tuple[type, ...], ...] = (
-    ast.Call, (ast.Constant, ast.Subscript), ast.Assign, (ast.Import, ast.ImportFrom),
+    ast.Call, ast.Constant, ast.Subscript, ast.Assign, (ast.Import, ast.ImportFrom),
     (ast.ListComp, ast.DictComp, ast.SetComp, ast.GeneratorExp, ast.For))
 _KIND_OF: dict[type, int] = {}
 
@@ -109,38 +204,222 @@ class _NodesByKind:
 
     Six passes over a module used to step over every node asking ``isinstance`` (and the name of every
     call's function, a recursive ``_dotted``, again in each pass); each pass now reads only the nodes it
-    can act on, in the same order, and each call's function name is computed once.
+    can act on, in the same order, and each call's function name is computed once, with its first and
+    last dotted parts (``head_of``, ``last_of``) that every pass used to split it for.
     """
 
-    __slots__ = ("imports", "loops", "assigns", "main", "calls", "fn_of")
+    __slots__ = ("imports", "loops", "assigns", "main", "calls", "subscripts", "fn_of", "head_of", "last_of")
 
-    def __init__(self, nodes: list[ast.AST]) -> None:
+    def __init__(self, nodes: list[ast.AST] | None = None) -> None:
         self.imports: list[ast.AST] = []  # Import, ImportFrom
         self.loops: list[ast.AST] = []  # comprehensions and for loops
         self.assigns: list[ast.Assign] = []
         self.main: list[ast.AST] = []  # constants, subscripts and calls, interleaved as walked
         self.calls: list[ast.Call] = []
-        # by node class, asked once per class (``issubclass``: the same answer ``isinstance`` gives per node)
-        kinds = _KIND_OF
-        main, calls = self.main, self.calls
-        others: tuple[list[Any] | None, ...] = (None, None, self.assigns, self.imports, self.loops)
+        self.subscripts: list[ast.Subscript] = []
+        if nodes is None:
+            return  # filled by :func:`_walk_sorted`
+        main, calls, subscripts = self.main, self.calls, self.subscripts
+        others: tuple[list[Any] | None, ...] = (None, None, None, self.assigns, self.imports, self.loops)
         for node in nodes:
-            cls = type(node)
-            k = kinds.get(cls)
-            if k is None:
-                k = kinds[cls] = next((i for i, bases in enumerate(_KINDS) if issubclass(cls, bases)), -1)
+            k = _kind_of(type(node))
             if k == 0:
                 main.append(node)
                 calls.append(node)  # type: ignore[arg-type]
             elif k == 1:
                 main.append(node)
-            elif k > 1:
+            elif k == 2:
+                main.append(node)
+                subscripts.append(node)  # type: ignore[arg-type]
+            elif k > 2:
                 others[k].append(node)  # type: ignore[union-attr]
-        self.fn_of: dict[int, str] = {id(n): _dotted(n.func) for n in self.calls}
+        self._name_calls()
+
+    def _name_calls(self) -> None:
+        self.fn_of: dict[int, str] = {}
+        self.head_of: dict[int, str] = {}  # fn.split(".")[0]
+        self.last_of: dict[int, str] = {}  # fn.split(".")[-1]
+        fn_of, head_of, last_of = self.fn_of, self.head_of, self.last_of
+        for n in self.calls:
+            fn = _dotted(n.func)
+            key = id(n)
+            fn_of[key] = fn
+            head_of[key] = fn.partition(".")[0]
+            last_of[key] = fn.rpartition(".")[2]
+
+
+def _kind_of(cls: type) -> int:
+    """Which list of :class:`_NodesByKind` a node class goes to (its index in ``_KINDS``), or -1; asked once
+    per class (``issubclass``: the same answer ``isinstance`` gives per node)."""
+    k = _KIND_OF.get(cls)
+    if k is None:
+        k = _KIND_OF[cls] = next((i for i, bases in enumerate(_KINDS) if issubclass(cls, bases)), -1)
+    return k
+
+
+_SORTED_FIELDS: dict[type, tuple[tuple[tuple[str, bool], ...], int]] = {}
+
+
+def _walk_sorted(tree: ast.AST) -> tuple[list[ast.AST], _NodesByKind]:
+    """``walk(tree)`` and ``_NodesByKind`` of its nodes, in one loop: each node is sorted as it is reached.
+
+    The same lists in the same order as the two steps one after the other (a node is reached in walk
+    order, and sorted there); one pass over a module's nodes instead of two.
+    """
+    kinds = _NodesByKind()
+    out = [tree]
+    append, extend = out.append, out.extend
+    main, calls, subscripts = kinds.main.append, kinds.calls.append, kinds.subscripts.append
+    others: tuple[Any, ...] = (None, None, None, kinds.assigns.append, kinds.imports.append, kinds.loops.append)
+    AST = ast.AST
+    table = _SORTED_FIELDS
+    for n in out:  # the list grows as it is read
+        cls = type(n)
+        entry = table.get(cls)
+        if entry is None:
+            entry = table[cls] = (_fields_of(cls), _kind_of(cls))
+        fields, k = entry
+        if k >= 0:
+            if k == 0:
+                main(n)
+                calls(n)  # type: ignore[arg-type]
+            elif k == 1:
+                main(n)
+            elif k == 2:
+                main(n)
+                subscripts(n)  # type: ignore[arg-type]
+            else:
+                others[k](n)
+        if not fields:
+            continue
+        d = n.__dict__
+        for name, check in fields:
+            f = d.get(name)
+            if f is None:
+                continue
+            if type(f) is list:
+                if check:
+                    extend([x for x in f if isinstance(x, AST)])
+                else:
+                    extend(f)
+            elif not check or isinstance(f, AST):
+                append(f)
+    kinds._name_calls()
+    return out, kinds
+
+
+_ENV_GETTERS = ("os.getenv", "getenv", "os.environ.get", "environ.get")
+_ENV_ARG_SINKS = ("dict", "dumps", "dump", "str", "repr", "print", "json", "post", "put", "send", "write", "items",
+                  "list", "sorted", "format", "b64encode", "encode", "urlencode")
+_OPEN_HEADS = ("open", "io", "codecs", "builtins", "gzip", "os")
+_WRITE_CALLS = ("write_text", "write_bytes", "mkdir", "makedirs", "touch", "copy", "copy2", "copyfile", "copytree",
+                "move", "rename", "replace", "symlink_to", "dump", "savefig", "save", "to_csv", "to_excel", "to_json",
+                "to_parquet", "writestr", "extractall", "urlretrieve")
+_DELETE_CALLS = ("remove", "unlink", "rmdir", "removedirs", "rmtree")
+_KILL_CALLS = ("kill", "killpg", "terminate")
+_SQL_CALLS = ("execute", "executescript", "query", "sql")
+#: every last part of a call's name that one of the per-call checks in :func:`analyze` can act on (each
+#: check there asks for one of these before anything else); a call named otherwise is only asked whether
+#: its name mentions a webhook
+_CALL_LASTS = frozenset({
+    *(f.rpartition(".")[2] for f in _ENV_GETTERS), "setdefault", *_ENV_ARG_SINKS, "items", "keys", "values",
+    *EXEC_FUNCS, *FETCH_FUNCS, "_create_unverified_context", "connect", "create_connection", "sendall", "sendto",
+    "dup2", "spawn", "open", *_WRITE_CALLS, *_DELETE_CALLS, *_KILL_CALLS, *_SQL_CALLS, "eval", "exec", "compile",
+    "loads", "print", "info", "write"})
+
+
+def _env_reads(sorted_: _NodesByKind) -> dict[int, str]:
+    """Each node of the module that reads a named environment variable, by ``id``: ``_env_name`` of every
+    subscript and call (the only nodes it names anything for), asked once per module."""
+    out: dict[int, str] = {}
+    for node in sorted_.subscripts:
+        if _is_environ(node.value):
+            key = _const_str(node.slice)
+            if key:
+                out[id(node)] = key
+    fn_of = sorted_.fn_of
+    for call in sorted_.calls:
+        if call.args and fn_of[id(call)] in _ENV_GETTERS:
+            key = _const_str(call.args[0])
+            if key:
+                out[id(call)] = key
+    return out
+
+
+def _env_vars_of(assigns: list[ast.Assign], reads: dict[int, str]) -> dict[str, set[str]]:
+    """The variables holding environment reads (``X = os.environ["K"]``; ``Y = X``): two rounds over the
+    module's ``name = value`` assignments, in order, each value's reads and names listed once.
+
+    A module that reads no variable has none; a second round after a first that found none finds none.
+    """
+    env_vars: dict[str, set[str]] = {}
+    if not reads:
+        return env_vars
+    targets = {a.targets[0].id for a in assigns}  # type: ignore[attr-defined]
+    steps: list[tuple[str, list[tuple[bool, str]]]] = []  # per assignment: its reads and target names, as walked
+    for a in assigns:
+        seen: list[tuple[bool, str]] = []
+        for sub in walk(a.value):
+            if type(sub) is ast.Name:
+                if sub.id in targets:
+                    seen.append((False, sub.id))
+            else:
+                name = reads.get(id(sub))
+                if name is not None:
+                    seen.append((True, name))
+        if seen:
+            steps.append((a.targets[0].id, seen))  # type: ignore[attr-defined]
+    for _ in range(2):  # propagate through one level of intermediate variables
+        for target, seen in steps:
+            names: set[str] = set()
+            for is_read, name in seen:
+                if is_read:
+                    names.add(name)
+                elif name in env_vars:
+                    names |= env_vars[name]
+            if names:
+                env_vars[target] = names
+        if not env_vars:
+            break
+    return env_vars
+
+
+def _fetch_names(assigns: list[ast.Assign], sorted_: _NodesByKind) -> set[str]:
+    """Variables assigned from an expression that makes a network request (``r = requests.get(...)``)."""
+    out: set[str] = set()
+    fn_of, head_of, last_of = sorted_.fn_of, sorted_.head_of, sorted_.last_of
+    for node in assigns:
+        for sub in walk(node.value):
+            if not isinstance(sub, ast.Call):
+                continue
+            key = id(sub)
+            if last_of[key] in FETCH_FUNCS:
+                low = fn_of[key].lower()
+                if head_of[key] in NET_MODULES or "session" in low or "client" in low:
+                    out |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+    return out
 
 
 def analyze(c: Collector, file: str, source: str, *, lines_offset: int = 0) -> bool:
-    """Classify Python source; returns False when it does not parse."""
+    """Classify Python source; returns False when it does not parse.
+
+    The cyclic garbage collector is paused meanwhile (and left as it was found). A module's syntax
+    tree is hundreds of thousands of fresh objects with no cycle among them (freed by reference
+    counting when this returns); while it is built and read, each collection the allocations trigger
+    traverses the tree again, and everything else the process holds: in a run holding the wild
+    sample, about a third of this function's CPU (0.70x paused, the band's Python modules).
+    """
+    paused = gc.isenabled()
+    if paused:
+        gc.disable()
+    try:
+        return _analyze(c, file, source, lines_offset)
+    finally:
+        if paused:
+            gc.enable()
+
+
+def _analyze(c: Collector, file: str, source: str, lines_offset: int) -> bool:
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError, RecursionError):
@@ -154,8 +433,8 @@ def analyze(c: Collector, file: str, source: str, *, lines_offset: int = 0) -> b
         i = getattr(node, "lineno", 1) - 1
         return snippet(src_lines[i]) if 0 <= i < len(src_lines) else ""
 
-    nodes = walk(tree)
-    sorted_ = _NodesByKind(nodes)
+    nodes, sorted_ = _walk_sorted(tree)
+    node: Any  # (the per-node loop below tells the kinds apart by exact class, which mypy does not follow)
     imports: set[str] = set()
     for node in sorted_.imports:
         if isinstance(node, ast.Import):
@@ -178,175 +457,166 @@ def analyze(c: Collector, file: str, source: str, *, lines_offset: int = 0) -> b
         elif isinstance(node, ast.For) and any(isinstance(b, ast.If) for b in node.body[:1]):
             filtered_env.add(id(node.iter))
     dup2 = pty = False
-    fetch_names: set[str] = set()
-    env_vars: dict[str, set[str]] = {}
     str_vars: dict[str, str] = {}
     assigns = [n for n in sorted_.assigns if len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)]
     environ_assigns = EnvironAssigns(assigns)
-    # each assigned value's nodes, walked once for the three passes below (values do not nest)
-    assign_subs = {id(node): walk(node.value) for node in assigns}
-    for _ in range(2):  # propagate through one level of intermediate variables
-        for node in assigns:
-            target = node.targets[0].id  # type: ignore[attr-defined]
-            names = _env_names_of(assign_subs[id(node)], env_vars)
-            if names:
-                env_vars[target] = names
-            const = _const_str(node.value)
-            if const and URL_RE.match(const.strip()):
-                str_vars[target] = const.strip()
-    for node in assigns:
-        if isinstance(node, ast.Assign):
-            for sub in assign_subs[id(node)]:
-                if not isinstance(sub, ast.Call):
-                    continue
-                fn = _dotted(sub.func)
-                if fn.split(".")[-1] in FETCH_FUNCS and (fn.split(".")[0] in NET_MODULES or "session" in fn.lower()
-                                                           or "client" in fn.lower()):
-                    fetch_names |= {t.id for t in node.targets if isinstance(t, ast.Name)}
-    fn_of = sorted_.fn_of
+    env_read = _env_reads(sorted_)
+    env_vars = _env_vars_of(assigns, env_read)
+    for node in assigns:  # (a value's string does not depend on other variables: one round gives them all)
+        const = _const_str(node.value)
+        if const and "://" in const and URL_RE.match(const.strip()):
+            str_vars[node.targets[0].id] = const.strip()  # type: ignore[attr-defined]
+    fetch_names: set[str] | None = None  # asked only for dynamic code, rare: found when first asked
+    call_lasts = _CALL_LASTS
+    fn_of, head_of, last_of = sorted_.fn_of, sorted_.head_of, sorted_.last_of
+    Constant, Subscript = ast.Constant, ast.Subscript
     for node in sorted_.main:
-        if isinstance(node, ast.Constant) and isinstance(node.value, str):
-            _string_constant(c, file, ln(node), node.value, has_net)
-        if not isinstance(node, ast.Call):
-            if isinstance(node, ast.Subscript) and _dotted(node.value) in ("os.environ", "environ"):
-                key = _const_str(node.slice)
-                if key:
-                    c.tag(f"read:env:{key}", file, ln(node))
+        t = type(node)
+        if t is Constant:
+            value = node.value  # type: ignore[attr-defined]
+            if isinstance(value, str) and _may_be_url_or_path(value):
+                _string_constant(c, file, ln(node), value, has_net)
             continue
-        fn = fn_of[id(node)]
-        last = fn.split(".")[-1]
-        head = fn.split(".")[0]
-        # environment
-        if fn in ("os.getenv", "getenv", "os.environ.get", "environ.get", "os.environ.setdefault") and node.args:
-            key = _const_str(node.args[0])
+        if t is Subscript:
+            key = env_read.get(id(node))
             if key:
                 c.tag(f"read:env:{key}", file, ln(node))
-        if any(_dotted(a) in ("os.environ", "environ") for a in node.args) and last in (
-                "dict", "dumps", "dump", "str", "repr", "print", "json", "post", "put", "send", "write", "items",
-                "list", "sorted", "format", "b64encode", "encode", "urlencode"):
-            c.hit("NV-CRED-004", file, ln(node), snip(node))
-            c.fact("env_dump", file, ln(node), "py-env-arg")
-        if fn in ("os.environ.items", "environ.items", "os.environ.keys", "os.environ.values") \
-                and id(node) not in filtered_env:
-            c.hit("NV-CRED-004", file, ln(node), snip(node))
-            c.fact("env_dump", file, ln(node), "py-env-items")
-        # a process whose standard streams are a socket is a remote shell
-        if has_socket and last in EXEC_FUNCS and any(
-                kw.arg in ("stdin", "stdout", "stderr") and isinstance(kw.value, ast.Call)
-                and _dotted(kw.value.func).endswith("fileno") for kw in node.keywords):
-            dup2 = True
-        # process execution
-        if last in EXEC_FUNCS and (head in EXEC_MODULES or fn in ("system", "popen", "Popen", "run")):
-            if head == "asyncio" or head in ("os", "subprocess", "commands", "sh", "pexpect") or last in ("Popen", "system"):
-                _exec_call(c, file, ln(node), node)
-        # network
-        if last in FETCH_FUNCS and (head in NET_MODULES or "session" in fn.lower() or "client" in fn.lower()
-                                    or (has_net and head in ("self", "s", "sess", "http", "api", "r"))):
-            url = _const_str(node.args[0]) if node.args else None
-            if url is None and node.args and isinstance(node.args[0], ast.Name):
-                url = str_vars.get(node.args[0].id)
-            if url is None:
+            continue
+        k = id(node)
+        fn, last = fn_of[k], last_of[k]
+        if last in call_lasts:
+            head = head_of[k]
+            # environment
+            if node.args and (fn in _ENV_GETTERS or fn == "os.environ.setdefault"):
+                key = _const_str(node.args[0])
+                if key:
+                    c.tag(f"read:env:{key}", file, ln(node))
+            if last in _ENV_ARG_SINKS and any(_is_environ(a) for a in node.args):
+                c.hit("NV-CRED-004", file, ln(node), snip(node))
+                c.fact("env_dump", file, ln(node), "py-env-arg")
+            if fn in ("os.environ.items", "environ.items", "os.environ.keys", "os.environ.values") \
+                    and id(node) not in filtered_env:
+                c.hit("NV-CRED-004", file, ln(node), snip(node))
+                c.fact("env_dump", file, ln(node), "py-env-items")
+            # a process whose standard streams are a socket is a remote shell
+            if has_socket and last in EXEC_FUNCS and any(
+                    kw.arg in ("stdin", "stdout", "stderr") and isinstance(kw.value, ast.Call)
+                    and _dotted(kw.value.func).endswith("fileno") for kw in node.keywords):
+                dup2 = True
+            # process execution
+            if last in EXEC_FUNCS and (head in EXEC_MODULES or fn in ("system", "popen", "Popen", "run")):
+                if head == "asyncio" or head in ("os", "subprocess", "commands", "sh", "pexpect") or last in ("Popen", "system"):
+                    _exec_call(c, file, ln(node), node)
+            # network
+            if last in FETCH_FUNCS and (head in NET_MODULES or "session" in fn.lower() or "client" in fn.lower()
+                                        or (has_net and head in ("self", "s", "sess", "http", "api", "r"))):
+                url = _const_str(node.args[0]) if node.args else None
+                if url is None and node.args and isinstance(node.args[0], ast.Name):
+                    url = str_vars.get(node.args[0].id)
+                if url is None:
+                    for kw in node.keywords:
+                        if kw.arg == "url":
+                            url = _const_str(kw.value) or (str_vars.get(kw.value.id) if isinstance(kw.value, ast.Name) else None)
+                host = normalize_host(url) if url and URL_RE.search(url) else "*"
+                if host.startswith("${x}") or "$" in host:
+                    host = "*"
+                c.tag(f"network:{host}", file, ln(node))
+                method = last.lower()
+                if node.args and not isinstance(node.args[0], ast.Constant) and _carries_environment(node.args[0], environ_assigns):
+                    c.flags.add("network_send")
+                    c.fact("network_send", file, ln(node), "py-query")
+                if last == "request" and node.args:
+                    method = (_const_str(node.args[0]) or "").lower()
+                if method in SEND_METHODS or any(kw.arg in ("data", "json", "files") for kw in node.keywords) and method != "get" \
+                        or (last == "Request" and (len(node.args) > 1 or any(kw.arg == "data" for kw in node.keywords))):
+                    c.flags.add("network_send")
+                    c.fact("network_send", file, ln(node), "py")
+                    c.tag(f"write:remote:{host}", file, ln(node))
+                for env_name in _secret_refs(node, env_vars):
+                    if url and URL_RE.search(url):
+                        c.fact("secret_flow", file, ln(node), f"{env_name}|{url}")
+                if any(kw.arg == "files" for kw in node.keywords):
+                    c.hit("NV-EXFIL-002", file, ln(node), snip(node))
+                if method == "delete":
+                    c.tag(f"delete:remote:{host}", file, ln(node))
                 for kw in node.keywords:
-                    if kw.arg == "url":
-                        url = _const_str(kw.value) or (str_vars.get(kw.value.id) if isinstance(kw.value, ast.Name) else None)
-            host = normalize_host(url) if url and URL_RE.search(url) else "*"
-            if host.startswith("${x}") or "$" in host:
-                host = "*"
-            c.tag(f"network:{host}", file, ln(node))
-            method = last.lower()
-            if node.args and not isinstance(node.args[0], ast.Constant) and _carries_environment(node.args[0], environ_assigns):
-                c.flags.add("network_send")
-                c.fact("network_send", file, ln(node), "py-query")
-            if last == "request" and node.args:
-                method = (_const_str(node.args[0]) or "").lower()
-            if method in SEND_METHODS or any(kw.arg in ("data", "json", "files") for kw in node.keywords) and method != "get" \
-                    or (last == "Request" and (len(node.args) > 1 or any(kw.arg == "data" for kw in node.keywords))):
+                    if kw.arg == "verify" and isinstance(kw.value, ast.Constant) and kw.value.value is False:
+                        c.hit("NV-NET-001", file, ln(node), snip(node))
+            if fn in ("ssl._create_unverified_context", "ssl.create_default_context") and fn.endswith("unverified_context"):
+                c.hit("NV-NET-001", file, ln(node), snip(node))
+            if last in ("connect", "create_connection") and has_socket:
+                c.tag("network:*", file, ln(node))
+            if last == "sendall" or last == "sendto":
                 c.flags.add("network_send")
                 c.fact("network_send", file, ln(node), "py")
-                c.tag(f"write:remote:{host}", file, ln(node))
-            for env_name in _secret_refs(node, env_vars):
-                if url and URL_RE.search(url):
-                    c.fact("secret_flow", file, ln(node), f"{env_name}|{url}")
-            if any(kw.arg == "files" for kw in node.keywords):
-                c.hit("NV-EXFIL-002", file, ln(node), snip(node))
-            if method == "delete":
-                c.tag(f"delete:remote:{host}", file, ln(node))
-            for kw in node.keywords:
-                if kw.arg == "verify" and isinstance(kw.value, ast.Constant) and kw.value.value is False:
-                    c.hit("NV-NET-001", file, ln(node), snip(node))
-        if fn in ("ssl._create_unverified_context", "ssl.create_default_context") and fn.endswith("unverified_context"):
-            c.hit("NV-NET-001", file, ln(node), snip(node))
-        if last in ("connect", "create_connection") and has_socket:
-            c.tag("network:*", file, ln(node))
-        if last == "sendall" or last == "sendto":
-            c.flags.add("network_send")
-            c.fact("network_send", file, ln(node), "py")
-        if fn in ("os.dup2", "dup2"):
-            dup2 = True
-        if fn in ("pty.spawn",):
-            pty = True
-        # files
-        if last == "open" and head in ("open", "io", "codecs", "builtins", "gzip", "os") or fn == "open":
-            target = (_const_str(node.args[0]) or _path_expr(node.args[0], {})) if node.args else None
-            mode = _const_str(node.args[1]) if len(node.args) > 1 else None
-            for kw in node.keywords:
-                if kw.arg == "mode":
-                    mode = _const_str(kw.value)
-            if mode and any(ch in mode for ch in "wax+"):
-                c.tag(f"write:{target or '?'}", file, ln(node))
-                _agent_state_write(c, file, ln(node), target, snip(node))
-            elif target and is_credential_path(target):
-                c.tag(f"read:file:{target}", file, ln(node))
-        if last in ("write_text", "write_bytes", "mkdir", "makedirs", "touch", "copy", "copy2", "copyfile",
-                    "copytree", "move", "rename", "replace", "symlink_to", "dump", "savefig", "save", "to_csv",
-                    "to_excel", "to_json", "to_parquet", "writestr", "extractall", "urlretrieve"):
-            if last not in ("dump", "save") or head not in ("json", "pickle", "yaml") or node.args:
-                arg = node.args[-1] if last in ("copy", "copy2", "copyfile", "copytree", "move") and node.args else (
-                    node.args[0] if node.args else None)
-                target = _const_str(arg) if arg is not None else None
-                c.tag(f"write:{target or '?'}", file, ln(node))
-                _agent_state_write(c, file, ln(node), target or _dotted(node.func), snip(node))
-            if last == "urlretrieve":
-                c.fact("download_to_file", file, ln(node))
-        if last in ("remove", "unlink", "rmdir", "removedirs", "rmtree") and (
-                head in ("os", "shutil", "pathlib", "Path") or last in ("unlink", "rmtree", "rmdir") or "path" in fn.lower()):
-            target = _const_str(node.args[0]) if node.args else None
-            c.tag(f"delete:{target or '?'}", file, ln(node))
-            if last == "rmtree":
-                source = ast.unparse(node.args[0]) if node.args else ""
-                if not rx.search(r"(?i)tmp|temp|cache|build|dist|__pycache__|out", source):
-                    c.hit("NV-DESTR-002", file, ln(node), snip(node), command="shutil.rmtree")
-        if last in ("kill", "killpg", "terminate") and head in ("os", "proc", "process", "p", "self"):
-            c.tag("delete:process", file, ln(node))
-        if last in ("execute", "executescript", "query", "sql") and node.args:
-            sql = _const_str(node.args[0]) or ""
-            if rx.search(r"(?i)\b(?:drop\s+table|delete\s+from|truncate)\b", sql):
-                c.tag("delete:db:?", file, ln(node))
-            elif rx.search(r"(?i)\b(?:insert|update|create\s+table|replace\s+into)\b", sql):
-                c.tag("write:db:?", file, ln(node))
-        # dynamic code
-        if fn in ("eval", "exec", "builtins.exec", "compile") and node.args and not isinstance(node.args[0], ast.Constant):
-            inner = ast.unparse(node.args[0])
-            if rx.search(r"(?i)b64decode|base64|decode\(|codecs|zlib|marshal|bytes\.fromhex|rot13|fromhex", inner):
-                c.hit("NV-EXEC-002", file, ln(node), snip(node))
-                c.fact("encoded_exec", file, ln(node))
-            elif rx.search(r"(?i)urlopen|requests|\.text|\.content|\.read\(\)|\.json\(\)|recv", inner) or (
-                    any(rx.search(rf"\b{re.escape(n)}\b", inner) for n in fetch_names)):
-                c.hit("NV-EXEC-004", file, ln(node), snip(node))
-            else:
-                c.tag("shell:*", file, ln(node))
-                c.flags.add("incomplete")
-        if fn in ("marshal.loads", "pickle.loads") and node.args:
-            inner = ast.unparse(node.args[0])
-            if rx.search(r"(?i)urlopen|requests|\.content|\.read\(\)|recv|b64decode", inner):
-                c.hit("NV-EXEC-004", file, ln(node), snip(node))
-        if fn in ("print", "logging.info", "logger.info", "sys.stdout.write") and node.args:
-            text = ast.unparse(node.args[0])
-            if rx.search(r"(?i)environ(?:\.get)?\s*[\[(]\s*['\"][A-Z_]*(?:KEY|TOKEN|SECRET|PASSW)", text):
-                c.hit("NV-CRED-003", file, ln(node), snip(node))
+            if fn in ("os.dup2", "dup2"):
+                dup2 = True
+            if fn in ("pty.spawn",):
+                pty = True
+            # files
+            if last == "open" and head in _OPEN_HEADS or fn == "open":
+                target = (_const_str(node.args[0]) or _path_expr(node.args[0], {})) if node.args else None
+                mode = _const_str(node.args[1]) if len(node.args) > 1 else None
+                for kw in node.keywords:
+                    if kw.arg == "mode":
+                        mode = _const_str(kw.value)
+                if mode and any(ch in mode for ch in "wax+"):
+                    c.tag(f"write:{target or '?'}", file, ln(node))
+                    _agent_state_write(c, file, ln(node), target, snip(node))
+                elif target and is_credential_path(target):
+                    c.tag(f"read:file:{target}", file, ln(node))
+            if last in _WRITE_CALLS:
+                if last not in ("dump", "save") or head not in ("json", "pickle", "yaml") or node.args:
+                    arg = node.args[-1] if last in ("copy", "copy2", "copyfile", "copytree", "move") and node.args else (
+                        node.args[0] if node.args else None)
+                    target = _const_str(arg) if arg is not None else None
+                    c.tag(f"write:{target or '?'}", file, ln(node))
+                    _agent_state_write(c, file, ln(node), target or _dotted(node.func), snip(node))
+                if last == "urlretrieve":
+                    c.fact("download_to_file", file, ln(node))
+            if last in _DELETE_CALLS and (
+                    head in ("os", "shutil", "pathlib", "Path") or last in ("unlink", "rmtree", "rmdir") or "path" in fn.lower()):
+                target = _const_str(node.args[0]) if node.args else None
+                c.tag(f"delete:{target or '?'}", file, ln(node))
+                if last == "rmtree":
+                    source = ast.unparse(node.args[0]) if node.args else ""
+                    if not rx.search(r"(?i)tmp|temp|cache|build|dist|__pycache__|out", source):
+                        c.hit("NV-DESTR-002", file, ln(node), snip(node), command="shutil.rmtree")
+            if last in _KILL_CALLS and head in ("os", "proc", "process", "p", "self"):
+                c.tag("delete:process", file, ln(node))
+            if last in _SQL_CALLS and node.args:
+                sql = _const_str(node.args[0]) or ""
+                if rx.search(r"(?i)\b(?:drop\s+table|delete\s+from|truncate)\b", sql):
+                    c.tag("delete:db:?", file, ln(node))
+                elif rx.search(r"(?i)\b(?:insert|update|create\s+table|replace\s+into)\b", sql):
+                    c.tag("write:db:?", file, ln(node))
+            # dynamic code
+            if fn in ("eval", "exec", "builtins.exec", "compile") and node.args and not isinstance(node.args[0], ast.Constant):
+                inner = ast.unparse(node.args[0])
+                if rx.search(r"(?i)b64decode|base64|decode\(|codecs|zlib|marshal|bytes\.fromhex|rot13|fromhex", inner):
+                    c.hit("NV-EXEC-002", file, ln(node), snip(node))
+                    c.fact("encoded_exec", file, ln(node))
+                else:
+                    if fetch_names is None:
+                        fetch_names = _fetch_names(assigns, sorted_)
+                    if rx.search(r"(?i)urlopen|requests|\.text|\.content|\.read\(\)|\.json\(\)|recv", inner) or (
+                            any(rx.search(rf"\b{re.escape(n)}\b", inner) for n in fetch_names)):
+                        c.hit("NV-EXEC-004", file, ln(node), snip(node))
+                    else:
+                        c.tag("shell:*", file, ln(node))
+                        c.flags.add("incomplete")
+            if fn in ("marshal.loads", "pickle.loads") and node.args:
+                inner = ast.unparse(node.args[0])
+                if rx.search(r"(?i)urlopen|requests|\.content|\.read\(\)|recv|b64decode", inner):
+                    c.hit("NV-EXEC-004", file, ln(node), snip(node))
+            if fn in ("print", "logging.info", "logger.info", "sys.stdout.write") and node.args \
+                    and _may_spell(node.args[0], "environ"):
+                text = ast.unparse(node.args[0])
+                if rx.search(r"(?i)environ(?:\.get)?\s*[\[(]\s*['\"][A-Z_]*(?:KEY|TOKEN|SECRET|PASSW)", text):
+                    c.hit("NV-CRED-003", file, ln(node), snip(node))
         if "webhook" in fn.lower():
             c.fact("webhook_post", file, ln(node))
-    _secret_bundles(c, file, nodes, env_vars, ln, snip, sorted_)
+    _secret_bundles(c, file, nodes, env_vars, ln, snip, sorted_, reads=env_read)
     _dropper(c, file, sorted_, lines_offset)
     _path_reads(c, file, sorted_, assigns, ln, snip)
     _staged_download(c, file, sorted_, ln, snip)
@@ -428,11 +698,13 @@ def _path_reads(c: Collector, file: str, sorted_: _NodesByKind, assigns: list[as
             value = _path_expr(a.value, path_vars)
             if value and ("/" in value or value.startswith(("~", "."))):
                 path_vars[a.targets[0].id] = value  # type: ignore[attr-defined]
-    fn_of = sorted_.fn_of
+        if not path_vars:  # the second round would ask the same questions of the same (empty) variables
+            break
+    last_of = sorted_.last_of
     for node in sorted_.calls:
         if not isinstance(node.func, (ast.Attribute, ast.Name)):
             continue
-        last = fn_of[id(node)].split(".")[-1]
+        last = last_of[id(node)]
         if last in ("read_text", "read_bytes", "open") and isinstance(node.func, ast.Attribute) and last != "open":
             path = _path_expr(node.func.value, path_vars)
         elif last == "open" and node.args:
@@ -455,15 +727,15 @@ def _staged_download(c: Collector, file: str, sorted_: _NodesByKind, ln: Any, sn
     """NV-EXEC-003 in Python: a file fetched from the network is then run as a process."""
     names: set[str] = set()
     paths: set[str] = set()
-    fn_of = sorted_.fn_of
+    head_of, last_of = sorted_.head_of, sorted_.last_of
     for a in sorted_.assigns:  # (the names and paths are sets: the order of the two kinds does not matter)
-        if isinstance(a.value, ast.Call) and fn_of[id(a.value)].split(".")[-1] == "urlretrieve":
+        if isinstance(a.value, ast.Call) and last_of[id(a.value)] == "urlretrieve":
             for t in a.targets:
                 first = t.elts[0] if isinstance(t, ast.Tuple) and t.elts else t
                 if isinstance(first, ast.Name):
                     names.add(first.id)
     for node in sorted_.calls:
-        if fn_of[id(node)].split(".")[-1] == "urlretrieve" and len(node.args) > 1:
+        if last_of[id(node)] == "urlretrieve" and len(node.args) > 1:
             target = node.args[1]
             if isinstance(target, ast.Name):
                 names.add(target.id)
@@ -472,8 +744,7 @@ def _staged_download(c: Collector, file: str, sorted_: _NodesByKind, ln: Any, sn
     if not names and not paths:
         return
     for node in sorted_.calls:
-        fn = fn_of[id(node)]
-        last, head = fn.split(".")[-1], fn.split(".")[0]
+        last, head = last_of[id(node)], head_of[id(node)]
         if not ((last in EXEC_FUNCS and (head in EXEC_MODULES or last in ("Popen", "system")))
                 or last in ("startfile", "execv", "execl", "execvp", "spawnl", "run_path")):
             continue
@@ -525,10 +796,16 @@ def shlex_quote(s: str) -> str:
     return s if rx.match(r"^[\w@%+=:,./-]+$", s) else "'" + s.replace("'", "") + "'"
 
 
+def _may_be_url_or_path(value: str) -> bool:
+    """False for a string :func:`_string_constant` has nothing to say about: a URL has a "/", a file path
+    a "/" or a leading "." (most of a module's strings are neither, and are not asked further)."""
+    return "/" in value or value.lstrip()[:1] == "."
+
+
 def _string_constant(c: Collector, file: str, line: int, value: str, has_net: bool) -> None:
     if len(value) > 500:
         return
-    if URL_RE.match(value.strip()) and has_net:
+    if has_net and "://" in value and URL_RE.match(value.strip()):  # (no URL without "://")
         c.tag(f"network:{normalize_host(value.strip())}", file, line)
     v = value.strip()
     if ("/" in v or v.startswith(".")) and len(v) < 200 and is_credential_path(v):
@@ -595,7 +872,8 @@ def _secret_names(node: ast.AST, env_vars: dict[str, set[str]]) -> set[str]:
 
 
 def _secret_bundles(c: Collector, file: str, nodes: list[ast.AST], env_vars: dict[str, set[str]],
-                    ln: Callable[[ast.AST], int], snip: Callable[[ast.AST], str], sorted_: _NodesByKind) -> None:
+                    ln: Callable[[ast.AST], int], snip: Callable[[ast.AST], str], sorted_: _NodesByKind,
+                    reads: dict[int, str] | None = None) -> None:
     """NV-CRED-005: several secrets gathered into one container that is serialised, encoded, printed or sent.
 
     A client constructed with its own key and secret is not this (the container goes to a constructor, not to
@@ -604,8 +882,9 @@ def _secret_bundles(c: Collector, file: str, nodes: list[ast.AST], env_vars: dic
     from nervous.plugin.toolkit import is_secret_env
 
     # a container holds at most the secrets the whole module reads: fewer than two there, none anywhere
-    # (each container's own walk below is quadratic in the nesting of large data literals)
-    anywhere = _env_names_of(nodes, env_vars)
+    # (each container's own walk below is quadratic in the nesting of large data literals); given the
+    # module's reads (``_env_reads``), they are all it reads: a variable holds only names read somewhere
+    anywhere = set(reads.values()) if reads is not None else _env_names_of(nodes, env_vars)
     if sum(1 for n in anywhere if is_secret_env(n)) < 2:
         return
     containers: dict[int, set[str]] = {}
@@ -617,13 +896,13 @@ def _secret_bundles(c: Collector, file: str, nodes: list[ast.AST], env_vars: dic
     if not containers:
         return
     bundled: dict[str, set[str]] = {}  # variable -> secrets it holds
-    for node in nodes:
-        if isinstance(node, ast.Assign) and id(node.value) in containers:
+    for node in sorted_.assigns:  # every assignment, in walk order
+        if id(node.value) in containers:
             for t in node.targets:
                 if isinstance(t, ast.Name):
                     bundled[t.id] = containers[id(node.value)]
     for node in sorted_.calls:
-        if sorted_.fn_of[id(node)].split(".")[-1] not in SERIALISERS:
+        if sorted_.last_of[id(node)] not in SERIALISERS:
             continue
         for arg in list(node.args) + [kw.value for kw in node.keywords]:
             held: set[str] = set()
@@ -642,9 +921,9 @@ def _secret_bundles(c: Collector, file: str, nodes: list[ast.AST], env_vars: dic
 def _dropper(c: Collector, file: str, sorted_: _NodesByKind, offset: int) -> None:
     """NV-EXEC-006: decode embedded data, write a file, run a process, then delete or chmod the file."""
     decode = write = run = cleanup = None
+    head_of, last_of = sorted_.head_of, sorted_.last_of
     for node in sorted_.calls:
-        fn = sorted_.fn_of[id(node)]
-        last, head = fn.split(".")[-1], fn.split(".")[0]
+        last, head = last_of[id(node)], head_of[id(node)]
         if last in DECODERS and decode is None:
             decode = node
         elif last in ("write", "write_bytes", "write_text") and write is None:
