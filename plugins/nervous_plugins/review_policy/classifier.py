@@ -7,6 +7,7 @@ imported or followed.
 from __future__ import annotations
 
 import bisect
+import functools
 import operator
 import re
 from collections.abc import Iterable
@@ -117,6 +118,30 @@ NEWLINE = rx.compile("\n")
 SHEBANG = rx.compile(r"^#!\s*(?:/usr/bin/env\s+(?:-S\s+)?)?(?:/\S*/)?(\w+)")
 
 
+#: every campaign indicator at once, case-insensitive: on ASCII text it finds one exactly where the lower-cased
+#: text holds one lower-cased (an indicator whose lower case is not ASCII cannot be in such text)
+_CAMPAIGN_ANY = rx.compile("(?i)" + "|".join(re.escape(ind.lower()) for ind in CAMPAIGN_INDICATORS
+                                              if ind.lower().isascii()))
+#: the characters of :data:`ENCODED_LITERAL`'s look-arounds, in runs: each of its matches is one whole such run
+_ENCODED_RUN = rx.compile(r"[A-Za-z0-9+/_=-]{16,}")
+
+
+def may_hold_encoded(text: str) -> bool:
+    """Whether some literal of ``text`` decodes to a URL, a command or an instruction (a screen before the
+    ``re`` search of :data:`ENCODED_LITERAL` over the whole text, which pays for every long word).
+
+    A match of that expression is bounded by characters outside its own on both sides, so it is a whole
+    run of them; every such run of 16 or more is decoded here (each distinct one once). When none decodes,
+    no match can either; when one does, the search runs as before."""
+    return any(_decoded_kind(run) is not None for run in set(rx.ascii_runs(_ENCODED_RUN, text)))
+
+
+@functools.lru_cache(maxsize=4096)
+def _decoded_kind(token: str) -> str | None:
+    """:func:`_decodes_to_url_or_command`, remembered (a pure function; skills repeat their identifiers)."""
+    return _decodes_to_url_or_command(token)
+
+
 def _decodes_to_url_or_command(token: str) -> str | None:
     """``url`` or ``command`` when a base64/hex literal decodes to readable text holding one (else None)."""
     import base64
@@ -150,6 +175,14 @@ def _decodes_to_url_or_command(token: str) -> str | None:
             or prose.REMOTE_INSTR.search(decoded):
         return "instruction"
     return None
+
+
+@functools.lru_cache(maxsize=4096)
+def _url_kinds(url: str) -> tuple[str, str | None, str | None, str | None]:
+    """A URL's host, IP kind, paste-site entry and webhook entry: pure functions of the URL, which a skill's
+    files repeat (the same repository or API address in every file)."""
+    host = normalize_host(url)
+    return host, ip_kind(host), host_matches(host, url, PASTE_HOSTS), host_matches(host, url, WEBHOOK_HOSTS)
 
 
 def _visible_exception(text: str, i: int) -> bool:
@@ -396,9 +429,12 @@ class Classifier:
                 if risky and HIDDEN_DIRECTIVE.search(hidden):
                     c.hit("NV-OBF-006", path, ln, snippet(hidden.strip()), trigger=risky.group(0)[:40],
                           hidden_by="blank lines")
-        starts = line_starts(text)
+        # each line's first offset, computed on the first finding that needs its line (most files have none)
+        starts: list[int] = []
 
         def line_at(pos: int) -> tuple[int, str]:
+            if not starts:
+                starts.extend(line_starts(text))
             i = bisect.bisect_right(starts, pos) - 1
             end = starts[i + 1] - 1 if i + 1 < len(starts) else len(text)
             return i + 1, text[starts[i]:end]
@@ -415,11 +451,11 @@ class Classifier:
                     c.fact("encoded_blob_decoded", path, ln)
                 break
         # encoded URLs and commands (decoded here as data, never run)
-        if len(text) <= 2_000_000 and ext not in (".svg", ".css", ".map", ".lock"):
+        if len(text) <= 2_000_000 and ext not in (".svg", ".css", ".map", ".lock") and may_hold_encoded(text):
             for m in ENCODED_LITERAL.finditer(text):
                 if DATA_URI_IMAGE.search(text[max(0, m.start() - 60):m.start()]):
                     continue  # an inline image (a badge's logo): the URLs an SVG holds are its XML namespaces
-                decoded = _decodes_to_url_or_command(m.group(0))
+                decoded = _decoded_kind(m.group(0))
                 if decoded is None:
                     continue
                 ln, line = line_at(m.start())
@@ -459,10 +495,7 @@ class Classifier:
         # URLs: raw IPs, paste sites, webhooks
         for m in URL_RE.finditer(text):
             url = m.group(0)
-            host = normalize_host(url)
-            ip = ip_kind(host)
-            paste = host_matches(host, url, PASTE_HOSTS)
-            hook = host_matches(host, url, WEBHOOK_HOSTS)
+            host, ip, paste, hook = _url_kinds(url)
             if ip != "public" and not paste and not hook:
                 continue
             ln, line = line_at(m.start())
@@ -477,8 +510,8 @@ class Classifier:
                 c.hit("NV-EXFIL-003", path, ln, snippet(line, col, col + len(url)), column=col + 1, host=host)
                 c.fact("webhook", path, ln)
         # campaign indicators
-        low_text = text.lower()
-        for ind in CAMPAIGN_INDICATORS:
+        low_text = text.lower() if not text.isascii() or _CAMPAIGN_ANY.search(text) else ""
+        for ind in CAMPAIGN_INDICATORS if low_text else ():
             j = low_text.find(ind.lower())
             if j < 0:
                 continue

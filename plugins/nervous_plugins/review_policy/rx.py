@@ -549,6 +549,27 @@ def _encoded(text: str) -> bytes:
     return data
 
 
+def ascii_runs(expr: Any, text: str) -> list[str]:
+    """Every match of ``expr`` in ``text``, left to right, as ``findall`` gives them (no groups).
+
+    ``expr`` must be an RE2 expression that matches ASCII characters only (a class of them repeated): it
+    is run on the text's bytes, where such a match can neither start nor end inside a multi-byte
+    character, so no offsets need translating and no match objects are built (a large file holds
+    tens of thousands of such runs)."""
+    ascii = _is_ascii(text)
+    data = _encoded(text) if ascii else _utf8(text)
+    raw = expr._raw.Match
+    out: list[str] = []
+    start, end = 0, len(data)
+    while start <= end:
+        s, e = raw(_UNANCHORED, data, start, end)[0]
+        if s < 0:
+            return out
+        out.append(data[s:e].decode("ascii"))
+        start = e if e > s else e + 1
+    return out
+
+
 def _to_re2_syntax(pattern: str) -> str:
     """Python spellings RE2 writes differently: ``\\Z`` is ``\\z``, ``\\uXXXX`` is ``\\x{XXXX}``."""
     def one(m: re.Match[str]) -> str:
