@@ -226,6 +226,13 @@ class Prefilter:
                     self._ascii_only.add(id(expr))
         self._set.Compile()
 
+    def group(self, exprs: list[Any]) -> frozenset[int] | None:
+        """Several of the set's expressions as one group for :meth:`Scanned.may_match_any` (``None`` when
+        one of them is not in the set, so that the group always may match)."""
+        if any(id(e) not in self._index for e in exprs):
+            return None
+        return frozenset(self._index[id(e)] for e in exprs)
+
     def scan(self, text: str) -> Scanned:
         ascii = _is_ascii(text)
         data = _encoded(text) if ascii else _utf8(text)
@@ -248,6 +255,11 @@ class Scanned:
     def may_match(self, expr: Any) -> bool:
         i = self._index.get(id(expr))
         return i is None or i in self._found
+
+    def may_match_any(self, group: frozenset[int] | None) -> bool:
+        """False when no expression of a :meth:`Prefilter.group` can match the text: a detector whose every
+        finding needs one of them skips them all at once."""
+        return group is None or not group.isdisjoint(self._found)
 
     def search(self, expr: Any) -> Any:
         return expr.search(self.text) if self.may_match(expr) else None
