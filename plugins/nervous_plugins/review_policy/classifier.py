@@ -551,16 +551,17 @@ class Classifier:
                 if is_skill and (ln.no > front_end or ln.text.lstrip().startswith("description:")) \
                         and c.purpose != "draft":
                     prose.side_effect_intent(c, path, ln.no, ln.text, screen=scr)
-                for m in scr.finditer(INLINE_CODE_RE, ln.text):
+                for m in scr.finditer(INLINE_CODE_RE, ln.text) if "`" in ln.text else ():
                     code = m.group(1)
                     if shell.looks_like_command(code, known):
                         bad = bool(rx.search(r"(?i)\b(?:detect|flag|block|never|avoid|don'?t|do\s+not|malicious|"
                                              r"dangerous|attack|pattern|e\.g\.|such\s+as|like|unsafe|risky|warn)", ln.text))
                         bad = bad or c.security_tool
                         shell.analyze_line(c, path, ln.no, code, executable=not bad, quoted=bad, known=known)
-                    for u in URL_RE.finditer(code):
+                    for u in URL_RE.finditer(code) if "://" in code else ():
                         c.tag(f"network:{normalize_host(u.group(0))}", path, ln.no)
-                self._prose_urls(c, path, ln, scr)
+                if "://" in ln.text:  # in every URL the expression finds
+                    self._prose_urls(c, path, ln, scr)
         self._download_then_exec(c, path, [ln for ln in lines if ln.kind == "code" and (ln.lang in SHELL_LANGS or not ln.lang)])
 
     def _prose_urls(self, c: Collector, path: str, ln: Line, scr: rx.Screen) -> None:
@@ -600,12 +601,12 @@ class Classifier:
                     c.tag("delete:db:?", path, no)
                 elif shell.PIPE_TO_SHELL.search(text) or shell.REVERSE_SHELL.search(text) or shell.ENCODED_TO_SHELL.search(text):
                     shell.analyze_line(c, path, no, text, executable=not quoted, quoted=quoted, known=known)
+        urls = lang not in ("markdown", "md", "text", "txt")
         for ln in block:
             if len(ln.text) < 5000:
                 prose.analyze_line(c, path, ln.no, ln.text, in_code=True, quoted_block=quoted, screen=scr)
-            for u in scr.finditer(URL_RE, ln.text):
-                if lang not in ("markdown", "md", "text", "txt"):
-                    c.tag(f"network:{normalize_host(u.group(0))}", path, ln.no)
+            for u in scr.finditer(URL_RE, ln.text) if urls and "://" in ln.text else ():
+                c.tag(f"network:{normalize_host(u.group(0))}", path, ln.no)
 
     def _shell_script(self, c: Collector, path: str, text: str, known: frozenset[str]) -> None:
         lines = [Line(i, t, "script", "sh") for i, t in enumerate(text.split("\n"), 1)]
@@ -634,7 +635,7 @@ class Classifier:
                 continue
             if shell.PIPE_TO_SHELL.search(line) or shell.REVERSE_SHELL.search(line) or shell.ENCODED_TO_SHELL.search(line):
                 shell.analyze_line(c, path, i, line, executable=not is_quoted(line, 0, 0), known=known)
-            for u in URL_RE.finditer(line):
+            for u in URL_RE.finditer(line) if "://" in line else ():
                 c.tag(f"network:{normalize_host(u.group(0))}", path, i)
 
     def _download_then_exec(self, c: Collector, path: str, lines: list[Line]) -> None:
@@ -1256,7 +1257,14 @@ _BARE_COMMAND = rx.compile(r"^\s{0,8}(?:\$\s+)?([a-z][\w.+-]*)\s+(?:--?[A-Za-z]|
 
 
 def _bare_command(text: str) -> bool:
-    """A prose line that is a shell command (``curl -s …``), as skills without code fences write them."""
+    """A prose line that is a shell command (``curl -s …``), as skills without code fences write them.
+
+    Such a line's first character past its indentation is a lower-case letter or a prompt's ``$``; most
+    prose lines are ruled out by that one look (``str.lstrip`` removes every blank the expression's
+    ``\\s`` does, and more: a line it cannot rule out is matched as before)."""
+    first = text.lstrip()[:1]
+    if not ("a" <= first <= "z" or first == "$"):
+        return False
     m = _BARE_COMMAND.match(text)
     return m is not None and m.group(1) in KNOWN_COMMANDS and not text.rstrip().endswith((".", ":"))
 
