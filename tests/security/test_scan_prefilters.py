@@ -17,8 +17,8 @@ answer of the slow path it replaces:
   whose first character rules out a bare command is not matched, and URLs and inline code are looked
   for only on lines holding ``://`` or a backtick;
 - whole-file passes: the ``re`` search for encoded literals runs only where a run of their characters
-  decodes to something, the campaign indicators are looked for in one search on ASCII text, and a URL's
-  host kinds are remembered.
+  decodes to something, the campaign indicators are ruled out by one search, URLs are located only where
+  one of their texts is flagged, and a URL's host kinds are remembered.
 
 Besides the properties, every analyser is run with the shortcuts switched off (every screen and set
 answering "may match") on synthetic skills and, where the data is on this machine, on the slowest wild
@@ -78,15 +78,17 @@ def _shortcuts_off() -> Iterator[None]:
     assignment whether it names the environment; every shell and phrase line is analysed each time."""
     saved = rx.Screen.may_match, rx.Scanned.may_match, pycode.walk, pycode._env_names_of, pycode.EnvironAssigns
     saved_lines = shell.analyze_line, prose.analyze_line
-    saved_whole = classifier.may_hold_encoded, classifier._CAMPAIGN_ANY, classifier._url_kinds
+    saved_whole = (classifier.may_hold_encoded, classifier._may_hold_indicator, classifier._url_kinds,
+                   classifier._flagged_url)
     saved_shell = rx.Scanned.may_match_any, shell.resolve_variables
     # a shell line's shapes tried on every line; every variable reference substituted by the binding
     rx.Scanned.may_match_any = lambda self, group: True  # type: ignore[method-assign]
     shell.resolve_variables = _resolve_variables_reference  # type: ignore[assignment]
     # whole-file passes: every literal decoded where found, indicators looked for in every text, URLs judged each time
     classifier.may_hold_encoded = lambda text_: True  # type: ignore[assignment]
-    classifier._CAMPAIGN_ANY = rx.compile("")  # type: ignore[assignment]
+    classifier._may_hold_indicator = lambda text_: True  # type: ignore[assignment]
     classifier._url_kinds = classifier._url_kinds.__wrapped__  # type: ignore[assignment]
+    classifier._flagged_url = lambda url: True  # type: ignore[assignment]
     # every line analysed each time it is met (no per-scan memo of lines that recorded nothing)
     shell.analyze_line = lambda c, file, lineno, raw, *, executable=True, quoted=False, known=frozenset(): (  # type: ignore[assignment]
         shell._analyze_line(c, file, lineno, raw, executable, quoted, known) and None)
@@ -103,7 +105,8 @@ def _shortcuts_off() -> Iterator[None]:
         (rx.Screen.may_match, rx.Scanned.may_match, pycode.walk, pycode._env_names_of,  # type: ignore[method-assign]
          pycode.EnvironAssigns) = saved  # type: ignore[misc]
         shell.analyze_line, prose.analyze_line = saved_lines  # type: ignore[assignment]
-        classifier.may_hold_encoded, classifier._CAMPAIGN_ANY, classifier._url_kinds = saved_whole  # type: ignore[assignment]
+        (classifier.may_hold_encoded, classifier._may_hold_indicator, classifier._url_kinds,  # type: ignore[assignment]
+         classifier._flagged_url) = saved_whole
         rx.Scanned.may_match_any, shell.resolve_variables = saved_shell  # type: ignore[method-assign]
 
 
@@ -515,7 +518,7 @@ _RUN_PIECES = st.sampled_from(["A", "z", "0", "9", "+", "/", "_", "-", "=", "=="
 @_SETTINGS
 @given(st.lists(_RUN_PIECES, max_size=20).map("".join))
 def test_every_encoded_literal_is_one_run_of_its_characters(text_: str) -> None:
-    runs = rx.ascii_runs(classifier._ENCODED_RUN, text_)
+    runs = rx.match_texts(classifier._ENCODED_RUN, text_)
     assert runs == re.findall(r"[A-Za-z0-9+/_=-]{16,}", text_)
     found = [m.group(0) for m in classifier.ENCODED_LITERAL.finditer(text_)]
     assert set(found) <= set(runs)
@@ -525,12 +528,26 @@ def test_every_encoded_literal_is_one_run_of_its_characters(text_: str) -> None:
 
 @_SETTINGS
 @given(st.lists(st.sampled_from([*classifier.CAMPAIGN_INDICATORS, *(i.upper() for i in classifier.CAMPAIGN_INDICATORS),
-                                 " ", "openclaw", "glot", "\n", "zip", "é", "K"]), max_size=6).map("".join))
-def test_one_search_finds_the_campaign_indicators_on_ascii_text(text_: str) -> None:
+                                 " ", "openclaw", "openclawcl", "glot", "\n", "zip", "é", "\u212a", "\u0130", "\u017f",
+                                 "\u0131", "ǅ", "ß", "ﬁ"]), max_size=6).map("".join))
+def test_one_search_rules_out_the_campaign_indicators(text_: str) -> None:
     low = text_.lower()
     expected = any(low.find(ind.lower()) >= 0 for ind in classifier.CAMPAIGN_INDICATORS)
+    assert classifier._may_hold_indicator(text_) or not expected
     if text_.isascii():
-        assert (classifier._CAMPAIGN_ANY.search(text_) is not None) == expected
+        assert classifier._may_hold_indicator(text_) == expected
+
+
+def test_campaign_indicators_are_ascii_once_lower_cased() -> None:
+    assert all(ind.lower().isascii() for ind in classifier.CAMPAIGN_INDICATORS)
+    assert [hex(c) for c in range(128, 0x110000) if any(ord(x) < 128 for x in chr(c).lower())] == ["0x130", "0x212a"]
+
+
+@_SETTINGS
+@given(st.lists(st.sampled_from(["https://a.example/x", "http://203.0.113.9/p", "é", "→", "😀", " ", "\n", "https://é.example/ü",
+                                 "ftp://x", "wss://h/p", "`", ")", "https://pastebin.com/raw/x"]), max_size=8).map("".join))
+def test_match_texts_are_the_matches_texts(text_: str) -> None:
+    assert rx.match_texts(text.URL_RE, text_) == [m.group(0) for m in text.URL_RE.finditer(text_)]
 
 
 @pytest.mark.parametrize("url", ["https://pastebin.com/raw/abc", "http://203.0.113.9:8080/x", "https://discord.com/api/webhooks/1/x",

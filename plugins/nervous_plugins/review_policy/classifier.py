@@ -118,10 +118,20 @@ NEWLINE = rx.compile("\n")
 SHEBANG = rx.compile(r"^#!\s*(?:/usr/bin/env\s+(?:-S\s+)?)?(?:/\S*/)?(\w+)")
 
 
-#: every campaign indicator at once, case-insensitive: on ASCII text it finds one exactly where the lower-cased
-#: text holds one lower-cased (an indicator whose lower case is not ASCII cannot be in such text)
-_CAMPAIGN_ANY = rx.compile("(?i)" + "|".join(re.escape(ind.lower()) for ind in CAMPAIGN_INDICATORS
-                                              if ind.lower().isascii()))
+#: every campaign indicator at once, case-insensitive (see :func:`_may_hold_indicator`)
+_CAMPAIGN_ANY = rx.compile("(?i)" + "|".join(re.escape(ind.lower()) for ind in CAMPAIGN_INDICATORS))
+#: the only characters whose lower case holds an ASCII character without being one (U+0130 gives "i" and a
+#: combining dot, the Kelvin sign "k")
+_LOWERS_TO_ASCII = ("\u0130", "\u212a")
+
+
+def _may_hold_indicator(text: str) -> bool:
+    """Whether ``text.lower()`` may hold a lower-cased campaign indicator (all of them are ASCII).
+
+    Without the two characters above, every ASCII character of the lower-cased text is an ASCII character
+    of the text lower-cased in place, so an indicator there is one case-insensitively in the text (RE2's
+    case folding is wider still); one search instead of lower-casing a large text and a find per indicator."""
+    return any(ch in text for ch in _LOWERS_TO_ASCII) or _CAMPAIGN_ANY.search(text) is not None
 #: the characters of :data:`ENCODED_LITERAL`'s look-arounds, in runs: each of its matches is one whole such run
 _ENCODED_RUN = rx.compile(r"[A-Za-z0-9+/_=-]{16,}")
 
@@ -133,7 +143,7 @@ def may_hold_encoded(text: str) -> bool:
     A match of that expression is bounded by characters outside its own on both sides, so it is a whole
     run of them; every such run of 16 or more is decoded here (each distinct one once). When none decodes,
     no match can either; when one does, the search runs as before."""
-    return any(_decoded_kind(run) is not None for run in set(rx.ascii_runs(_ENCODED_RUN, text)))
+    return any(_decoded_kind(run) is not None for run in set(rx.match_texts(_ENCODED_RUN, text)))
 
 
 @functools.lru_cache(maxsize=4096)
@@ -183,6 +193,13 @@ def _url_kinds(url: str) -> tuple[str, str | None, str | None, str | None]:
     files repeat (the same repository or API address in every file)."""
     host = normalize_host(url)
     return host, ip_kind(host), host_matches(host, url, PASTE_HOSTS), host_matches(host, url, WEBHOOK_HOSTS)
+
+
+def _flagged_url(url: str) -> bool:
+    """A raw public IP, a paste site or a webhook: the URLs the whole-file pass records (the others, nearly all,
+    are screened out by their text alone, before any match is located)."""
+    _host, ip, paste, hook = _url_kinds(url)
+    return ip == "public" or bool(paste) or bool(hook)
 
 
 def _visible_exception(text: str, i: int) -> bool:
@@ -493,7 +510,7 @@ class Classifier:
             c.hit("NV-CRED-002", path, ln, _mask(line, col, col + len(m.group(0))), column=col + 1)
             break
         # URLs: raw IPs, paste sites, webhooks
-        for m in URL_RE.finditer(text):
+        for m in URL_RE.finditer(text) if any(_flagged_url(u) for u in set(rx.match_texts(URL_RE, text))) else ():
             url = m.group(0)
             host, ip, paste, hook = _url_kinds(url)
             if ip != "public" and not paste and not hook:
@@ -510,7 +527,7 @@ class Classifier:
                 c.hit("NV-EXFIL-003", path, ln, snippet(line, col, col + len(url)), column=col + 1, host=host)
                 c.fact("webhook", path, ln)
         # campaign indicators
-        low_text = text.lower() if not text.isascii() or _CAMPAIGN_ANY.search(text) else ""
+        low_text = text.lower() if _may_hold_indicator(text) else ""
         for ind in CAMPAIGN_INDICATORS if low_text else ():
             j = low_text.find(ind.lower())
             if j < 0:

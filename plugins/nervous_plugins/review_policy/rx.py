@@ -561,24 +561,23 @@ def _encoded(text: str) -> bytes:
     return data
 
 
-def ascii_runs(expr: Any, text: str) -> list[str]:
-    """Every match of ``expr`` in ``text``, left to right, as ``findall`` gives them (no groups).
+def match_texts(expr: Any, text: str) -> list[str]:
+    """The text of every match of an RE2 ``expr`` in ``text``, left to right (``findall`` without groups).
 
-    ``expr`` must be an RE2 expression that matches ASCII characters only (a class of them repeated): it
-    is run on the text's bytes, where such a match can neither start nor end inside a multi-byte
-    character, so no offsets need translating and no match objects are built (a large file holds
-    tens of thousands of such runs)."""
+    Run on the text's UTF-8 bytes, where RE2 matches whole characters: no match objects are built and no
+    byte offsets translated into character offsets (a large non-ASCII file holds thousands of matches, and
+    a screen over them needs their text only). ``expr`` must not match the empty string."""
     ascii = _is_ascii(text)
     data = _encoded(text) if ascii else _utf8(text)
     raw = expr._raw.Match
     out: list[str] = []
     start, end = 0, len(data)
-    while start <= end:
+    while start < end:
         s, e = raw(_UNANCHORED, data, start, end)[0]
-        if s < 0:
-            return out
-        out.append(data[s:e].decode("ascii"))
-        start = e if e > s else e + 1
+        if s < 0 or e == s:
+            break
+        out.append(data[s:e].decode("ascii" if ascii else "utf-8"))
+        start = e
     return out
 
 
