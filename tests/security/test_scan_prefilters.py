@@ -11,6 +11,7 @@ answer of the slow path it replaces:
 - ``pycode.walk``: ``ast.walk``'s nodes but the expression contexts, in ``ast.walk``'s order from one list,
   and environment reads
   looked up only on the node types that can hold one;
+- phrase lines: a line none of whose rules can find anything is told so by its gates (one set pass) alone;
 - shell lines: the line-level shapes are skipped together where the set pass saw none of the expressions
   their findings need, and a line naming none of a script's assigned variables is not substituted;
 - markdown lines: a line is split into its kinds in one pass kept to the first one's answer, a prose line
@@ -80,7 +81,8 @@ def _shortcuts_off() -> Iterator[None]:
     saved_lines = shell.analyze_line, prose.analyze_line
     saved_whole = (classifier.may_hold_encoded, classifier._may_hold_indicator, classifier._url_kinds,
                    classifier._flagged_url)
-    saved_shell = rx.Scanned.may_match_any, shell.resolve_variables
+    saved_shell = rx.Scanned.may_match_any, shell.resolve_variables, prose._quiet_line
+    prose._quiet_line = lambda *args: False  # type: ignore[assignment]
     # a shell line's shapes tried on every line; every variable reference substituted by the binding
     rx.Scanned.may_match_any = lambda self, group: True  # type: ignore[method-assign]
     shell.resolve_variables = _resolve_variables_reference  # type: ignore[assignment]
@@ -107,7 +109,7 @@ def _shortcuts_off() -> Iterator[None]:
         shell.analyze_line, prose.analyze_line = saved_lines  # type: ignore[assignment]
         (classifier.may_hold_encoded, classifier._may_hold_indicator, classifier._url_kinds,  # type: ignore[assignment]
          classifier._flagged_url) = saved_whole
-        rx.Scanned.may_match_any, shell.resolve_variables = saved_shell  # type: ignore[method-assign]
+        rx.Scanned.may_match_any, shell.resolve_variables, prose._quiet_line = saved_shell  # type: ignore[method-assign]
 
 
 def _classified(b: SkillBundle) -> str:
@@ -228,7 +230,30 @@ def test_screened_re_expressions_run_on_non_ascii_lines() -> None:
                 max_size=6).map(" ".join))
 def test_the_phrase_gates_agree_with_one_search_per_gate(line: str) -> None:
     low = line.lower()
-    assert prose._GATE_SET.present(low) == {name for name in prose.GATES if prose._gate(low, name)}
+    present = prose._GATE_SET.present(low)
+    assert present - {prose._CRED} == {name for name in prose.GATES if prose._gate(low, name)}
+    assert (prose._CRED in present) == (prose._CRED_LOCATION_GATE.search(low) is not None)
+
+
+_PHRASE_PIECES = st.sampled_from(sorted({w for ws in prose.GATES.values() for w in ws} | set(prose._CRED_WORDS))
+                                 + ["zz", " ", "é", "skill", "code", "pin", "to https://x.example", "webhook", "the file",
+                                    "Send ~/.ssh/id_rsa", "x" * 2001, "never", "please", "`", '"', "|"])
+
+
+@_SETTINGS
+@given(st.lists(_PHRASE_PIECES, max_size=6).map(" ".join), st.booleans(), st.booleans(), st.booleans())
+def test_a_phrase_line_told_quiet_by_its_gates_records_nothing(line: str, in_code: bool, quoted_block: bool,
+                                                                security_tool: bool) -> None:
+    c = Collector(security_tool=security_tool)
+    saved = prose._quiet_line
+    prose._quiet_line = lambda *args: False  # type: ignore[assignment]
+    try:
+        prose._analyze_line(c, "a.md", 1, line, in_code, quoted_block, None)
+    finally:
+        prose._quiet_line = saved  # type: ignore[assignment]
+    low = line.lower()
+    if prose._quiet_line(line, low, prose._GATE_SET.present(low), in_code):
+        assert not c.hits and not c.facts and not c.tags and not c.flags, line[:80]
 
 
 # ------------------------------------------------------------------ per-file screens
