@@ -53,7 +53,8 @@ def compile(pattern: str, flags: int = 0) -> Any:  # noqa: A001 - the same name 
         risks = backtracking_risks(pattern, flags)
         if risks:
             raise UnsafeExpression(f"{risks[0]}: {pattern[:120]!r}") from None
-        compiled = _ReRule(re.compile(pattern, flags), ascii_superset(pattern, flags))
+        compiled = _ReRule(re.compile(pattern, flags), ascii_superset(pattern, flags),
+                           ascii_superset(pattern, flags, wide=True))
         engine = "re"
     _CACHE[key] = compiled
     ENGINES[key] = engine
@@ -366,20 +367,25 @@ class _ReRule:
     (a large alternation on ``re`` costs tens of microseconds per line even when nothing matches).
     """
 
-    __slots__ = ("_re", "_screen", "pattern", "flags", "groups", "groupindex")
+    __slots__ = ("_re", "_screen", "_wide", "pattern", "flags", "groups", "groupindex")
 
-    def __init__(self, compiled: re.Pattern[str], screen: Any) -> None:
+    def __init__(self, compiled: re.Pattern[str], screen: Any, wide: Any = None) -> None:
         self._re = compiled
         self._screen = screen
+        self._wide = wide  # the same for any text, read with each non-ASCII character as "?" (see _wide_bytes)
         self.pattern = compiled.pattern
         self.flags = compiled.flags
         self.groups = compiled.groups
         self.groupindex = compiled.groupindex
 
     def _cannot_match(self, text: Any, pos: int | None, endpos: int | None) -> bool:
-        if self._screen is None or pos is not None or endpos is not None or not isinstance(text, str) \
-                or not text.isascii():
+        if self._screen is None or pos is not None or endpos is not None or not isinstance(text, str):
             return False
+        if not text.isascii():
+            if self._wide is None:
+                return False
+            data = _wide_bytes(text)
+            return self._wide.Match(_UNANCHORED, data, 0, len(data))[0] == _NULL_SPAN  # type: ignore[no-any-return]
         data = _encoded(text)
         return self._screen.Match(_UNANCHORED, data, 0, len(data))[0] == _NULL_SPAN  # type: ignore[no-any-return]
 
@@ -432,7 +438,7 @@ _ASCII = [chr(i) for i in range(128)]
 _ATOM_SETS: dict[tuple[Any, Any, int], frozenset[int]] = {}
 
 
-def ascii_superset(pattern: str, flags: int = 0) -> Any:
+def ascii_superset(pattern: str, flags: int = 0, *, wide: bool = False) -> Any:
     """An RE2 expression that matches some substring of every ASCII string ``pattern`` matches in.
 
     Built from ``re``'s own parse of the expression: every look-around, anchor and word boundary is
@@ -440,8 +446,12 @@ def ascii_superset(pattern: str, flags: int = 0) -> Any:
     and every single-character element becomes the exact set of ASCII characters ``re`` itself
     matches with it under the flags in force there (found by asking ``re``, so case folding and
     Unicode classes such as ``\\s`` agree by construction). ``None`` when RE2 cannot take the result.
+
+    ``wide``: the screen of any text read through :func:`_wide_bytes` (each non-ASCII character as one
+    ``?``): every element that may match some non-ASCII character also matches ``?`` (decided conservatively
+    by :func:`_may_match_non_ascii`), so a match on the text is still one of the screen on its reading.
     """
-    text = ascii_superset_text(pattern, flags)
+    text = ascii_superset_text(pattern, flags, wide=wide)
     if text is None:
         return None
     try:
@@ -450,41 +460,85 @@ def ascii_superset(pattern: str, flags: int = 0) -> Any:
         return None
 
 
-def ascii_superset_text(pattern: str, flags: int = 0) -> str | None:
+def ascii_superset_text(pattern: str, flags: int = 0, *, wide: bool = False) -> str | None:
     """The RE2 spelling of :func:`ascii_superset` (``None`` where it cannot be built)."""
     parsed = sre_parse.parse(pattern, flags)
     try:
-        return _superset_seq(parsed, parsed.state, parsed.state.flags | flags)
+        return _superset_seq(parsed, parsed.state, parsed.state.flags | flags, wide)
     except (ValueError, RecursionError):
         return None
 
 
-def _superset_seq(seq: Any, state: Any, flags: int) -> str:
+def _superset_seq(seq: Any, state: Any, flags: int, wide: bool = False) -> str:
     out: list[str] = []
     for op, av in seq:
         if op in (sre_parse.AT, sre_parse.ASSERT, sre_parse.ASSERT_NOT):
             continue
         if op is sre_parse.SUBPATTERN:
             _group, add, remove, body = av
-            out.append("(?:" + _superset_seq(body, state, (flags | add) & ~remove) + ")")
+            out.append("(?:" + _superset_seq(body, state, (flags | add) & ~remove, wide) + ")")
         elif op is sre_parse.BRANCH:
-            out.append("(?:" + "|".join(_superset_seq(b, state, flags) for b in av[1]) + ")")
+            out.append("(?:" + "|".join(_superset_seq(b, state, flags, wide) for b in av[1]) + ")")
         elif op in _REPEATS:
             lo, hi, body = av
             lo = min(lo, 1000)
             upper = "" if hi is sre_parse.MAXREPEAT or hi > 1000 else str(hi)
-            out.append("(?:" + _superset_seq(body, state, flags) + "){" + f"{lo},{upper}" + "}")
+            out.append("(?:" + _superset_seq(body, state, flags, wide) + "){" + f"{lo},{upper}" + "}")
         elif op is getattr(sre_parse, "ATOMIC_GROUP", None):
-            out.append("(?:" + _superset_seq(av, state, flags) + ")")
+            out.append("(?:" + _superset_seq(av, state, flags, wide) + ")")
         elif op is sre_parse.GROUPREF:
             out.append("[\\x00-\\x7f]*")
         elif op is sre_parse.GROUPREF_EXISTS:
             _group, yes, no = av
-            out.append("(?:" + _superset_seq(yes, state, flags) + "|"
-                       + (_superset_seq(no, state, flags) if no is not None else "") + ")")
+            out.append("(?:" + _superset_seq(yes, state, flags, wide) + "|"
+                       + (_superset_seq(no, state, flags, wide) if no is not None else "") + ")")
         else:
-            out.append(_ascii_class(_atom_set(op, av, state, flags)))
+            chars = _atom_set(op, av, state, flags)
+            if wide and _may_match_non_ascii(op, av, flags):
+                chars = chars | _WIDE_MARK
+            out.append(_ascii_class(chars))
     return "".join(out)
+
+
+#: what stands for every non-ASCII character in a text read for a wide screen
+_WIDE_MARK = frozenset((ord("?"),))
+
+
+def _may_match_non_ascii(op: Any, av: Any, flags: int) -> bool:
+    """Whether a one-character element may match a non-ASCII character: False only for ASCII literals and
+    sets of them that hold no letter under case folding (a letter may fold to one: the Kelvin sign to
+    "k", the long s to "s"; no non-ASCII character folds to an ASCII digit or punctuation)."""
+    fold = bool(flags & re.IGNORECASE)
+
+    def plain(lo: int, hi: int) -> bool:
+        return hi < 128 and not (fold and any(chr(x).isalpha() for x in range(lo, hi + 1)))
+
+    if op is sre_parse.LITERAL:
+        return not plain(av, av)
+    if op is sre_parse.IN:
+        for item_op, item in av:
+            if item_op is sre_parse.LITERAL and plain(item, item):
+                continue
+            if item_op is sre_parse.RANGE and plain(item[0], item[1]):
+                continue
+            return True  # a negation, a category (\d, \w, \s are Unicode-wide) or a non-ASCII member
+        return False
+    return True
+
+
+def _wide_bytes(text: str) -> bytes:
+    """``text`` as ASCII bytes with each non-ASCII character (one code point) as one ``?``, for the wide
+    screens; the last one is kept, since the detectors try many expressions on one line in a row."""
+    global _LAST_WIDE
+    last = _LAST_WIDE
+    if text is last[0]:
+        return last[1]
+    data = text.encode("ascii", "replace")
+    _LAST_WIDE = (text, data)
+    return data
+
+
+_LAST_WIDE: tuple[Any, bytes] = (object(), b"")
 
 
 def _atom_set(op: Any, av: Any, state: Any, flags: int) -> frozenset[int]:
