@@ -418,7 +418,7 @@ def remember_assignments(line: str, variables: dict[str, str]) -> None:
 def hidden_shapes(c: Collector, file: str, lineno: int, line: str, variables: dict[str, str],
                   *, executable: bool = True) -> None:
     """Run the download-to-shell and reverse-shell shapes on the line with its splitting undone."""
-    if not (variables and "$" in line) and not any(x in line for x in ("''", '""', "\\", "IFS")):
+    if not (variables and "$" in line) and not ("''" in line or '""' in line or "\\" in line or "IFS" in line):
         return
     plain = resolve_variables(unsplit(line), variables)
     if plain == line:
