@@ -473,10 +473,15 @@ def _quiet_line(line: str, low: str, gates: frozenset[str], in_code: bool) -> bo
 
     Every rule below needs its gate's words, but three: the credential send (its own first gate is the
     credential words, and it reads no line longer than 2,000 characters or in code), the archive code
-    ("code" or "pin") and the tampering with skills ("skill", not in code)."""
-    if gates and gates != _CRED_ONLY or "code" in low or "pin" in low:
+    ("code" or "pin") and the tampering with skills ("skill", not in code). In code, the rules of
+    :data:`_INERT_IN_CODE`'s gates record nothing either."""
+    if "code" in low or "pin" in low:
         return False
-    return in_code or ("skill" not in low and (_CRED not in gates or len(line) > 2000))
+    if in_code:
+        return gates <= _INERT_IN_CODE
+    if gates and gates != _CRED_ONLY:
+        return False
+    return "skill" not in low and (_CRED not in gates or len(line) > 2000)
 
 
 
@@ -690,6 +695,9 @@ _CRED = "_CRED_WORDS"
 #: every gate in one pass: which gates' words occur in a line (one RE2 set search instead of one search per gate)
 _GATE_SET = rx.LiteralSets({**GATES, _CRED: _CRED_WORDS})
 _CRED_ONLY = frozenset({_CRED})
+#: gates whose rules record nothing on a line in code (each is read only outside code, or records only there)
+_INERT_IN_CODE = frozenset({"EXFIL_INSTR", "FALSE_APPROVAL", "PLANTED_FILE", "UNTRUSTED_INPUT", "CRED_READ_INSTR",
+                            "PASTE_TERMINAL", _CRED})
 _DESTINATION_GATE = rx.compile("|".join(re.escape(w) for w in _DESTINATION_WORDS) + r"|\d\.\d")
 
 

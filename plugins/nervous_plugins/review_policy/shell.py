@@ -295,7 +295,7 @@ def _tokens(line: str) -> list[str]:
 def _split_commands(tokens: list[str]) -> list[list[str]]:
     cmds: list[list[str]] = [[]]
     for t in tokens:
-        if t in OPERATORS or (set(t) <= set("|&;()") and t):
+        if t in OPERATORS or (t and not t.strip("|&;()")):  # an operator, or a run of operator characters
             cmds.append([])
         else:
             cmds[-1].append(t)
@@ -738,7 +738,7 @@ def _command(c: Collector, file: str, lineno: int, line: str, name: str, args: l
         tier = "DANGEROUS"
     c.tier(name, tier)
     argline = " ".join(args)
-    urls = [u.group(0) for u in URL_RE.finditer(argline)]
+    urls = [u.group(0) for u in URL_RE.finditer(argline)] if "://" in argline else []
     for u in urls:
         c.tag(f"network:{normalize_host(u)}", file, lineno)
     lowargs = [a.lower() for a in args]
