@@ -169,6 +169,12 @@ class _Re2Rule:
         return self._rx.subn(repl, text, count)  # type: ignore[no-any-return]
 
 
+def _raw_set_match(compiled: Any) -> Callable[[bytes], list[int]]:
+    """The binding's own ``RE2::Set::Match`` on bytes, past its Python wrapper (which only encodes text and
+    turns an empty answer into ``None``): the detectors make one set pass per line."""
+    return compiled._set.Match  # type: ignore[no-any-return]
+
+
 class LiteralSets:
     """Named sets of literal words, all searched in one RE2 pass: which sets have a word in a text.
 
@@ -176,7 +182,7 @@ class LiteralSets:
     line once per list; the answer is the same as searching each list's alternation on its own.
     """
 
-    __slots__ = ("_set", "_names")
+    __slots__ = ("_set", "_names", "_match", "_answers")
 
     def __init__(self, sets: dict[str, tuple[str, ...]]) -> None:
         self._names = tuple(sets)
@@ -184,11 +190,17 @@ class LiteralSets:
         for words in sets.values():
             self._set.Add("|".join(re.escape(w) for w in words))
         self._set.Compile()
+        self._match = _raw_set_match(self._set)
+        #: each answer's names, built once per distinct answer (a line holds few of the sets)
+        self._answers: dict[tuple[int, ...], frozenset[str]] = {(): frozenset()}
 
     def present(self, text: str) -> frozenset[str]:
         """Names of the sets one of whose words occurs in ``text``."""
-        found = self._set.Match(_encoded(text) if _is_ascii(text) else text)
-        return frozenset(self._names[i] for i in found) if found else frozenset()
+        found = tuple(self._match(_encoded(text) if _is_ascii(text) else _utf8(text)))
+        names = self._answers.get(found)
+        if names is None:
+            names = self._answers[found] = frozenset(self._names[i] for i in found)
+        return names
 
 
 class Prefilter:
@@ -208,7 +220,7 @@ class Prefilter:
     test_scan_prefilters.py`` holds every set pass to the slow path's answer.
     """
 
-    __slots__ = ("_set", "_index", "_ascii_only")
+    __slots__ = ("_set", "_index", "_ascii_only", "_match")
 
     def __init__(self, exprs: list[Any]) -> None:
         self._set = re2.Set.SearchSet(_RE2_OPTIONS)
@@ -226,6 +238,7 @@ class Prefilter:
                     self._index[id(expr)] = self._set.Add(text)
                     self._ascii_only.add(id(expr))
         self._set.Compile()
+        self._match = _raw_set_match(self._set)
 
     def group(self, exprs: list[Any]) -> frozenset[int] | None:
         """Several of the set's expressions as one group for :meth:`Scanned.may_match_any` (``None`` when
@@ -237,7 +250,7 @@ class Prefilter:
     def scan(self, text: str) -> Scanned:
         ascii = _is_ascii(text)
         data = _encoded(text) if ascii else _utf8(text)
-        found = frozenset(self._set.Match(data) or ())
+        found = frozenset(self._match(data))
         if not ascii and self._ascii_only:  # screens say nothing about other text: their expressions run
             found |= {self._index[k] for k in self._ascii_only}
         return Scanned(text, self._index, found)
