@@ -367,6 +367,16 @@ def test_tags_are_normalised_as_before(tag: str) -> None:
     assert list(c.tags) == ([expected] if expected else [])
 
 
+def test_the_plain_skill_text_is_built_per_file() -> None:
+    from nervous.kernel.records import SkillFile
+
+    one = SkillFile("SKILL.md", "Get it from https://X.example/Tool and RUN it".encode())
+    two = SkillFile("SKILL.md", "Another https://y.example file".encode())
+    for f in (one, two, one, two, two):
+        assert classifier._plain_skill_text(f) == text.URL_RE.sub(" ", f.text() or "").lower()
+    assert classifier._plain_skill_text(None) == ""
+
+
 # ------------------------------------------------------------------ smaller exact shortcuts
 
 

@@ -747,7 +747,7 @@ class Classifier:
         # stated subject names the host AND the SKILL.md names that service throughout (a lure's one-line
         # pitch is not enough on its own)
         skill = bundle.skill_md
-        skill_text = URL_RE.sub(" ", skill.text() or "").lower() if skill is not None else ""
+        skill_text = _plain_skill_text(skill)
         bundle_text: list[str] = []
 
         def named_throughout(url: str) -> bool:
@@ -909,7 +909,7 @@ class Classifier:
                if h.rule_id in BY_ID):
             return  # a technique elsewhere in the bundle: every capability finding stays for the reviewer
         skill = bundle.skill_md
-        skill_text = URL_RE.sub(" ", skill.text() or "").lower() if skill is not None else ""
+        skill_text = _plain_skill_text(skill)
         body = skill_text.split("---", 2)[-1] if skill_text.startswith("---") else skill_text
         own = {w for w in c.subject | c.bins if len(w) >= 4}
         name = c.skill_name if len(c.skill_name) >= 4 else ""
@@ -1032,7 +1032,7 @@ class Classifier:
         """
         where = {(f, ln) for name in ("raw_ip", "paste_url") for f, ln, _ in c.facts.get(name, [])}
         skill = bundle.skill_md
-        skill_text = URL_RE.sub(" ", skill.text() or "").lower() if skill is not None else ""
+        skill_text = _plain_skill_text(skill)
         for h in c.hits:
             if h.rule_id != "NV-REMOTE-001":
                 continue
@@ -1077,7 +1077,7 @@ class Classifier:
         """NV-EXFIL-005: a secret reaching a request to a host unrelated to the secret and the skill."""
         seen: set[str] = set()
         skill = bundle.skill_md
-        skill_text = URL_RE.sub(" ", skill.text() or "").lower() if skill is not None else ""
+        skill_text = _plain_skill_text(skill)
         bundle_text: str | None = None
         for f, ln, via in c.facts.get("secret_flow", []):
             name, _, url = via.partition("|")
@@ -1359,6 +1359,24 @@ def _planted_rule(c: Collector, bundle: SkillBundle, hit: Hit) -> str | None:
     if prose.CRED_LOCATION.search(rx.sub(r"(?i)\S*\.(?:openclaw|clawdbot)\S*|\S*(?:openclaw|clawdbot)\.json\S*", " ", line)):
         return "a credential location"
     return None
+
+
+#: the last SKILL.md read by :func:`_plain_skill_text` and its text (replaced whole; a file is immutable)
+_PLAIN_SKILL: tuple[object, str] = (object(), "")
+
+
+def _plain_skill_text(skill: SkillFile | None) -> str:
+    """SKILL.md without its URLs, lower-cased: four bundle-wide rules of one classification read it, and
+    the file (frozen, its bytes immutable) is the same object each time, so it is built once."""
+    global _PLAIN_SKILL
+    if skill is None:
+        return ""
+    last = _PLAIN_SKILL
+    if last[0] is skill:
+        return last[1]
+    text = str(URL_RE.sub(" ", skill.text() or "")).lower()
+    _PLAIN_SKILL = (skill, text)
+    return text
 
 
 def _bundle_text(bundle: SkillBundle, limit: int = 1_000_000) -> str:
