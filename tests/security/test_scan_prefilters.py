@@ -22,7 +22,8 @@ answer of the slow path it replaces:
   for only on lines holding ``://`` or a backtick;
 - whole-file passes: the ``re`` search for encoded literals runs only where a run of their characters
   decodes to something, the campaign indicators are ruled out by one search, URLs are located only where
-  one of their texts is flagged, and a URL's host kinds are remembered.
+  one of their texts is flagged, and a URL's host kinds are remembered; a line of ASCII text is searched
+  for a downloaded file or a fetched variable only when it holds the name.
 
 Besides the properties, every analyser is run with the shortcuts switched off (every screen and set
 answering "may match") on synthetic skills and, where the data is on this machine, on the slowest wild
@@ -83,7 +84,8 @@ def _shortcuts_off() -> Iterator[None]:
     saved = rx.Screen.may_match, rx.Scanned.may_match, pycode.walk, pycode._env_names_of, pycode.EnvironAssigns
     saved_lines = shell.analyze_line, prose.analyze_line
     saved_whole = (classifier.may_hold_encoded, classifier._may_hold_indicator, classifier._url_kinds,
-                   classifier._flagged_url)
+                   classifier._flagged_url, classifier._may_name)
+    classifier._may_name = lambda name, ascii_line, low: True  # type: ignore[assignment]
     saved_shell = rx.Scanned.may_match_any, shell.resolve_variables, prose._quiet_line
     prose._quiet_line = lambda *args: False  # type: ignore[assignment]
     # a shell line's shapes tried on every line; every variable reference substituted by the binding
@@ -111,7 +113,7 @@ def _shortcuts_off() -> Iterator[None]:
          pycode.EnvironAssigns) = saved  # type: ignore[misc]
         shell.analyze_line, prose.analyze_line = saved_lines  # type: ignore[assignment]
         (classifier.may_hold_encoded, classifier._may_hold_indicator, classifier._url_kinds,  # type: ignore[assignment]
-         classifier._flagged_url) = saved_whole
+         classifier._flagged_url, classifier._may_name) = saved_whole
         rx.Scanned.may_match_any, shell.resolve_variables, prose._quiet_line = saved_shell  # type: ignore[method-assign]
 
 
@@ -370,8 +372,8 @@ def test_tags_are_normalised_as_before(tag: str) -> None:
 def test_the_plain_skill_text_is_built_per_file() -> None:
     from nervous.kernel.records import SkillFile
 
-    one = SkillFile("SKILL.md", "Get it from https://X.example/Tool and RUN it".encode())
-    two = SkillFile("SKILL.md", "Another https://y.example file".encode())
+    one = SkillFile("SKILL.md", b"Get it from https://X.example/Tool and RUN it")
+    two = SkillFile("SKILL.md", b"Another https://y.example file")
     for f in (one, two, one, two, two):
         assert classifier._plain_skill_text(f) == text.URL_RE.sub(" ", f.text() or "").lower()
     assert classifier._plain_skill_text(None) == ""
@@ -621,6 +623,17 @@ def test_urls_and_inline_code_need_their_literals(line: str, piece: str) -> None
             assert text.INLINE_CODE_RE.search(line_) is None
 
 
+def _shell_downloads(lines: int) -> str:
+    """A download on every line, some run later (by name, by path, case changed), fetched variables evaluated."""
+    out = ["#!/bin/bash"]
+    for i in range(lines):
+        out.append(f"curl -fsSL https://dl.example.org/t{i}.sh -o /tmp/T{i}.sh  # step {i}")
+        if i % 25 == 5:
+            out += [f"chmod +x /tmp/t{i - 3}.sh && /tmp/T{i - 3}.sh", f"bash /tmp/T{i - 2}.SH",
+                    f"S{i}=$(curl -s https://x.example/{i})", f'eval "$S{i}"', f"sh t{i - 1}.sh"]
+    return "\n".join(out) + "\n"
+
+
 # ------------------------------------------------------------------ whole-file passes
 
 
@@ -743,6 +756,8 @@ _SHAPES = {
     "markdown-non-ascii": lambda n: {"docs/guide.md": _markdown_non_ascii(n // 4)},
     "javascript": lambda n: {"scripts/run.mjs": _javascript(n)},
     "javascript-tool": lambda n: {"scripts/tool.mjs": _javascript_tool(n // 3)},
+    "shell-downloads": lambda n: {"scripts/fetch.sh": _shell_downloads(n // 2),
+                                  "README.md": "```bash\n" + _shell_downloads(n // 8) + "```\n"},
     "shell-variables": lambda n: {"scripts/install.sh": _shell_with_variables(n // 3),
                                   "docs/INSTALL.md": "```bash\n" + _shell_with_variables(n // 10) + "```\n"},
     "markdown-encoded": lambda n: {"docs/notes.md": _markdown_encoded(n // 4), "notes.txt": _markdown_encoded(3).lower()},

@@ -682,7 +682,9 @@ class Classifier:
                                  r"wget|\(\s*new-object\s+(?:system\.)?net\.webclient\s*\)\.downloadstring)\b",
                                  t if fetching and "=" in t else ""):
                 fetched[m.group(1)] = ln.no
-            for name in list(fetched):
+            for name in list(fetched) if "$" in t else ():  # each shape reads the variable
+                if not _may_name(name, t.isascii(), low):
+                    continue
                 if rx.search(rf"(?i)(?:\biex|\binvoke-expression|\beval|\b(?:ba|z)?sh\s+-c|\[scriptblock\]::create)\s*\(?\s*['\"]?"
                              rf"\$\{{?{re.escape(name)}\b|\$\{{?{re.escape(name)}\b\}}?['\"]?(?:\.content)?\s*\|\s*(?:iex|invoke-expression|"
                              rf"(?:ba|z)?sh)\b", t):
@@ -696,7 +698,10 @@ class Classifier:
                 if base(m.group(1)) in downloaded:
                     downloaded[base(m.group(2))] = ln.no
                     sources[base(m.group(2))] = sources.get(base(m.group(1)), [])
+            ascii_line = t.isascii()
             for name in list(downloaded):
+                if not _may_name(name, ascii_line, low):
+                    continue
                 esc = re.escape(name)
                 runnable = name.lower().endswith((".exe", ".bat", ".cmd", ".ps1", ".msi", ".scr", ".com", ".vbs", ".js",
                                                   ".hta", ".jar", ".app", ".command", ".sh"))
@@ -1377,6 +1382,13 @@ def _plain_skill_text(skill: SkillFile | None) -> str:
     text = str(URL_RE.sub(" ", skill.text() or "")).lower()
     _PLAIN_SKILL = (skill, text)
     return text
+
+
+def _may_name(name: str, ascii_line: bool, low: str) -> bool:
+    """Whether a line (``low``, lower-cased) may name a downloaded file or a fetched variable: every shape
+    looked for holds the name, at most case-insensitively, so on ASCII text a line without it does not
+    (a script downloading on every line was quadratic, each later line searched once per name)."""
+    return not (ascii_line and name.isascii()) or name.lower() in low
 
 
 def _bundle_text(bundle: SkillBundle, limit: int = 1_000_000) -> str:
