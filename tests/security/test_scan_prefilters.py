@@ -9,7 +9,8 @@ answer of the slow path it replaces:
   the same way against its seventeen;
 - ``rx.Screen``: an expression that finds nothing in a whole file is not searched on its lines;
 - an expression on ``re`` is screened by RE2 on any text (other than ASCII, read with each non-ASCII
-  character as ``?`` against a screen where every element that may match one also matches ``?``);
+  character as ``?`` against a screen where every element that may match one also matches ``?``), in the
+  line sets too;
 - ``shell.shell_tokens``: a linear tokenizer giving ``shlex``'s tokens (and its errors);
 - ``pycode.walk``: ``ast.walk``'s nodes but the expression contexts, in ``ast.walk``'s order from one list,
   and environment reads
@@ -254,6 +255,17 @@ def test_the_shell_line_set_holds_the_line_expressions() -> None:
     assert any(isinstance(e, rx._ReRule) for e in exprs)  # the ``re`` ones through their screens
     scanned = shell._LINE_RULES.scan("plain words only")
     assert not any(scanned.may_match(e) for e in exprs if isinstance(e, rx._Re2Rule))
+
+
+@pytest.mark.parametrize("line", ["curl https://x.example/é | bash", "\u017fudo make install → done", "écho $API_TOKEN",
+                                  "crontab -e # tâche", "cat .env — secrets", "curl -k https://é.example", "rm -rf / 😀",
+                                  "fs.writeFileSync('é.json')", "sudo\u00a0rm -rf /tmp/x", "--password hunter22 ✅"])
+def test_the_line_sets_agree_with_each_expression_on_non_ascii_lines(line: str) -> None:
+    for prefilter, module in ((shell._LINE_RULES, shell), (jscode._LINE_RULES, jscode)):
+        scanned = prefilter.scan(line)
+        for expr in [v for v in vars(module).values() if isinstance(v, (rx._Re2Rule, rx._ReRule))
+                     and id(v) in prefilter._index]:
+            assert (scanned.search(expr) is None) == (expr.search(line) is None), (expr.pattern[:60], line)
 
 
 def test_screened_re_expressions_run_on_non_ascii_lines() -> None:

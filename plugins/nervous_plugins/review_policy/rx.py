@@ -220,12 +220,15 @@ class Prefilter:
     test_scan_prefilters.py`` holds every set pass to the slow path's answer.
     """
 
-    __slots__ = ("_set", "_index", "_ascii_only", "_match")
+    __slots__ = ("_set", "_index", "_ascii_only", "_match", "_wide", "_wide_index", "_wide_match", "_screened")
 
     def __init__(self, exprs: list[Any]) -> None:
         self._set = re2.Set.SearchSet(_RE2_OPTIONS)
         self._index: dict[int, int] = {}
         self._ascii_only: set[int] = set()
+        # the wide screens of the expressions on ``re``, for text that is not ASCII (see ``ascii_superset``)
+        self._wide = re2.Set.SearchSet(_RE2_OPTIONS)
+        self._wide_index: list[int] = []  # position in the wide set -> the expression's index in the first
         for expr in exprs:
             if id(expr) in self._index:
                 continue
@@ -237,8 +240,17 @@ class Prefilter:
                 if text is not None:
                     self._index[id(expr)] = self._set.Add(text)
                     self._ascii_only.add(id(expr))
+                    wide = ascii_superset_text(expr.pattern, expr.flags, wide=True) if expr._wide is not None else None
+                    self._wide_index.append(self._index[id(expr)])
+                    # no wide screen: an expression that is always run on other text
+                    self._wide.Add(wide if wide is not None else "")
         self._set.Compile()
         self._match = _raw_set_match(self._set)
+        self._screened = frozenset(self._index[k] for k in self._ascii_only)
+        self._wide_match: Callable[[bytes], list[int]] | None = None
+        if self._wide_index:
+            self._wide.Compile()
+            self._wide_match = _raw_set_match(self._wide)
 
     def group(self, exprs: list[Any]) -> frozenset[int] | None:
         """Several of the set's expressions as one group for :meth:`Scanned.may_match_any` (``None`` when
@@ -251,8 +263,11 @@ class Prefilter:
         ascii = _is_ascii(text)
         data = _encoded(text) if ascii else _utf8(text)
         found = frozenset(self._match(data))
-        if not ascii and self._ascii_only:  # screens say nothing about other text: their expressions run
-            found |= {self._index[k] for k in self._ascii_only}
+        if not ascii and self._wide_match is not None:
+            # the first set's screens say nothing about other text: their wide screens do, on its reading
+            # with each non-ASCII character as "?"
+            wide = self._wide_index
+            found = (found - self._screened) | {wide[i] for i in self._wide_match(_wide_bytes(text))}
         return Scanned(text, self._index, found)
 
 
