@@ -7,6 +7,7 @@ imported or followed.
 from __future__ import annotations
 
 import bisect
+import functools
 import operator
 import re
 from collections.abc import Iterable
@@ -117,6 +118,40 @@ NEWLINE = rx.compile("\n")
 SHEBANG = rx.compile(r"^#!\s*(?:/usr/bin/env\s+(?:-S\s+)?)?(?:/\S*/)?(\w+)")
 
 
+#: every campaign indicator at once, case-insensitive (see :func:`_may_hold_indicator`)
+_CAMPAIGN_ANY = rx.compile("(?i)" + "|".join(re.escape(ind.lower()) for ind in CAMPAIGN_INDICATORS))
+#: the only characters whose lower case holds an ASCII character without being one (U+0130 gives "i" and a
+#: combining dot, the Kelvin sign "k")
+_LOWERS_TO_ASCII = ("\u0130", "\u212a")
+
+
+def _may_hold_indicator(text: str) -> bool:
+    """Whether ``text.lower()`` may hold a lower-cased campaign indicator (all of them are ASCII).
+
+    Without the two characters above, every ASCII character of the lower-cased text is an ASCII character
+    of the text lower-cased in place, so an indicator there is one case-insensitively in the text (RE2's
+    case folding is wider still); one search instead of lower-casing a large text and a find per indicator."""
+    return any(ch in text for ch in _LOWERS_TO_ASCII) or _CAMPAIGN_ANY.search(text) is not None
+#: the characters of :data:`ENCODED_LITERAL`'s look-arounds, in runs: each of its matches is one whole such run
+_ENCODED_RUN = rx.compile(r"[A-Za-z0-9+/_=-]{16,}")
+
+
+def may_hold_encoded(text: str) -> bool:
+    """Whether some literal of ``text`` decodes to a URL, a command or an instruction (a screen before the
+    ``re`` search of :data:`ENCODED_LITERAL` over the whole text, which pays for every long word).
+
+    A match of that expression is bounded by characters outside its own on both sides, so it is a whole
+    run of them; every such run of 16 or more is decoded here (each distinct one once). When none decodes,
+    no match can either; when one does, the search runs as before."""
+    return any(_decoded_kind(run) is not None for run in set(rx.match_texts(_ENCODED_RUN, text)))
+
+
+@functools.lru_cache(maxsize=4096)
+def _decoded_kind(token: str) -> str | None:
+    """:func:`_decodes_to_url_or_command`, remembered (a pure function; skills repeat their identifiers)."""
+    return _decodes_to_url_or_command(token)
+
+
 def _decodes_to_url_or_command(token: str) -> str | None:
     """``url`` or ``command`` when a base64/hex literal decodes to readable text holding one (else None)."""
     import base64
@@ -150,6 +185,21 @@ def _decodes_to_url_or_command(token: str) -> str | None:
             or prose.REMOTE_INSTR.search(decoded):
         return "instruction"
     return None
+
+
+@functools.lru_cache(maxsize=4096)
+def _url_kinds(url: str) -> tuple[str, str | None, str | None, str | None]:
+    """A URL's host, IP kind, paste-site entry and webhook entry: pure functions of the URL, which a skill's
+    files repeat (the same repository or API address in every file)."""
+    host = normalize_host(url)
+    return host, ip_kind(host), host_matches(host, url, PASTE_HOSTS), host_matches(host, url, WEBHOOK_HOSTS)
+
+
+def _flagged_url(url: str) -> bool:
+    """A raw public IP, a paste site or a webhook: the URLs the whole-file pass records (the others, nearly all,
+    are screened out by their text alone, before any match is located)."""
+    _host, ip, paste, hook = _url_kinds(url)
+    return ip == "public" or bool(paste) or bool(hook)
 
 
 def _visible_exception(text: str, i: int) -> bool:
@@ -396,9 +446,12 @@ class Classifier:
                 if risky and HIDDEN_DIRECTIVE.search(hidden):
                     c.hit("NV-OBF-006", path, ln, snippet(hidden.strip()), trigger=risky.group(0)[:40],
                           hidden_by="blank lines")
-        starts = line_starts(text)
+        # each line's first offset, computed on the first finding that needs its line (most files have none)
+        starts: list[int] = []
 
         def line_at(pos: int) -> tuple[int, str]:
+            if not starts:
+                starts.extend(line_starts(text))
             i = bisect.bisect_right(starts, pos) - 1
             end = starts[i + 1] - 1 if i + 1 < len(starts) else len(text)
             return i + 1, text[starts[i]:end]
@@ -415,11 +468,11 @@ class Classifier:
                     c.fact("encoded_blob_decoded", path, ln)
                 break
         # encoded URLs and commands (decoded here as data, never run)
-        if len(text) <= 2_000_000 and ext not in (".svg", ".css", ".map", ".lock"):
+        if len(text) <= 2_000_000 and ext not in (".svg", ".css", ".map", ".lock") and may_hold_encoded(text):
             for m in ENCODED_LITERAL.finditer(text):
                 if DATA_URI_IMAGE.search(text[max(0, m.start() - 60):m.start()]):
                     continue  # an inline image (a badge's logo): the URLs an SVG holds are its XML namespaces
-                decoded = _decodes_to_url_or_command(m.group(0))
+                decoded = _decoded_kind(m.group(0))
                 if decoded is None:
                     continue
                 ln, line = line_at(m.start())
@@ -457,12 +510,9 @@ class Classifier:
             c.hit("NV-CRED-002", path, ln, _mask(line, col, col + len(m.group(0))), column=col + 1)
             break
         # URLs: raw IPs, paste sites, webhooks
-        for m in URL_RE.finditer(text):
+        for m in URL_RE.finditer(text) if any(_flagged_url(u) for u in set(rx.match_texts(URL_RE, text))) else ():
             url = m.group(0)
-            host = normalize_host(url)
-            ip = ip_kind(host)
-            paste = host_matches(host, url, PASTE_HOSTS)
-            hook = host_matches(host, url, WEBHOOK_HOSTS)
+            host, ip, paste, hook = _url_kinds(url)
             if ip != "public" and not paste and not hook:
                 continue
             ln, line = line_at(m.start())
@@ -477,8 +527,8 @@ class Classifier:
                 c.hit("NV-EXFIL-003", path, ln, snippet(line, col, col + len(url)), column=col + 1, host=host)
                 c.fact("webhook", path, ln)
         # campaign indicators
-        low_text = text.lower()
-        for ind in CAMPAIGN_INDICATORS:
+        low_text = text.lower() if _may_hold_indicator(text) else ""
+        for ind in CAMPAIGN_INDICATORS if low_text else ():
             j = low_text.find(ind.lower())
             if j < 0:
                 continue
@@ -518,16 +568,17 @@ class Classifier:
                 if is_skill and (ln.no > front_end or ln.text.lstrip().startswith("description:")) \
                         and c.purpose != "draft":
                     prose.side_effect_intent(c, path, ln.no, ln.text, screen=scr)
-                for m in scr.finditer(INLINE_CODE_RE, ln.text):
+                for m in scr.finditer(INLINE_CODE_RE, ln.text) if "`" in ln.text else ():
                     code = m.group(1)
                     if shell.looks_like_command(code, known):
                         bad = bool(rx.search(r"(?i)\b(?:detect|flag|block|never|avoid|don'?t|do\s+not|malicious|"
                                              r"dangerous|attack|pattern|e\.g\.|such\s+as|like|unsafe|risky|warn)", ln.text))
                         bad = bad or c.security_tool
                         shell.analyze_line(c, path, ln.no, code, executable=not bad, quoted=bad, known=known)
-                    for u in URL_RE.finditer(code):
+                    for u in URL_RE.finditer(code) if "://" in code else ():
                         c.tag(f"network:{normalize_host(u.group(0))}", path, ln.no)
-                self._prose_urls(c, path, ln, scr)
+                if "://" in ln.text:  # in every URL the expression finds
+                    self._prose_urls(c, path, ln, scr)
         self._download_then_exec(c, path, [ln for ln in lines if ln.kind == "code" and (ln.lang in SHELL_LANGS or not ln.lang)])
 
     def _prose_urls(self, c: Collector, path: str, ln: Line, scr: rx.Screen) -> None:
@@ -567,12 +618,12 @@ class Classifier:
                     c.tag("delete:db:?", path, no)
                 elif shell.PIPE_TO_SHELL.search(text) or shell.REVERSE_SHELL.search(text) or shell.ENCODED_TO_SHELL.search(text):
                     shell.analyze_line(c, path, no, text, executable=not quoted, quoted=quoted, known=known)
+        urls = lang not in ("markdown", "md", "text", "txt")
         for ln in block:
             if len(ln.text) < 5000:
                 prose.analyze_line(c, path, ln.no, ln.text, in_code=True, quoted_block=quoted, screen=scr)
-            for u in scr.finditer(URL_RE, ln.text):
-                if lang not in ("markdown", "md", "text", "txt"):
-                    c.tag(f"network:{normalize_host(u.group(0))}", path, ln.no)
+            for u in scr.finditer(URL_RE, ln.text) if urls and "://" in ln.text else ():
+                c.tag(f"network:{normalize_host(u.group(0))}", path, ln.no)
 
     def _shell_script(self, c: Collector, path: str, text: str, known: frozenset[str]) -> None:
         lines = [Line(i, t, "script", "sh") for i, t in enumerate(text.split("\n"), 1)]
@@ -601,7 +652,7 @@ class Classifier:
                 continue
             if shell.PIPE_TO_SHELL.search(line) or shell.REVERSE_SHELL.search(line) or shell.ENCODED_TO_SHELL.search(line):
                 shell.analyze_line(c, path, i, line, executable=not is_quoted(line, 0, 0), known=known)
-            for u in URL_RE.finditer(line):
+            for u in URL_RE.finditer(line) if "://" in line else ():
                 c.tag(f"network:{normalize_host(u.group(0))}", path, i)
 
     def _download_then_exec(self, c: Collector, path: str, lines: list[Line]) -> None:
@@ -631,7 +682,9 @@ class Classifier:
                                  r"wget|\(\s*new-object\s+(?:system\.)?net\.webclient\s*\)\.downloadstring)\b",
                                  t if fetching and "=" in t else ""):
                 fetched[m.group(1)] = ln.no
-            for name in list(fetched):
+            for name in list(fetched) if "$" in t else ():  # each shape reads the variable
+                if not _may_name(name, t.isascii(), low):
+                    continue
                 if rx.search(rf"(?i)(?:\biex|\binvoke-expression|\beval|\b(?:ba|z)?sh\s+-c|\[scriptblock\]::create)\s*\(?\s*['\"]?"
                              rf"\$\{{?{re.escape(name)}\b|\$\{{?{re.escape(name)}\b\}}?['\"]?(?:\.content)?\s*\|\s*(?:iex|invoke-expression|"
                              rf"(?:ba|z)?sh)\b", t):
@@ -645,7 +698,10 @@ class Classifier:
                 if base(m.group(1)) in downloaded:
                     downloaded[base(m.group(2))] = ln.no
                     sources[base(m.group(2))] = sources.get(base(m.group(1)), [])
+            ascii_line = t.isascii()
             for name in list(downloaded):
+                if not _may_name(name, ascii_line, low):
+                    continue
                 esc = re.escape(name)
                 runnable = name.lower().endswith((".exe", ".bat", ".cmd", ".ps1", ".msi", ".scr", ".com", ".vbs", ".js",
                                                   ".hta", ".jar", ".app", ".command", ".sh"))
@@ -696,7 +752,7 @@ class Classifier:
         # stated subject names the host AND the SKILL.md names that service throughout (a lure's one-line
         # pitch is not enough on its own)
         skill = bundle.skill_md
-        skill_text = URL_RE.sub(" ", skill.text() or "").lower() if skill is not None else ""
+        skill_text = _plain_skill_text(skill)
         bundle_text: list[str] = []
 
         def named_throughout(url: str) -> bool:
@@ -858,7 +914,7 @@ class Classifier:
                if h.rule_id in BY_ID):
             return  # a technique elsewhere in the bundle: every capability finding stays for the reviewer
         skill = bundle.skill_md
-        skill_text = URL_RE.sub(" ", skill.text() or "").lower() if skill is not None else ""
+        skill_text = _plain_skill_text(skill)
         body = skill_text.split("---", 2)[-1] if skill_text.startswith("---") else skill_text
         own = {w for w in c.subject | c.bins if len(w) >= 4}
         name = c.skill_name if len(c.skill_name) >= 4 else ""
@@ -981,7 +1037,7 @@ class Classifier:
         """
         where = {(f, ln) for name in ("raw_ip", "paste_url") for f, ln, _ in c.facts.get(name, [])}
         skill = bundle.skill_md
-        skill_text = URL_RE.sub(" ", skill.text() or "").lower() if skill is not None else ""
+        skill_text = _plain_skill_text(skill)
         for h in c.hits:
             if h.rule_id != "NV-REMOTE-001":
                 continue
@@ -1026,7 +1082,7 @@ class Classifier:
         """NV-EXFIL-005: a secret reaching a request to a host unrelated to the secret and the skill."""
         seen: set[str] = set()
         skill = bundle.skill_md
-        skill_text = URL_RE.sub(" ", skill.text() or "").lower() if skill is not None else ""
+        skill_text = _plain_skill_text(skill)
         bundle_text: str | None = None
         for f, ln, via in c.facts.get("secret_flow", []):
             name, _, url = via.partition("|")
@@ -1223,7 +1279,14 @@ _BARE_COMMAND = rx.compile(r"^\s{0,8}(?:\$\s+)?([a-z][\w.+-]*)\s+(?:--?[A-Za-z]|
 
 
 def _bare_command(text: str) -> bool:
-    """A prose line that is a shell command (``curl -s …``), as skills without code fences write them."""
+    """A prose line that is a shell command (``curl -s …``), as skills without code fences write them.
+
+    Such a line's first character past its indentation is a lower-case letter or a prompt's ``$``; most
+    prose lines are ruled out by that one look (``str.lstrip`` removes every blank the expression's
+    ``\\s`` does, and more: a line it cannot rule out is matched as before)."""
+    first = text.lstrip()[:1]
+    if not ("a" <= first <= "z" or first == "$"):
+        return False
     m = _BARE_COMMAND.match(text)
     return m is not None and m.group(1) in KNOWN_COMMANDS and not text.rstrip().endswith((".", ":"))
 
@@ -1301,6 +1364,31 @@ def _planted_rule(c: Collector, bundle: SkillBundle, hit: Hit) -> str | None:
     if prose.CRED_LOCATION.search(rx.sub(r"(?i)\S*\.(?:openclaw|clawdbot)\S*|\S*(?:openclaw|clawdbot)\.json\S*", " ", line)):
         return "a credential location"
     return None
+
+
+#: the last SKILL.md read by :func:`_plain_skill_text` and its text (replaced whole; a file is immutable)
+_PLAIN_SKILL: tuple[object, str] = (object(), "")
+
+
+def _plain_skill_text(skill: SkillFile | None) -> str:
+    """SKILL.md without its URLs, lower-cased: four bundle-wide rules of one classification read it, and
+    the file (frozen, its bytes immutable) is the same object each time, so it is built once."""
+    global _PLAIN_SKILL
+    if skill is None:
+        return ""
+    last = _PLAIN_SKILL
+    if last[0] is skill:
+        return last[1]
+    text = str(URL_RE.sub(" ", skill.text() or "")).lower()
+    _PLAIN_SKILL = (skill, text)
+    return text
+
+
+def _may_name(name: str, ascii_line: bool, low: str) -> bool:
+    """Whether a line (``low``, lower-cased) may name a downloaded file or a fetched variable: every shape
+    looked for holds the name, at most case-insensitively, so on ASCII text a line without it does not
+    (a script downloading on every line was quadratic, each later line searched once per name)."""
+    return not (ascii_line and name.isascii()) or name.lower() in low
 
 
 def _bundle_text(bundle: SkillBundle, limit: int = 1_000_000) -> str:

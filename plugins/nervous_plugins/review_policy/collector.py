@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -10,6 +11,16 @@ from attrs import define, field
 from nervous.plugin.toolkit import normalize_tag
 
 TIER_ORDER = {"SAFE": 0, "CAUTION": 1, "RISKY": 2, "DANGEROUS": 3}
+
+
+@functools.lru_cache(maxsize=8192)
+def _normalized(tag: str) -> str | None:
+    """A tag's canonical spelling, or None for one that is not a tag: a pure function of the text, which the
+    detectors repeat on every line naming the same command, host or file."""
+    try:
+        return normalize_tag(tag)
+    except ValueError:
+        return None
 
 
 @define
@@ -57,11 +68,9 @@ class Collector:
     records: int = 0
 
     def tag(self, tag: str, file: str | None = None, line: int | None = None) -> None:
-        try:
-            t = normalize_tag(tag)
-        except ValueError:
-            return
-        self.tags.setdefault(t, (file, line))
+        t = _normalized(tag)
+        if t is not None:
+            self.tags.setdefault(t, (file, line))
 
     def tier(self, cmd: str, tier: str) -> None:
         cur = self.tiers.get(cmd)

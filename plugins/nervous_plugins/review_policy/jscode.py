@@ -56,6 +56,11 @@ _KILL = rx.compile(r"\bprocess\.kill\s*\(|\.kill\s*\(\s*['\"]SIG")
 _LOG_SECRET = rx.compile(r"console\.(?:log|error)\s*\([^)]*process\.env\.[A-Z_]*(?:KEY|TOKEN|SECRET|PASSW)")
 _SHELL_PIPE = rx.compile(r"\b(?:reverse|bind)[_ ]?shell\b|\.pipe\(\s*\w+\.stdin\s*\)")
 _READ_HINT = rx.compile(r"readFile|homedir|join|resolve|open")
+#: the expressions :func:`analyze` searches on each line, tried in one RE2 set pass first
+_LINE_RULES = rx.Prefilter([EXEC_CALL, DYN_EXEC, URL_RE, SEND, _BODY, _PAYLOAD, DELETE_REQ, FS_WRITE, FS_DELETE,
+                            ENV_READ, ENV_DUMP, EVAL, TLS_OFF, _KILL, _LOG_SECRET, _READ_HINT, _SHELL_PIPE])
+#: a file none of whose line expressions is in it: every line's answer is "not found" (never read)
+_NOTHING = _LINE_RULES.scan("")
 
 #: EXEC_CALL's name and parenthesis (its ``\s`` on ``re`` is Unicode space: never printable ASCII)
 _EXEC_CALL_NAMES = (r"(?:exec|execSync|spawn|spawnSync|execFile|execFileSync|execa|execaSync|\$)"
@@ -138,9 +143,12 @@ def analyze(c: Collector, file: str, source: str, *, lines_offset: int = 0) -> N
     in_log_secret = may(_LOG_SECRET)
     in_read_hint = may(_READ_HINT)
     in_shell_pipe = may(_SHELL_PIPE)
-    marked = _marked_lines(source, lines) if _ANY_LINE is not None else None
+    marked = _marked_lines(source, lines)
     # without a block comment opening anywhere, the lines left unmarked need no step at all
-    todo = sorted(marked) if marked is not None and "/*" not in source else range(len(lines))
+    todo = sorted(marked) if "/*" not in source else range(len(lines))
+    any_line_rule = (in_exec_call or in_dyn_exec or in_url_re or in_send or in_body or in_payload or in_delete_req
+                     or in_fs_write or in_fs_delete or in_env_read or in_env_dump or in_eval or in_tls_off or in_kill
+                     or in_log_secret or in_read_hint or in_shell_pipe)
     in_block = False
     for index in todo:
         i = index + 1
@@ -156,10 +164,12 @@ def analyze(c: Collector, file: str, source: str, *, lines_offset: int = 0) -> N
             continue
         if s.startswith("//") or s.startswith("*"):
             continue
-        if marked is not None and index not in marked:
+        if index not in marked:
             continue
+        # the line's expressions in one set pass (each then searched only where the set saw it)
+        sc = _LINE_RULES.scan(line) if any_line_rule else _NOTHING
         if child or "exec" in line:
-            for m in (EXEC_CALL.finditer(line) if in_exec_call else ()):
+            for m in (sc.finditer(EXEC_CALL) if in_exec_call else ()):
                 cmd = m.group(2) or m.group(3) or m.group(5)
                 if cmd is None:
                     continue
@@ -170,18 +180,18 @@ def analyze(c: Collector, file: str, source: str, *, lines_offset: int = 0) -> N
                     args = rx.findall(r"['\"]([^'\"]+)['\"]", rest.split("]")[0])
                     cmd = " ".join([m.group(5), *args])
                 shell.analyze_line(c, file, no, cmd)
-            if child and (in_dyn_exec and DYN_EXEC.search(line)):
+            if child and (in_dyn_exec and sc.search(DYN_EXEC)):
                 c.tag("shell:*", file, no)
-        for m in (URL_RE.finditer(line) if in_url_re else ()):
+        for m in (sc.finditer(URL_RE) if in_url_re else ()):
             if has_fetch or child:
                 c.tag(f"network:{normalize_host(m.group(0))}", file, no)
-        if (in_send and SEND.search(line)) or (has_fetch and (in_body and _BODY.search(line))):
+        if (in_send and sc.search(SEND)) or (has_fetch and (in_body and sc.search(_BODY))):
             c.flags.add("network_send")
             c.fact("network_send", file, no, "js")
             hosts = [normalize_host(u.group(0)) for u in URL_RE.finditer(line)] or ["*"]
             for h in hosts:
                 c.tag(f"write:remote:{h}", file, no)
-        if has_fetch and (in_payload and _PAYLOAD.search(line)):
+        if has_fetch and (in_payload and sc.search(_PAYLOAD)):
             window = "\n".join(lines[max(0, i - 6): i + 6])
             urls = [u.group(0) for u in URL_RE.finditer(window)]
             for m2 in ENV_READ.finditer(line):
@@ -192,9 +202,9 @@ def analyze(c: Collector, file: str, source: str, *, lines_offset: int = 0) -> N
                     if is_secret_env(name):
                         for u in urls:
                             c.fact("secret_flow", file, no, f"{name}|{u}")
-        if (in_delete_req and DELETE_REQ.search(line)):
+        if (in_delete_req and sc.search(DELETE_REQ)):
             c.tag("delete:remote:*", file, no)
-        m = FS_WRITE.search(line) if in_fs_write else None
+        m = sc.search(FS_WRITE) if in_fs_write else None
         if m:
             c.tag(f"write:{m.group(2) or '?'}", file, no)
             target = m.group(2) or ""
@@ -205,17 +215,17 @@ def analyze(c: Collector, file: str, source: str, *, lines_offset: int = 0) -> N
                 c.flags.add("persistence")
             if shell.PERSIST_PATH.search(line):
                 c.hit("NV-PERSIST-001", file, no, snippet(line))
-        m = FS_DELETE.search(line) if in_fs_delete else None
+        m = sc.search(FS_DELETE) if in_fs_delete else None
         if m:
             c.tag(f"delete:{m.group(2) or '?'}", file, no)
-        for m in (ENV_READ.finditer(line) if in_env_read else ()):
+        for m in (sc.finditer(ENV_READ) if in_env_read else ()):
             name = next((g for g in m.groups() if g), None)
             if name:
                 c.tag(f"read:env:{name}", file, no)
-        if (in_env_dump and ENV_DUMP.search(line)):
+        if (in_env_dump and sc.search(ENV_DUMP)):
             c.hit("NV-CRED-004", file, no, snippet(line))
             c.fact("env_dump", file, no, "js-env")
-        if (in_eval and EVAL.search(line)):
+        if (in_eval and sc.search(EVAL)):
             if rx.search(r"(?i)atob|base64|Buffer\.from", line):
                 c.hit("NV-EXEC-002", file, no, snippet(line))
                 c.fact("encoded_exec", file, no)
@@ -223,14 +233,14 @@ def analyze(c: Collector, file: str, source: str, *, lines_offset: int = 0) -> N
                 c.hit("NV-EXEC-004", file, no, snippet(line))
             else:
                 c.tag("shell:*", file, no)
-        if (in_tls_off and TLS_OFF.search(line)):
+        if (in_tls_off and sc.search(TLS_OFF)):
             c.hit("NV-NET-001", file, no, snippet(line))
-        if (in_kill and _KILL.search(line)):
+        if (in_kill and sc.search(_KILL)):
             c.tag("delete:process", file, no)
-        if (in_log_secret and _LOG_SECRET.search(line)):
+        if (in_log_secret and sc.search(_LOG_SECRET)):
             c.hit("NV-CRED-003", file, no, snippet(line))
         # the read hint is the line's, not the string's: tested once, before the strings are listed
-        for m in (STRING.finditer(line) if (in_read_hint and _READ_HINT.search(line)) else ()):
+        for m in (STRING.finditer(line) if (in_read_hint and sc.search(_READ_HINT)) else ()):
             v = m.group(2)
             if ("/" in v or v.startswith(".")) and is_credential_path(v):
                 c.tag(f"read:file:{v}", file, no)
@@ -238,6 +248,6 @@ def analyze(c: Collector, file: str, source: str, *, lines_offset: int = 0) -> N
                     c.hit("NV-CRED-001", file, no, snippet(line), path=v)
                     c.fact("harvest_read", file, no, "js-const:" + shell.credential_category(v))
                 break
-        if (in_shell_pipe and _SHELL_PIPE.search(line)) and rx.search(r"net\.|socket", source):
+        if (in_shell_pipe and sc.search(_SHELL_PIPE)) and rx.search(r"net\.|socket", source):
             if rx.search(r"spawn\(\s*['\"](?:/bin/)?(?:ba)?sh|cmd\.exe", source):
                 c.hit("NV-EXEC-005", file, no, snippet(line))

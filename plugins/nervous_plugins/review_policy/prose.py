@@ -447,8 +447,6 @@ def side_effect_intent(c: Collector, file: str, lineno: int, line: str, *, scree
 
 
 _GATE_RES = {name: rx.compile("|".join(re.escape(w) for w in words)) for name, words in GATES.items()}
-#: every gate in one pass: which gates' words occur in a line (one RE2 set search instead of one search per gate)
-_GATE_SET = rx.LiteralSets(GATES)
 
 
 def _gate(low: str, name: str) -> bool:
@@ -470,11 +468,30 @@ def analyze_line(c: Collector, file: str, lineno: int, line: str, *, in_code: bo
                    lambda: _analyze_line(c, file, lineno, line, in_code, quoted_block, screen))
 
 
+def _quiet_line(line: str, low: str, gates: frozenset[str], in_code: bool) -> bool:
+    """A line none of whose rules can find anything, told from its gates alone (most lines of a large skill).
+
+    Every rule below needs its gate's words, but three: the credential send (its own first gate is the
+    credential words, and it reads no line longer than 2,000 characters or in code), the archive code
+    ("code" or "pin") and the tampering with skills ("skill", not in code). In code, the rules of
+    :data:`_INERT_IN_CODE`'s gates record nothing either."""
+    if "code" in low or "pin" in low:
+        return False
+    if in_code:
+        return gates <= _INERT_IN_CODE
+    if gates and gates != _CRED_ONLY:
+        return False
+    return "skill" not in low and (_CRED not in gates or len(line) > 2000)
+
+
+
 def _analyze_line(c: Collector, file: str, lineno: int, line: str, in_code: bool, quoted_block: bool,
                   screen: rx.Screen | None) -> bool:
     """:func:`analyze_line` itself (always rememberable: the phrase rules hand nothing to a detector)."""
     low = line.lower()
     gates = _GATE_SET.present(low)
+    if _quiet_line(line, low, gates, in_code):
+        return True
 
     def find(expr: Any) -> Any:
         return screen.search(expr, line) if screen is not None else expr.search(line)
@@ -673,6 +690,14 @@ _DESTINATION_WORDS = ("://", "@", "[.]", "query", "param", "request", "payload",
                       "message", "bcc", "webhook", "field", "analytic", "telemetry", "endpoint", "collector", "commit",
                       "pull", "pr ", "gist", "public", "push", "argument", "tool call")
 _CRED_LOCATION_GATE = rx.compile("|".join(re.escape(w) for w in _CRED_WORDS))
+#: the name of the credential words among the gates (:func:`_credential_send`'s first gate, the same words)
+_CRED = "_CRED_WORDS"
+#: every gate in one pass: which gates' words occur in a line (one RE2 set search instead of one search per gate)
+_GATE_SET = rx.LiteralSets({**GATES, _CRED: _CRED_WORDS})
+_CRED_ONLY = frozenset({_CRED})
+#: gates whose rules record nothing on a line in code (each is read only outside code, or records only there)
+_INERT_IN_CODE = frozenset({"EXFIL_INSTR", "FALSE_APPROVAL", "PLANTED_FILE", "UNTRUSTED_INPUT", "CRED_READ_INSTR",
+                            "PASTE_TERMINAL", _CRED})
 _DESTINATION_GATE = rx.compile("|".join(re.escape(w) for w in _DESTINATION_WORDS) + r"|\d\.\d")
 
 

@@ -53,7 +53,8 @@ def compile(pattern: str, flags: int = 0) -> Any:  # noqa: A001 - the same name 
         risks = backtracking_risks(pattern, flags)
         if risks:
             raise UnsafeExpression(f"{risks[0]}: {pattern[:120]!r}") from None
-        compiled = _ReRule(re.compile(pattern, flags), ascii_superset(pattern, flags))
+        compiled = _ReRule(re.compile(pattern, flags), ascii_superset(pattern, flags),
+                           ascii_superset(pattern, flags, wide=True))
         engine = "re"
     _CACHE[key] = compiled
     ENGINES[key] = engine
@@ -168,6 +169,12 @@ class _Re2Rule:
         return self._rx.subn(repl, text, count)  # type: ignore[no-any-return]
 
 
+def _raw_set_match(compiled: Any) -> Callable[[bytes], list[int]]:
+    """The binding's own ``RE2::Set::Match`` on bytes, past its Python wrapper (which only encodes text and
+    turns an empty answer into ``None``): the detectors make one set pass per line."""
+    return compiled._set.Match  # type: ignore[no-any-return]
+
+
 class LiteralSets:
     """Named sets of literal words, all searched in one RE2 pass: which sets have a word in a text.
 
@@ -175,7 +182,7 @@ class LiteralSets:
     line once per list; the answer is the same as searching each list's alternation on its own.
     """
 
-    __slots__ = ("_set", "_names")
+    __slots__ = ("_set", "_names", "_match", "_answers")
 
     def __init__(self, sets: dict[str, tuple[str, ...]]) -> None:
         self._names = tuple(sets)
@@ -183,11 +190,17 @@ class LiteralSets:
         for words in sets.values():
             self._set.Add("|".join(re.escape(w) for w in words))
         self._set.Compile()
+        self._match = _raw_set_match(self._set)
+        #: each answer's names, built once per distinct answer (a line holds few of the sets)
+        self._answers: dict[tuple[int, ...], frozenset[str]] = {(): frozenset()}
 
     def present(self, text: str) -> frozenset[str]:
         """Names of the sets one of whose words occurs in ``text``."""
-        found = self._set.Match(_encoded(text) if _is_ascii(text) else text)
-        return frozenset(self._names[i] for i in found) if found else frozenset()
+        found = tuple(self._match(_encoded(text) if _is_ascii(text) else _utf8(text)))
+        names = self._answers.get(found)
+        if names is None:
+            names = self._answers[found] = frozenset(self._names[i] for i in found)
+        return names
 
 
 class Prefilter:
@@ -207,12 +220,15 @@ class Prefilter:
     test_scan_prefilters.py`` holds every set pass to the slow path's answer.
     """
 
-    __slots__ = ("_set", "_index", "_ascii_only")
+    __slots__ = ("_set", "_index", "_ascii_only", "_match", "_wide", "_wide_index", "_wide_match", "_screened")
 
     def __init__(self, exprs: list[Any]) -> None:
         self._set = re2.Set.SearchSet(_RE2_OPTIONS)
         self._index: dict[int, int] = {}
         self._ascii_only: set[int] = set()
+        # the wide screens of the expressions on ``re``, for text that is not ASCII (see ``ascii_superset``)
+        self._wide = re2.Set.SearchSet(_RE2_OPTIONS)
+        self._wide_index: list[int] = []  # position in the wide set -> the expression's index in the first
         for expr in exprs:
             if id(expr) in self._index:
                 continue
@@ -224,14 +240,34 @@ class Prefilter:
                 if text is not None:
                     self._index[id(expr)] = self._set.Add(text)
                     self._ascii_only.add(id(expr))
+                    wide = ascii_superset_text(expr.pattern, expr.flags, wide=True) if expr._wide is not None else None
+                    self._wide_index.append(self._index[id(expr)])
+                    # no wide screen: an expression that is always run on other text
+                    self._wide.Add(wide if wide is not None else "")
         self._set.Compile()
+        self._match = _raw_set_match(self._set)
+        self._screened = frozenset(self._index[k] for k in self._ascii_only)
+        self._wide_match: Callable[[bytes], list[int]] | None = None
+        if self._wide_index:
+            self._wide.Compile()
+            self._wide_match = _raw_set_match(self._wide)
+
+    def group(self, exprs: list[Any]) -> frozenset[int] | None:
+        """Several of the set's expressions as one group for :meth:`Scanned.may_match_any` (``None`` when
+        one of them is not in the set, so that the group always may match)."""
+        if any(id(e) not in self._index for e in exprs):
+            return None
+        return frozenset(self._index[id(e)] for e in exprs)
 
     def scan(self, text: str) -> Scanned:
         ascii = _is_ascii(text)
         data = _encoded(text) if ascii else _utf8(text)
-        found = frozenset(self._set.Match(data) or ())
-        if not ascii and self._ascii_only:  # screens say nothing about other text: their expressions run
-            found |= {self._index[k] for k in self._ascii_only}
+        found = frozenset(self._match(data))
+        if not ascii and self._wide_match is not None:
+            # the first set's screens say nothing about other text: their wide screens do, on its reading
+            # with each non-ASCII character as "?"
+            wide = self._wide_index
+            found = (found - self._screened) | {wide[i] for i in self._wide_match(_wide_bytes(text))}
         return Scanned(text, self._index, found)
 
 
@@ -248,6 +284,11 @@ class Scanned:
     def may_match(self, expr: Any) -> bool:
         i = self._index.get(id(expr))
         return i is None or i in self._found
+
+    def may_match_any(self, group: frozenset[int] | None) -> bool:
+        """False when no expression of a :meth:`Prefilter.group` can match the text: a detector whose every
+        finding needs one of them skips them all at once."""
+        return group is None or not group.isdisjoint(self._found)
 
     def search(self, expr: Any) -> Any:
         return expr.search(self.text) if self.may_match(expr) else None
@@ -354,20 +395,25 @@ class _ReRule:
     (a large alternation on ``re`` costs tens of microseconds per line even when nothing matches).
     """
 
-    __slots__ = ("_re", "_screen", "pattern", "flags", "groups", "groupindex")
+    __slots__ = ("_re", "_screen", "_wide", "pattern", "flags", "groups", "groupindex")
 
-    def __init__(self, compiled: re.Pattern[str], screen: Any) -> None:
+    def __init__(self, compiled: re.Pattern[str], screen: Any, wide: Any = None) -> None:
         self._re = compiled
         self._screen = screen
+        self._wide = wide  # the same for any text, read with each non-ASCII character as "?" (see _wide_bytes)
         self.pattern = compiled.pattern
         self.flags = compiled.flags
         self.groups = compiled.groups
         self.groupindex = compiled.groupindex
 
     def _cannot_match(self, text: Any, pos: int | None, endpos: int | None) -> bool:
-        if self._screen is None or pos is not None or endpos is not None or not isinstance(text, str) \
-                or not text.isascii():
+        if self._screen is None or pos is not None or endpos is not None or not isinstance(text, str):
             return False
+        if not text.isascii():
+            if self._wide is None:
+                return False
+            data = _wide_bytes(text)
+            return self._wide.Match(_UNANCHORED, data, 0, len(data))[0] == _NULL_SPAN  # type: ignore[no-any-return]
         data = _encoded(text)
         return self._screen.Match(_UNANCHORED, data, 0, len(data))[0] == _NULL_SPAN  # type: ignore[no-any-return]
 
@@ -420,7 +466,7 @@ _ASCII = [chr(i) for i in range(128)]
 _ATOM_SETS: dict[tuple[Any, Any, int], frozenset[int]] = {}
 
 
-def ascii_superset(pattern: str, flags: int = 0) -> Any:
+def ascii_superset(pattern: str, flags: int = 0, *, wide: bool = False) -> Any:
     """An RE2 expression that matches some substring of every ASCII string ``pattern`` matches in.
 
     Built from ``re``'s own parse of the expression: every look-around, anchor and word boundary is
@@ -428,8 +474,12 @@ def ascii_superset(pattern: str, flags: int = 0) -> Any:
     and every single-character element becomes the exact set of ASCII characters ``re`` itself
     matches with it under the flags in force there (found by asking ``re``, so case folding and
     Unicode classes such as ``\\s`` agree by construction). ``None`` when RE2 cannot take the result.
+
+    ``wide``: the screen of any text read through :func:`_wide_bytes` (each non-ASCII character as one
+    ``?``): every element that may match some non-ASCII character also matches ``?`` (decided conservatively
+    by :func:`_may_match_non_ascii`), so a match on the text is still one of the screen on its reading.
     """
-    text = ascii_superset_text(pattern, flags)
+    text = ascii_superset_text(pattern, flags, wide=wide)
     if text is None:
         return None
     try:
@@ -438,41 +488,85 @@ def ascii_superset(pattern: str, flags: int = 0) -> Any:
         return None
 
 
-def ascii_superset_text(pattern: str, flags: int = 0) -> str | None:
+def ascii_superset_text(pattern: str, flags: int = 0, *, wide: bool = False) -> str | None:
     """The RE2 spelling of :func:`ascii_superset` (``None`` where it cannot be built)."""
     parsed = sre_parse.parse(pattern, flags)
     try:
-        return _superset_seq(parsed, parsed.state, parsed.state.flags | flags)
+        return _superset_seq(parsed, parsed.state, parsed.state.flags | flags, wide)
     except (ValueError, RecursionError):
         return None
 
 
-def _superset_seq(seq: Any, state: Any, flags: int) -> str:
+def _superset_seq(seq: Any, state: Any, flags: int, wide: bool = False) -> str:
     out: list[str] = []
     for op, av in seq:
         if op in (sre_parse.AT, sre_parse.ASSERT, sre_parse.ASSERT_NOT):
             continue
         if op is sre_parse.SUBPATTERN:
             _group, add, remove, body = av
-            out.append("(?:" + _superset_seq(body, state, (flags | add) & ~remove) + ")")
+            out.append("(?:" + _superset_seq(body, state, (flags | add) & ~remove, wide) + ")")
         elif op is sre_parse.BRANCH:
-            out.append("(?:" + "|".join(_superset_seq(b, state, flags) for b in av[1]) + ")")
+            out.append("(?:" + "|".join(_superset_seq(b, state, flags, wide) for b in av[1]) + ")")
         elif op in _REPEATS:
             lo, hi, body = av
             lo = min(lo, 1000)
             upper = "" if hi is sre_parse.MAXREPEAT or hi > 1000 else str(hi)
-            out.append("(?:" + _superset_seq(body, state, flags) + "){" + f"{lo},{upper}" + "}")
+            out.append("(?:" + _superset_seq(body, state, flags, wide) + "){" + f"{lo},{upper}" + "}")
         elif op is getattr(sre_parse, "ATOMIC_GROUP", None):
-            out.append("(?:" + _superset_seq(av, state, flags) + ")")
+            out.append("(?:" + _superset_seq(av, state, flags, wide) + ")")
         elif op is sre_parse.GROUPREF:
             out.append("[\\x00-\\x7f]*")
         elif op is sre_parse.GROUPREF_EXISTS:
             _group, yes, no = av
-            out.append("(?:" + _superset_seq(yes, state, flags) + "|"
-                       + (_superset_seq(no, state, flags) if no is not None else "") + ")")
+            out.append("(?:" + _superset_seq(yes, state, flags, wide) + "|"
+                       + (_superset_seq(no, state, flags, wide) if no is not None else "") + ")")
         else:
-            out.append(_ascii_class(_atom_set(op, av, state, flags)))
+            chars = _atom_set(op, av, state, flags)
+            if wide and _may_match_non_ascii(op, av, flags):
+                chars = chars | _WIDE_MARK
+            out.append(_ascii_class(chars))
     return "".join(out)
+
+
+#: what stands for every non-ASCII character in a text read for a wide screen
+_WIDE_MARK = frozenset((ord("?"),))
+
+
+def _may_match_non_ascii(op: Any, av: Any, flags: int) -> bool:
+    """Whether a one-character element may match a non-ASCII character: False only for ASCII literals and
+    sets of them that hold no letter under case folding (a letter may fold to one: the Kelvin sign to
+    "k", the long s to "s"; no non-ASCII character folds to an ASCII digit or punctuation)."""
+    fold = bool(flags & re.IGNORECASE)
+
+    def plain(lo: int, hi: int) -> bool:
+        return hi < 128 and not (fold and any(chr(x).isalpha() for x in range(lo, hi + 1)))
+
+    if op is sre_parse.LITERAL:
+        return not plain(av, av)
+    if op is sre_parse.IN:
+        for item_op, item in av:
+            if item_op is sre_parse.LITERAL and plain(item, item):
+                continue
+            if item_op is sre_parse.RANGE and plain(item[0], item[1]):
+                continue
+            return True  # a negation, a category (\d, \w, \s are Unicode-wide) or a non-ASCII member
+        return False
+    return True
+
+
+def _wide_bytes(text: str) -> bytes:
+    """``text`` as ASCII bytes with each non-ASCII character (one code point) as one ``?``, for the wide
+    screens; the last one is kept, since the detectors try many expressions on one line in a row."""
+    global _LAST_WIDE
+    last = _LAST_WIDE
+    if text is last[0]:
+        return last[1]
+    data = text.encode("ascii", "replace")
+    _LAST_WIDE = (text, data)
+    return data
+
+
+_LAST_WIDE: tuple[Any, bytes] = (object(), b"")
 
 
 def _atom_set(op: Any, av: Any, state: Any, flags: int) -> frozenset[int]:
@@ -547,6 +641,26 @@ def _encoded(text: str) -> bytes:
     data = text.encode("ascii")
     _LAST = (text, data)
     return data
+
+
+def match_texts(expr: Any, text: str) -> list[str]:
+    """The text of every match of an RE2 ``expr`` in ``text``, left to right (``findall`` without groups).
+
+    Run on the text's UTF-8 bytes, where RE2 matches whole characters: no match objects are built and no
+    byte offsets translated into character offsets (a large non-ASCII file holds thousands of matches, and
+    a screen over them needs their text only). ``expr`` must not match the empty string."""
+    ascii = _is_ascii(text)
+    data = _encoded(text) if ascii else _utf8(text)
+    raw = expr._raw.Match
+    out: list[str] = []
+    start, end = 0, len(data)
+    while start < end:
+        s, e = raw(_UNANCHORED, data, start, end)[0]
+        if s < 0 or e == s:
+            break
+        out.append(data[s:e].decode("ascii" if ascii else "utf-8"))
+        start = e
+    return out
 
 
 def _to_re2_syntax(pattern: str) -> str:

@@ -295,7 +295,7 @@ def _tokens(line: str) -> list[str]:
 def _split_commands(tokens: list[str]) -> list[list[str]]:
     cmds: list[list[str]] = [[]]
     for t in tokens:
-        if t in OPERATORS or (set(t) <= set("|&;()") and t):
+        if t in OPERATORS or (t and not t.strip("|&;()")):  # an operator, or a run of operator characters
             cmds.append([])
         else:
             cmds[-1].append(t)
@@ -388,11 +388,20 @@ def unsplit(line: str) -> str:
 
 
 def resolve_variables(line: str, variables: dict[str, str]) -> str:
-    """Substitute values assigned earlier in the same script (statically, as text)."""
+    """Substitute values assigned earlier in the same script (statically, as text).
+
+    A line that names none of the assigned variables is returned as it is: every reference would be
+    replaced by itself (most references are to the environment or a loop variable), and the binding's
+    substitution with a function is slow."""
+    if not variables or "$" not in line:  # every reference starts at a "$"
+        return line
+    if not any((m.group(1) or m.group(2)) in variables for m in VARIABLE.finditer(line)):
+        return line
+
     def sub(m: re.Match[str]) -> str:
         name = m.group(1) or m.group(2)
         return variables.get(name, m.group(0))
-    return VARIABLE.sub(sub, line) if variables else line
+    return VARIABLE.sub(sub, line)  # type: ignore[no-any-return]
 
 
 def remember_assignments(line: str, variables: dict[str, str]) -> None:
@@ -409,7 +418,7 @@ def remember_assignments(line: str, variables: dict[str, str]) -> None:
 def hidden_shapes(c: Collector, file: str, lineno: int, line: str, variables: dict[str, str],
                   *, executable: bool = True) -> None:
     """Run the download-to-shell and reverse-shell shapes on the line with its splitting undone."""
-    if not (variables and "$" in line) and not any(x in line for x in ("''", '""', "\\", "IFS")):
+    if not (variables and "$" in line) and not ("''" in line or '""' in line or "\\" in line or "IFS" in line):
         return
     plain = resolve_variables(unsplit(line), variables)
     if plain == line:
@@ -458,36 +467,18 @@ _LINE_RULES = rx.Prefilter([_CRONTAB_PIPE, PIPE_TO_SHELL, ENCODED_TO_SHELL, REVE
                             DISABLE_SECURITY, TLS_OFF, _TLS_TOOL, UPLOAD, CMD_OUTPUT_IN_REQUEST, _HTTP_TOOL,
                             _RAW_SOCKET, SECRET_STORE_CMDS, PASSWORD_DIALOG, ENV_DUMP, PRIV_CMD, SYSTEM_WRITE,
                             PERSIST_PATH, _WRITES, AGENT_STATE, _SCHEDULE, _DOTENV, _ENV_FILE_READ, _CRED_PATH,
-                            ENV_REF, _ECHO_SECRET, _QUIETED, _PASSWORD_ARG, _CHMOD_OPEN, _REDIRECT])
+                            ENV_REF, _ECHO_SECRET, _QUIETED, _PASSWORD_ARG, _CHMOD_OPEN, _REDIRECT, _SECRET_VAR])
+#: the expressions one of which every finding of :func:`_line_shapes` needs (the others it searches, such as
+#: ``_WRITES`` or ``_HTTP_TOOL``, only ever count together with one of these)
+_SHAPE_GROUP = _LINE_RULES.group([PERSIST_PATH, PIPE_TO_SHELL, ENCODED_TO_SHELL, REVERSE_SHELL, CATASTROPHIC,
+                                  DISABLE_SECURITY, TLS_OFF, UPLOAD, CMD_OUTPUT_IN_REQUEST, _RAW_SOCKET,
+                                  SECRET_STORE_CMDS, PASSWORD_DIALOG, ENV_DUMP, PRIV_CMD, SYSTEM_WRITE, AGENT_STATE,
+                                  _SCHEDULE, _DOTENV, _CRED_PATH, ENV_REF, _ECHO_SECRET, _PASSWORD_ARG, _CHMOD_OPEN])
 
 
-def analyze_line(c: Collector, file: str, lineno: int, raw: str, *, executable: bool = True,
-                 quoted: bool = False, known: frozenset[str] | set[str] = frozenset()) -> None:
-    """Classify one shell command line. ``executable`` false = quoted as data (rules downgraded).
-
-    A line's analysis is a function of its text and these flags; its only records are appended hits and
-    facts (located at ``file``/``lineno``) and tags, flags and tiers (set once, never removed, a tier only
-    raised). So a line whose analysis appended nothing is not analysed again in the same scan: the same
-    text with the same flags would only set again what is already set. Lines whose inline program went to
-    the Python or JavaScript detector (which read the collector) are always analysed.
-    """
-    c.analyse_once(("sh", raw, executable, quoted, frozenset(known)),
-                   lambda: _analyze_line(c, file, lineno, raw, executable, quoted, known))
-
-
-def _analyze_line(c: Collector, file: str, lineno: int, raw: str, executable: bool, quoted: bool,
-                  known: frozenset[str] | set[str]) -> bool:
-    """:func:`analyze_line` itself; False when the line's inline code went to a detector that reads the collector."""
-    line = raw.strip()
-    if not line or line.startswith("#") and not line.startswith("#!"):
-        return True
-    if line[0] in "$>%P":  # a prompt copied with the command
-        line = rx.sub(r"^(?:\$|>|%|PS [^>]*>)\s+", "", line)
+def _line_shapes(c: Collector, file: str, lineno: int, line: str, sc: rx.Scanned, act: str | None) -> None:
+    """The shapes that matter whatever the tokenizer makes of the line (part of :func:`_analyze_line`)."""
     low = line.lower()
-    sc = _LINE_RULES.scan(line)
-    act = None if executable and not quoted else "review"
-
-    # --- shapes that matter whatever the tokenizer makes of the line
     # text echoed into a crontab or a shell start-up file is code that runs later, not data
     persisted = bool(sc.search(_CRONTAB_PIPE)) or bool(
         sc.search(PERSIST_PATH) and rx.search(r"(?:>>?|\btee\s+(?:-a\s+)?)\s*['\"]?\S*$", line.split("#")[0]))
@@ -495,9 +486,10 @@ def _analyze_line(c: Collector, file: str, lineno: int, raw: str, executable: bo
     def shape_action(m: re.Match[str]) -> str | None:
         return "review" if in_data_string(line, m.start()) and not persisted else act
 
-    m = sc.search(PIPE_TO_SHELL) if ("|" in line or "<(" in line or "$(" in line or "iex" in low
-                                        or "python" in low or "-e" in low or "-command" in low or "://" in line
-                                        or "/dev/stdin" in low or "`" in line) else None
+    # (each expression's literal gate is tried only where the set pass saw the expression: both must hold)
+    m = sc.search(PIPE_TO_SHELL) if sc.may_match(PIPE_TO_SHELL) and (
+        "|" in line or "<(" in line or "$(" in line or "iex" in low or "python" in low or "-e" in low
+        or "-command" in low or "://" in line or "/dev/stdin" in low or "`" in line) else None
     if m:
         hosts = [normalize_host(u.group(0)) for u in URL_RE.finditer(line)]
         urls = [u.group(0) for u in URL_RE.finditer(line)]
@@ -506,28 +498,29 @@ def _analyze_line(c: Collector, file: str, lineno: int, raw: str, executable: bo
               hosts=hosts, urls=urls, alt=which_alternative(PIPE_TO_SHELL, m))
         c.fact("download_exec", file, lineno)
         c.tier("curl", "DANGEROUS")
-    m = sc.search(ENCODED_TO_SHELL) if ("base64" in low or "-e" in low or "xxd" in low or (
-        line.count("|") >= 2 and ("echo" in low or "printf" in low))) else None
+    m = sc.search(ENCODED_TO_SHELL) if sc.may_match(ENCODED_TO_SHELL) and (
+        "base64" in low or "-e" in low or "xxd" in low
+        or (line.count("|") >= 2 and ("echo" in low or "printf" in low))) else None
     if m:
         c.hit("NV-EXEC-002", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1,
               action=shape_action(m))
         c.fact("encoded_exec", file, lineno)
-    m = sc.search(REVERSE_SHELL) if any(w in low for w in ("/dev/", "-i", "nc", "socat", "mkfifo", "pty",
-                                                              "dup2", "tcpclient", "fsockopen", "socket", "/inet/",
-                                                              "telnet")) else None
+    m = sc.search(REVERSE_SHELL) if sc.may_match(REVERSE_SHELL) and any(
+        w in low for w in ("/dev/", "-i", "nc", "socat", "mkfifo", "pty", "dup2", "tcpclient", "fsockopen", "socket",
+                           "/inet/", "telnet")) else None
     if m:
         c.hit("NV-EXEC-005", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1,
               action=shape_action(m))
         c.tag("network:*", file, lineno)
-    m = sc.search(CATASTROPHIC) if any(w in low for w in ("rm", "mkfs", "dd", ":(", "format", "del ",
-                                                              "remove-item", "/dev/")) else None
+    m = sc.search(CATASTROPHIC) if sc.may_match(CATASTROPHIC) and any(
+        w in low for w in ("rm", "mkfs", "dd", ":(", "format", "del ", "remove-item", "/dev/")) else None
     if m:
         c.hit("NV-DESTR-001", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1,
               action=shape_action(m))
         c.tag("delete:/", file, lineno)
-    m = sc.search(DISABLE_SECURITY) if any(w in low for w in ("xattr", "spctl", "setenforce", "csrutil", "mppref",
-                                                                  "ufw", "systemctl", "executionpolicy",
-                                                                  "defaults", "netsh")) else None
+    m = sc.search(DISABLE_SECURITY) if sc.may_match(DISABLE_SECURITY) and any(
+        w in low for w in ("xattr", "spctl", "setenforce", "csrutil", "mppref", "ufw", "systemctl", "executionpolicy",
+                           "defaults", "netsh")) else None
     if m:
         alt = which_alternative(DISABLE_SECURITY, m)
         c.hit("NV-PRIV-002", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1,
@@ -628,11 +621,41 @@ def _analyze_line(c: Collector, file: str, lineno: int, raw: str, executable: bo
             rx.match(r"(?:/|~|\$HOME|/etc|/usr|/var|/root|/home)(?:/|$|\s)", m.group(1) + " "))
         c.hit("NV-PRIV-003", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1,
               action="refuse" if severe and act is None else None)
+
+
+def analyze_line(c: Collector, file: str, lineno: int, raw: str, *, executable: bool = True,
+                 quoted: bool = False, known: frozenset[str] | set[str] = frozenset()) -> None:
+    """Classify one shell command line. ``executable`` false = quoted as data (rules downgraded).
+
+    A line's analysis is a function of its text and these flags; its only records are appended hits and
+    facts (located at ``file``/``lineno``) and tags, flags and tiers (set once, never removed, a tier only
+    raised). So a line whose analysis appended nothing is not analysed again in the same scan: the same
+    text with the same flags would only set again what is already set. Lines whose inline program went to
+    the Python or JavaScript detector (which read the collector) are always analysed.
+    """
+    c.analyse_once(("sh", raw, executable, quoted, frozenset(known)),
+                   lambda: _analyze_line(c, file, lineno, raw, executable, quoted, known))
+
+
+def _analyze_line(c: Collector, file: str, lineno: int, raw: str, executable: bool, quoted: bool,
+                  known: frozenset[str] | set[str]) -> bool:
+    """:func:`analyze_line` itself; False when the line's inline code went to a detector that reads the collector."""
+    line = raw.strip()
+    if not line or line.startswith("#") and not line.startswith("#!"):
+        return True
+    if line[0] in "$>%P":  # a prompt copied with the command
+        line = rx.sub(r"^(?:\$|>|%|PS [^>]*>)\s+", "", line)
+    sc = _LINE_RULES.scan(line)
+    act = None if executable and not quoted else "review"
+    # the line-level shapes: each finding needs one of their expressions on the line (an escaped space
+    # makes the credential-path search run on the line without its escapes, past the set pass)
+    if sc.may_match_any(_SHAPE_GROUP) or "\\ " in line:
+        _line_shapes(c, file, lineno, line, sc, act)
     # (a line without "$" names no variable, whatever its headers: stripping them is skipped; nor does one
     # whose variables are none of them secret: stripping only removes arguments, each starting at a dash
     # that no variable name includes, so it cannot add a variable or change one's name)
     secret_vars = [v for v in _SECRET_VAR.findall(_strip_headers(line)) if _is_secret_name(v)] \
-        if "$" in line and any(_is_secret_name(v) for v in _SECRET_VAR.findall(line)) else []
+        if "$" in line and any(_is_secret_name(v) for v in sc.findall(_SECRET_VAR)) else []
     if secret_vars and sc.search(_HTTP_TOOL):
         for u in URL_RE.finditer(line):
             for v in secret_vars:
@@ -715,7 +738,7 @@ def _command(c: Collector, file: str, lineno: int, line: str, name: str, args: l
         tier = "DANGEROUS"
     c.tier(name, tier)
     argline = " ".join(args)
-    urls = [u.group(0) for u in URL_RE.finditer(argline)]
+    urls = [u.group(0) for u in URL_RE.finditer(argline)] if "://" in argline else []
     for u in urls:
         c.tag(f"network:{normalize_host(u)}", file, lineno)
     lowargs = [a.lower() for a in args]

@@ -5,9 +5,9 @@ from __future__ import annotations
 import functools
 import ipaddress
 import re
+from collections import deque
 from collections.abc import Iterator
-
-from attrs import frozen
+from typing import NamedTuple
 
 from . import rx
 
@@ -41,9 +41,9 @@ FENCE_RE = rx.compile(r"^\s{0,3}(`{3,}|~{3,})\s*([\w+#.-]*)")
 INLINE_CODE_RE = rx.compile(r"`([^`\n]+)`")
 
 
-@frozen
-class Line:
-    """One line of a file with what kind of content it is."""
+class Line(NamedTuple):
+    """One line of a file with what kind of content it is (a tuple: a large file makes tens of thousands,
+    and a frozen attrs class costs several times a tuple to build)."""
 
     no: int  # 1-based
     text: str
@@ -70,28 +70,29 @@ _BAD_EXAMPLE_RE = rx.compile(
 def markdown_lines(text: str) -> list[Line]:
     """Split markdown into prose and fenced-code lines; code blocks remember their language."""
     out: list[Line] = []
+    append = out.append
     fence: str | None = None
     lang = ""
     quoted = False
-    recent: list[str] = []
+    recent: deque[str] = deque(maxlen=3)  # the last three non-blank prose lines
     for i, raw in enumerate(text.split("\n"), 1):
         m = FENCE_RE.match(raw) if "``" in raw or "~~" in raw else None  # a fence has three of either
-        if fence is None and m:
-            fence, lang = m.group(1), m.group(2).lower()
-            quoted = any(_BAD_EXAMPLE_RE.search(r) for r in recent[-3:])
-            out.append(Line(i, raw, "fence", lang))
-            continue
-        if fence is not None and raw.strip().startswith(fence[0] * len(fence)) and not raw.strip().strip(fence[0]):
-            fence, lang, quoted = None, "", False
-            out.append(Line(i, raw, "fence"))
-            continue
-        if fence is not None:
-            out.append(Line(i, raw, "code", lang, quoted))
-        else:
-            out.append(Line(i, raw, "prose"))
+        if fence is None:
+            if m:
+                fence, lang = m.group(1), m.group(2).lower()
+                quoted = any(_BAD_EXAMPLE_RE.search(r) for r in recent)
+                append(Line(i, raw, "fence", lang))
+                continue
+            append(Line(i, raw, "prose"))
             if raw.strip():
                 recent.append(raw)
-                recent = recent[-3:]
+            continue
+        stripped = raw.strip()
+        if stripped.startswith(fence[0] * len(fence)) and not stripped.strip(fence[0]):
+            fence, lang, quoted = None, "", False
+            append(Line(i, raw, "fence"))
+            continue
+        append(Line(i, raw, "code", lang, quoted))
     return out
 
 
