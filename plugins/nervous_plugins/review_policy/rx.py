@@ -9,6 +9,7 @@ linear in the input; an expression RE2 cannot compile (a look-around) runs on ``
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterator
 from re import _parser as sre_parse  # type: ignore[attr-defined]
@@ -53,8 +54,7 @@ def compile(pattern: str, flags: int = 0) -> Any:  # noqa: A001 - the same name 
         risks = backtracking_risks(pattern, flags)
         if risks:
             raise UnsafeExpression(f"{risks[0]}: {pattern[:120]!r}") from None
-        compiled = _ReRule(re.compile(pattern, flags), ascii_superset(pattern, flags),
-                           ascii_superset(pattern, flags, wide=True))
+        compiled = _ReRule(re.compile(pattern, flags), ascii_superset(pattern, flags), flags)
         engine = "re"
     _CACHE[key] = compiled
     ENGINES[key] = engine
@@ -62,6 +62,7 @@ def compile(pattern: str, flags: int = 0) -> Any:  # noqa: A001 - the same name 
 
 
 _UNANCHORED = re2._Anchor.UNANCHORED
+_UNBUILT = object()  # a wide screen not built yet (``_ReRule``)
 _ANCHOR_START = re2._Anchor.ANCHOR_START
 _ANCHOR_BOTH = re2._Anchor.ANCHOR_BOTH
 _NULL_SPAN = (-1, -1)
@@ -220,14 +221,15 @@ class Prefilter:
     test_scan_prefilters.py`` holds every set pass to the slow path's answer.
     """
 
-    __slots__ = ("_set", "_index", "_ascii_only", "_match", "_wide", "_wide_index", "_wide_match", "_screened")
+    __slots__ = ("_set", "_index", "_ascii_only", "_match", "_wide_exprs", "_wide_index", "_wide_match", "_screened")
 
     def __init__(self, exprs: list[Any]) -> None:
         self._set = re2.Set.SearchSet(_RE2_OPTIONS)
         self._index: dict[int, int] = {}
         self._ascii_only: set[int] = set()
-        # the wide screens of the expressions on ``re``, for text that is not ASCII (see ``ascii_superset``)
-        self._wide = re2.Set.SearchSet(_RE2_OPTIONS)
+        # the expressions on ``re``, whose wide screens (for text that is not ASCII, see ``ascii_superset``)
+        # make a second set, built on the first such text
+        self._wide_exprs: list[Any] = []
         self._wide_index: list[int] = []  # position in the wide set -> the expression's index in the first
         for expr in exprs:
             if id(expr) in self._index:
@@ -240,17 +242,24 @@ class Prefilter:
                 if text is not None:
                     self._index[id(expr)] = self._set.Add(text)
                     self._ascii_only.add(id(expr))
-                    wide = ascii_superset_text(expr.pattern, expr.flags, wide=True) if expr._wide is not None else None
+                    self._wide_exprs.append(expr)
                     self._wide_index.append(self._index[id(expr)])
-                    # no wide screen: an expression that is always run on other text
-                    self._wide.Add(wide if wide is not None else "")
         self._set.Compile()
         self._match = _raw_set_match(self._set)
         self._screened = frozenset(self._index[k] for k in self._ascii_only)
         self._wide_match: Callable[[bytes], list[int]] | None = None
-        if self._wide_index:
-            self._wide.Compile()
-            self._wide_match = _raw_set_match(self._wide)
+
+    def _wide_set(self) -> Callable[[bytes], list[int]]:
+        """The wide screens of the expressions on ``re`` as one set (built once, on the first text that is
+        not ASCII); an expression without one is always run on such text (its screen matches anything)."""
+        if self._wide_match is None:
+            wide = re2.Set.SearchSet(_RE2_OPTIONS)
+            for expr in self._wide_exprs:
+                text = ascii_superset_text(expr.pattern, expr.flags, wide=True) if expr.wide_screen() is not None else None
+                wide.Add(text if text is not None else "")
+            wide.Compile()
+            self._wide_match = _raw_set_match(wide)
+        return self._wide_match
 
     def group(self, exprs: list[Any]) -> frozenset[int] | None:
         """Several of the set's expressions as one group for :meth:`Scanned.may_match_any` (``None`` when
@@ -263,11 +272,11 @@ class Prefilter:
         ascii = _is_ascii(text)
         data = _encoded(text) if ascii else _utf8(text)
         found = frozenset(self._match(data))
-        if not ascii and self._wide_match is not None:
+        if not ascii and self._wide_index:
             # the first set's screens say nothing about other text: their wide screens do, on its reading
             # with each non-ASCII character as "?"
             wide = self._wide_index
-            found = (found - self._screened) | {wide[i] for i in self._wide_match(_wide_bytes(text))}
+            found = (found - self._screened) | {wide[i] for i in self._wide_set()(_wide_bytes(text))}
         return Scanned(text, self._index, found)
 
 
@@ -395,12 +404,15 @@ class _ReRule:
     (a large alternation on ``re`` costs tens of microseconds per line even when nothing matches).
     """
 
-    __slots__ = ("_re", "_screen", "_wide", "pattern", "flags", "groups", "groupindex")
+    __slots__ = ("_re", "_screen", "_wide", "_flags", "pattern", "flags", "groups", "groupindex")
 
-    def __init__(self, compiled: re.Pattern[str], screen: Any, wide: Any = None) -> None:
+    def __init__(self, compiled: re.Pattern[str], screen: Any, flags: int = 0) -> None:
         self._re = compiled
         self._screen = screen
-        self._wide = wide  # the same for any text, read with each non-ASCII character as "?" (see _wide_bytes)
+        # the same for any text, read with each non-ASCII character as "?" (see _wide_bytes); built on the
+        # first text that is not ASCII (building every screen at import is a third of the plugin's import)
+        self._wide: Any = _UNBUILT
+        self._flags = flags
         self.pattern = compiled.pattern
         self.flags = compiled.flags
         self.groups = compiled.groups
@@ -410,12 +422,19 @@ class _ReRule:
         if self._screen is None or pos is not None or endpos is not None or not isinstance(text, str):
             return False
         if not text.isascii():
-            if self._wide is None:
+            wide = self.wide_screen()
+            if wide is None:
                 return False
             data = _wide_bytes(text)
-            return self._wide.Match(_UNANCHORED, data, 0, len(data))[0] == _NULL_SPAN  # type: ignore[no-any-return]
+            return wide.Match(_UNANCHORED, data, 0, len(data))[0] == _NULL_SPAN  # type: ignore[no-any-return]
         data = _encoded(text)
         return self._screen.Match(_UNANCHORED, data, 0, len(data))[0] == _NULL_SPAN  # type: ignore[no-any-return]
+
+    def wide_screen(self) -> Any:
+        """The screen for text that is not ASCII (``None``: there is none, ``re`` always runs there)."""
+        if self._wide is _UNBUILT:
+            self._wide = ascii_superset(self.pattern, self._flags, wide=True)
+        return self._wide
 
     def search(self, text: str, pos: int | None = None, endpos: int | None = None) -> Any:
         if self._cannot_match(text, pos, endpos):
@@ -488,8 +507,12 @@ def ascii_superset(pattern: str, flags: int = 0, *, wide: bool = False) -> Any:
         return None
 
 
+@functools.cache
 def ascii_superset_text(pattern: str, flags: int = 0, *, wide: bool = False) -> str | None:
-    """The RE2 spelling of :func:`ascii_superset` (``None`` where it cannot be built)."""
+    """The RE2 spelling of :func:`ascii_superset` (``None`` where it cannot be built).
+
+    Remembered: each expression on ``re`` asks for it when it is compiled and again in every line set
+    that holds it, and building it walks the whole parsed expression (a third of the plugin's import)."""
     parsed = sre_parse.parse(pattern, flags)
     try:
         return _superset_seq(parsed, parsed.state, parsed.state.flags | flags, wide)
