@@ -38,7 +38,7 @@ import argparse
 import json
 import math
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -322,16 +322,11 @@ def loso(doc: Mapping[str, Any], dev: Mapping[str, Item], labels: Mapping[str, M
     shipped thresholds, or with ``operating_point`` thresholds that decide as many wild items as the shipped
     model does (``same_wild_operating_point``): a retrained model's scores shift as a whole, and a fixed
     threshold then measures that shift as well as what the model learned from the source."""
-    full = decide_all(doc, dev)
-    if held is None:
-        held = held_out_models(dev, labels, wild, steps=steps, l2=l2, without=tuple(doc.get("without", ())))
-    out: dict[str, Any] = {}
-    for src in malicious_sources(dev, labels):
-        mine = _source_items(dev, labels, src)
-        th = same_wild_operating_point(doc, held[src], wild) if operating_point else doc["thresholds"]
-        theirs = decide_all({**held[src], "thresholds": th}, {i: dev[i] for i in mine})
-        out[src] = {"items": len(mine), "thresholds": th, **_kept(full, theirs, mine)}
-    return out
+    def thresholds(src: str, held_doc: Mapping[str, Any], mine: list[str]) -> dict[str, Any]:
+        return {"thresholds": same_wild_operating_point(doc, held_doc, wild) if operating_point
+                else doc["thresholds"]}
+
+    return _per_source(doc, dev, labels, wild, thresholds, steps=steps, l2=l2, held=held)
 
 
 def loso_refit(doc: Mapping[str, Any], dev: Mapping[str, Item], labels: Mapping[str, Mapping[str, Any]],
@@ -346,20 +341,35 @@ def loso_refit(doc: Mapping[str, Any], dev: Mapping[str, Item], labels: Mapping[
     "not below the shipped pipeline's recall on those items"; the false-positive limit, the wild targets and
     the variant suite as shipped), so nothing the held-out source contains reaches its decisions."""
     full = decide_all(doc, dev)
-    if held is None:
-        held = held_out_models(dev, labels, wild, steps=steps, l2=l2, without=tuple(doc.get("without", ())))
-    out: dict[str, Any] = {}
-    for src in malicious_sources(dev, labels):
-        mine = _source_items(dev, labels, src)
+
+    def refitted(src: str, held_doc: Mapping[str, Any], mine: list[str]) -> dict[str, Any]:
         rest = {i: it for i, it in dev.items() if i not in set(mine)}
         malicious = [i for i in rest if labels[i]["label"] == "malicious"]
         kept_floors = {**floors,
                        "refuse_recall": sum(full[i] == "refuse" for i in malicious) / len(malicious),
                        "review_recall": sum(full[i] != "allow" for i in malicious) / len(malicious)}
-        chosen = choose_thresholds(dict(held[src]), rest, labels, wild, variants, kept_floors)
-        theirs = decide_all({**held[src], "thresholds": chosen["thresholds"]}, {i: dev[i] for i in mine})
-        out[src] = {"items": len(mine), "thresholds": chosen["thresholds"], "wild_refuse": chosen["wild_refuse"],
-                    "wild_review_or_refuse": chosen["wild_review_or_refuse"], **_kept(full, theirs, mine)}
+        chosen = choose_thresholds(dict(held_doc), rest, labels, wild, variants, kept_floors)
+        return {k: chosen[k] for k in ("thresholds", "wild_refuse", "wild_review_or_refuse")}
+
+    return _per_source(doc, dev, labels, wild, refitted, steps=steps, l2=l2, held=held)
+
+
+def _per_source(doc: Mapping[str, Any], dev: Mapping[str, Item], labels: Mapping[str, Mapping[str, Any]],
+                wild: Mapping[str, Item],
+                thresholds: Callable[[str, Mapping[str, Any], list[str]], dict[str, Any]], *,
+                steps: int, l2: float, held: Mapping[str, Mapping[str, Any]] | None) -> dict[str, Any]:
+    """The LOSO table: per malicious source, the model trained without it judged at the thresholds
+    ``thresholds(source, model, the source's items)`` gives (with any other fields it returns), against the
+    shipped model in sample."""
+    full = decide_all(doc, dev)
+    if held is None:
+        held = held_out_models(dev, labels, wild, steps=steps, l2=l2, without=tuple(doc.get("without", ())))
+    out: dict[str, Any] = {}
+    for src in malicious_sources(dev, labels):
+        mine = _source_items(dev, labels, src)
+        row = thresholds(src, held[src], mine)
+        theirs = decide_all({**held[src], "thresholds": row["thresholds"]}, {i: dev[i] for i in mine})
+        out[src] = {"items": len(mine), **row, **_kept(full, theirs, mine)}
     return out
 
 

@@ -29,6 +29,7 @@ from nervous_plugins.review_policy import jscode, pycode, rx, text
 from nervous_plugins.review_policy.collector import Collector
 
 from .helpers import WILD, wild_items
+from .test_scan_prefilters import _env_names_reference  # the detector's environment reads as first written
 
 _SETTINGS = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -51,17 +52,6 @@ def _dotted_reference(node: ast.AST) -> str:
     if isinstance(node, ast.Call):
         return _dotted_reference(node.func) + "()"
     return "?"
-
-
-def _env_names_reference(subs: list[ast.AST], env_vars: dict[str, set[str]]) -> set[str]:
-    out: set[str] = set()
-    for sub in subs:
-        name = pycode._env_name(sub)
-        if name:
-            out.add(name)
-        elif isinstance(sub, ast.Name) and sub.id in env_vars:
-            out |= env_vars[sub.id]
-    return out
 
 
 def _env_vars_reference(assigns: list[ast.Assign], reads: dict[int, str]) -> dict[str, set[str]]:
