@@ -132,6 +132,8 @@ def _may_hold_indicator(text: str) -> bool:
     of the text lower-cased in place, so an indicator there is one case-insensitively in the text (RE2's
     case folding is wider still); one search instead of lower-casing a large text and a find per indicator."""
     return any(ch in text for ch in _LOWERS_TO_ASCII) or _CAMPAIGN_ANY.search(text) is not None
+
+
 #: the characters of :data:`ENCODED_LITERAL`'s look-arounds, in runs: each of its matches is one whole such run
 _ENCODED_RUN = rx.compile(r"[A-Za-z0-9+/_=-]{16,}")
 

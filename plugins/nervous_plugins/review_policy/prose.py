@@ -484,7 +484,6 @@ def _quiet_line(line: str, low: str, gates: frozenset[str], in_code: bool) -> bo
     return "skill" not in low and (_CRED not in gates or len(line) > 2000)
 
 
-
 def _analyze_line(c: Collector, file: str, lineno: int, line: str, in_code: bool, quoted_block: bool,
                   screen: rx.Screen | None) -> bool:
     """:func:`analyze_line` itself (always rememberable: the phrase rules hand nothing to a detector)."""
