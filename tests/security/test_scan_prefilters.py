@@ -77,6 +77,16 @@ def _resolve_variables_reference(line: str, variables: dict[str, str]) -> str:
     return shell.VARIABLE.sub(sub, line) if variables else line  # type: ignore[no-any-return]
 
 
+def _ast_walk(node: ast.AST, kinds: pycode._NodesByKind | None = None) -> list[ast.AST]:
+    """``ast.walk``'s nodes as a list (the stand-in for ``pycode.walk``), filed into ``kinds`` when given."""
+    nodes = list(ast.walk(node))
+    for n in nodes if kinds is not None else ():
+        k = pycode._kind_of(type(n))
+        if k >= 0:
+            kinds.add(n, k)
+    return nodes
+
+
 @contextmanager
 def _shortcuts_off() -> Iterator[None]:
     """Every screen and set answers "may match": each expression runs wherever the code asks for it;
@@ -104,7 +114,7 @@ def _shortcuts_off() -> Iterator[None]:
         prose._analyze_line(c, file, lineno, line, in_code, quoted_block, screen) if len(line) >= 8 else None)
     rx.Screen.may_match = lambda self, expr: True  # type: ignore[method-assign]
     rx.Scanned.may_match = lambda self, expr: True  # type: ignore[method-assign]
-    pycode.walk = lambda node: list(ast.walk(node))  # type: ignore[assignment]
+    pycode.walk = _ast_walk  # type: ignore[assignment]
     pycode._env_names_of = _env_names_reference  # type: ignore[assignment]
     pycode.EnvironAssigns = lambda assigns: assigns  # type: ignore[assignment,misc]
     try:

@@ -99,7 +99,8 @@ _LEAF_FIELDS = frozenset({
 _HOLEY_LISTS = frozenset({("Dict", "keys"), ("arguments", "kw_defaults")})
 #: the tables above are checked against these versions' grammars; a later one gets every field checked
 _KNOWN_GRAMMAR = sys.version_info < (3, 14)
-_FIELDS: dict[type, tuple[tuple[str, bool], ...]] = {}
+#: per node class: its fields that can hold nodes (:func:`_fields_of`) and its list in :class:`_NodesByKind`
+_CLASS_TABLE: dict[type, tuple[tuple[tuple[str, bool], ...], int]] = {}
 
 
 def _fields_of(cls: type) -> tuple[tuple[str, bool], ...]:
@@ -152,7 +153,7 @@ def _may_spell(node: ast.AST, word: str) -> bool:
     return False
 
 
-def walk(node: ast.AST) -> list[ast.AST]:
+def walk(node: ast.AST, kinds: _NodesByKind | None = None) -> list[ast.AST]:
     """Every node under ``node`` but the expression contexts, in the order of ``ast.walk`` (breadth first).
 
     ``ast.walk`` is a generator over ``iter_child_nodes`` and ``iter_fields``: three Python-level
@@ -165,16 +166,23 @@ def walk(node: ast.AST) -> list[ast.AST]:
     name, a number or a constant (``Name.id``, ``Constant.value``...): a name or a constant is then a
     leaf read once, and a node field's value needs no type check (a node, a list of nodes, or
     ``None``), but for the two list fields that may hold ``None``.
+
+    With ``kinds``, each node is also sorted into it as it is reached (:meth:`_NodesByKind.add`): the
+    detector's one pass over a module's nodes.
     """
     out = [node]
     append, extend = out.append, out.extend
     AST = ast.AST
-    table = _FIELDS
+    table = _CLASS_TABLE
+    add = kinds.add if kinds is not None else None
     for n in out:  # the list grows as it is read
         cls = type(n)
-        fields = table.get(cls)
-        if fields is None:
-            fields = table[cls] = _fields_of(cls)
+        entry = table.get(cls)
+        if entry is None:
+            entry = table[cls] = (_fields_of(cls), _kind_of(cls))
+        fields, k = entry
+        if add is not None and k >= 0:
+            add(n, k)
         if not fields:
             continue
         d = n.__dict__
@@ -208,7 +216,8 @@ class _NodesByKind:
     last dotted parts (``head_of``, ``last_of``) that every pass used to split it for.
     """
 
-    __slots__ = ("imports", "loops", "assigns", "main", "calls", "subscripts", "fn_of", "head_of", "last_of")
+    __slots__ = ("imports", "loops", "assigns", "main", "calls", "subscripts", "_others", "fn_of", "head_of",
+                 "last_of")
 
     def __init__(self, nodes: list[ast.AST] | None = None) -> None:
         self.imports: list[ast.AST] = []  # Import, ImportFrom
@@ -217,23 +226,25 @@ class _NodesByKind:
         self.main: list[ast.AST] = []  # constants, subscripts and calls, interleaved as walked
         self.calls: list[ast.Call] = []
         self.subscripts: list[ast.Subscript] = []
+        self._others: tuple[list[Any], ...] = (self.assigns, self.imports, self.loops)
         if nodes is None:
             return  # filled by :func:`_walk_sorted`
-        main, calls, subscripts = self.main, self.calls, self.subscripts
-        others: tuple[list[Any] | None, ...] = (None, None, None, self.assigns, self.imports, self.loops)
         for node in nodes:
             k = _kind_of(type(node))
-            if k == 0:
-                main.append(node)
-                calls.append(node)  # type: ignore[arg-type]
-            elif k == 1:
-                main.append(node)
-            elif k == 2:
-                main.append(node)
-                subscripts.append(node)  # type: ignore[arg-type]
-            elif k > 2:
-                others[k].append(node)  # type: ignore[union-attr]
+            if k >= 0:
+                self.add(node, k)
         self._name_calls()
+
+    def add(self, node: ast.AST, k: int) -> None:
+        """File a node of kind ``k`` (its index in ``_KINDS``, not -1)."""
+        if k < 3:
+            self.main.append(node)
+            if k == 0:
+                self.calls.append(node)  # type: ignore[arg-type]
+            elif k == 2:
+                self.subscripts.append(node)  # type: ignore[arg-type]
+        else:
+            self._others[k - 3].append(node)
 
     def _name_calls(self) -> None:
         self.fn_of: dict[int, str] = {}
@@ -257,9 +268,6 @@ def _kind_of(cls: type) -> int:
     return k
 
 
-_SORTED_FIELDS: dict[type, tuple[tuple[tuple[str, bool], ...], int]] = {}
-
-
 def _walk_sorted(tree: ast.AST) -> tuple[list[ast.AST], _NodesByKind]:
     """``walk(tree)`` and ``_NodesByKind`` of its nodes, in one loop: each node is sorted as it is reached.
 
@@ -267,45 +275,9 @@ def _walk_sorted(tree: ast.AST) -> tuple[list[ast.AST], _NodesByKind]:
     order, and sorted there); one pass over a module's nodes instead of two.
     """
     kinds = _NodesByKind()
-    out = [tree]
-    append, extend = out.append, out.extend
-    main, calls, subscripts = kinds.main.append, kinds.calls.append, kinds.subscripts.append
-    others: tuple[Any, ...] = (None, None, None, kinds.assigns.append, kinds.imports.append, kinds.loops.append)
-    AST = ast.AST
-    table = _SORTED_FIELDS
-    for n in out:  # the list grows as it is read
-        cls = type(n)
-        entry = table.get(cls)
-        if entry is None:
-            entry = table[cls] = (_fields_of(cls), _kind_of(cls))
-        fields, k = entry
-        if k >= 0:
-            if k == 0:
-                main(n)
-                calls(n)  # type: ignore[arg-type]
-            elif k == 1:
-                main(n)
-            elif k == 2:
-                main(n)
-                subscripts(n)  # type: ignore[arg-type]
-            else:
-                others[k](n)
-        if not fields:
-            continue
-        d = n.__dict__
-        for name, check in fields:
-            f = d.get(name)
-            if f is None:
-                continue
-            if type(f) is list:
-                if check:
-                    extend([x for x in f if isinstance(x, AST)])
-                else:
-                    extend(f)
-            elif not check or isinstance(f, AST):
-                append(f)
+    nodes = walk(tree, kinds)
     kinds._name_calls()
-    return out, kinds
+    return nodes, kinds
 
 
 _ENV_GETTERS = ("os.getenv", "getenv", "os.environ.get", "environ.get")
