@@ -59,8 +59,6 @@ _READ_HINT = rx.compile(r"readFile|homedir|join|resolve|open")
 #: the expressions :func:`analyze` searches on each line, tried in one RE2 set pass first
 _LINE_RULES = rx.Prefilter([EXEC_CALL, DYN_EXEC, URL_RE, SEND, _BODY, _PAYLOAD, DELETE_REQ, FS_WRITE, FS_DELETE,
                             ENV_READ, ENV_DUMP, EVAL, TLS_OFF, _KILL, _LOG_SECRET, _READ_HINT, _SHELL_PIPE])
-#: a file none of whose line expressions is in it: every line's answer is "not found" (never read)
-_NOTHING = _LINE_RULES.scan("")
 
 #: EXEC_CALL's name and parenthesis (its ``\s`` on ``re`` is Unicode space: never printable ASCII)
 _EXEC_CALL_NAMES = (r"(?:exec|execSync|spawn|spawnSync|execFile|execFileSync|execa|execaSync|\$)"
@@ -146,9 +144,6 @@ def analyze(c: Collector, file: str, source: str, *, lines_offset: int = 0) -> N
     marked = _marked_lines(source, lines) if _ANY_LINE is not None else None  # (None: the tests' slow path)
     # without a block comment opening anywhere, the lines left unmarked need no step at all
     todo = sorted(marked) if marked is not None and "/*" not in source else range(len(lines))
-    any_line_rule = (in_exec_call or in_dyn_exec or in_url_re or in_send or in_body or in_payload or in_delete_req
-                     or in_fs_write or in_fs_delete or in_env_read or in_env_dump or in_eval or in_tls_off or in_kill
-                     or in_log_secret or in_read_hint or in_shell_pipe)
     in_block = False
     for index in todo:
         i = index + 1
@@ -167,7 +162,7 @@ def analyze(c: Collector, file: str, source: str, *, lines_offset: int = 0) -> N
         if marked is not None and index not in marked:
             continue
         # the line's expressions in one set pass (each then searched only where the set saw it)
-        sc = _LINE_RULES.scan(line) if any_line_rule else _NOTHING
+        sc = _LINE_RULES.scan(line)
         if child or "exec" in line:
             for m in (sc.finditer(EXEC_CALL) if in_exec_call else ()):
                 cmd = m.group(2) or m.group(3) or m.group(5)
