@@ -244,6 +244,8 @@ def main() -> None:
                     help="posterior draws of the Bayesian observer per task (0: leave that observer out)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
+    if args.seeds < 1 or args.days < 1 or args.regions < 1 or args.rate <= 0 or args.jobs < 1 or args.samples < 0:
+        ap.error("--seeds, --days, --regions, --rate and --jobs must be positive, --samples 0 or more")
     jobs = [(s, args.regions, args.days, args.rate, args.samples)
             for s in range(args.first_seed, args.first_seed + args.seeds)]
     if args.jobs > 1:

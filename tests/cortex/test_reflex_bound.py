@@ -87,3 +87,12 @@ def test_the_host_observer_is_right_where_evidence_piles_up_and_unsure_where_it_
     _, fired_equal, _ = bound.host_observer(_world(bound, [0.5, 0.5, 0.1], 400))[0.99]
     _, fired_loose, _ = bound.host_observer(_world(bound, [0.5, 0.5, 0.1], 400))[0.6]
     assert fired_equal < fired_loose
+
+
+def test_bad_arguments_are_refused_with_a_message(bound: ModuleType, monkeypatch: pytest.MonkeyPatch,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    for bad in (["--seeds", "0"], ["--days", "-1"], ["--rate", "0"], ["--samples", "-5"]):
+        monkeypatch.setattr("sys.argv", ["reflex_bound.py", *bad])
+        with pytest.raises(SystemExit) as exc:
+            bound.main()
+        assert exc.value.code == 2 and "must be positive" in capsys.readouterr().err
