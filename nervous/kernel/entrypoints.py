@@ -76,10 +76,6 @@ def cache_file(cache_dir: Path, name: str) -> Path:
     return cache_dir / f"{name}-{crc32(sys.executable.encode('utf-8', 'surrogateescape')):08x}.json"
 
 
-def _cache_file(cache_dir: Path, group: str) -> Path:
-    return cache_file(cache_dir, f"entry-points-{group}")
-
-
 def environment_key(*parts: str) -> str:
     """What an environment cache is valid for: the interpreter, ``parts``, and every ``sys.path`` folder's
     modification time (installing, upgrading or removing a distribution changes it)."""
@@ -137,7 +133,7 @@ def entry_points_for(group: str, cache_dir: Path | None) -> list[EntryPointInfo]
     if cache_dir is None or os.environ.get("NERVOUS_NO_ENTRY_POINT_CACHE"):
         return _scan(group)
     key = environment_key(group)
-    cache = _cache_file(cache_dir, group)
+    cache = cache_file(cache_dir, f"entry-points-{group}")
     cached = read_cache(cache, key)
     if isinstance(cached, list):
         try:

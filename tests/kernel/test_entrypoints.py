@@ -47,8 +47,8 @@ def test_the_cache_file_checksum_is_zlibs(data: bytes) -> None:
 
 def test_the_cache_file_is_named_as_before_for_this_interpreter() -> None:
     """Same name as with ``zlib.crc32``: an existing cache is still found after the change."""
-    from nervous.kernel.entrypoints import _cache_file
+    from nervous.kernel.entrypoints import cache_file
 
     expected = f"entry-points-nervous-{zlib.crc32(sys.executable.encode('utf-8', 'surrogateescape')):08x}.json"
-    assert _cache_file(Path("/cache"), "nervous").name == expected
+    assert cache_file(Path("/cache"), "entry-points-nervous").name == expected
 
