@@ -351,17 +351,19 @@ def loso_refit(doc: Mapping[str, Any], dev: Mapping[str, Item], labels: Mapping[
         chosen = choose_thresholds(dict(held_doc), rest, labels, wild, variants, kept_floors)
         return {k: chosen[k] for k in ("thresholds", "wild_refuse", "wild_review_or_refuse")}
 
-    return _per_source(doc, dev, labels, wild, refitted, steps=steps, l2=l2, held=held)
+    return _per_source(doc, dev, labels, wild, refitted, steps=steps, l2=l2, held=held, full=full)
 
 
 def _per_source(doc: Mapping[str, Any], dev: Mapping[str, Item], labels: Mapping[str, Mapping[str, Any]],
                 wild: Mapping[str, Item],
                 thresholds: Callable[[str, Mapping[str, Any], list[str]], dict[str, Any]], *,
-                steps: int, l2: float, held: Mapping[str, Mapping[str, Any]] | None) -> dict[str, Any]:
+                steps: int, l2: float, held: Mapping[str, Mapping[str, Any]] | None,
+                full: Mapping[str, str] | None = None) -> dict[str, Any]:
     """The LOSO table: per malicious source, the model trained without it judged at the thresholds
     ``thresholds(source, model, the source's items)`` gives (with any other fields it returns), against the
-    shipped model in sample."""
-    full = decide_all(doc, dev)
+    shipped model in sample (``full``: its decisions on ``dev``, when the caller has them)."""
+    if full is None:
+        full = decide_all(doc, dev)
     if held is None:
         held = held_out_models(dev, labels, wild, steps=steps, l2=l2, without=tuple(doc.get("without", ())))
     out: dict[str, Any] = {}
