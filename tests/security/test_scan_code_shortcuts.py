@@ -259,7 +259,7 @@ def test_the_one_search_is_an_re2_expression_of_line_screenable_parts() -> None:
                 max_size=20).map("\n".join))
 def test_the_marked_lines_hold_every_line_the_one_search_finds_something_in(source: str) -> None:
     lines = source.split("\n")
-    marked = jscode._marked_lines(source, lines)
+    marked = rx.marked_lines(jscode._ANY_LINE, source)
     assert {i for i, ln in enumerate(lines) if jscode._ANY_LINE.search(ln)} <= marked
 
 

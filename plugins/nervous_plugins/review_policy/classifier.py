@@ -7,11 +7,11 @@ imported or followed.
 from __future__ import annotations
 
 import bisect
-import functools
 import operator
 import re
 from collections.abc import Iterable
 from itertools import accumulate, count
+from typing import Any
 
 from nervous.plugin import Finding, ScanContext, SideEffects, SkillBundle, SkillFile
 from nervous.plugin.toolkit import ASSUME_WORST, classes_of, normalize_host, normalize_tags
@@ -27,6 +27,7 @@ from .indicators import (
     VENDOR_INSTALLER_HOSTS,
     WEBHOOK_HOSTS,
 )
+from .memo import remember_short
 from .text import (
     ARCHIVE_EXT,
     BINARY_CODE_EXT,
@@ -148,7 +149,7 @@ def may_hold_encoded(text: str) -> bool:
     return any(_decoded_kind(run) is not None for run in set(rx.match_texts(_ENCODED_RUN, text)))
 
 
-@functools.lru_cache(maxsize=4096)
+@remember_short(4096)
 def _decoded_kind(token: str) -> str | None:
     """:func:`_decodes_to_url_or_command`, remembered (a pure function; skills repeat their identifiers)."""
     return _decodes_to_url_or_command(token)
@@ -189,7 +190,7 @@ def _decodes_to_url_or_command(token: str) -> str | None:
     return None
 
 
-@functools.lru_cache(maxsize=4096)
+@remember_short(4096)
 def _url_kinds(url: str) -> tuple[str, str | None, str | None, str | None]:
     """A URL's host, IP kind, paste-site entry and webhook entry: pure functions of the URL, which a skill's
     files repeat (the same repository or API address in every file)."""
@@ -665,6 +666,7 @@ class Classifier:
         def base(p: str) -> str:
             return rx.split(r"[/\\]", p.strip("'\""))[-1]
 
+        shapes = _NameShapes()
         for ln in lines:
             t = ln.text
             low = t.lower()
@@ -687,9 +689,7 @@ class Classifier:
             for name in list(fetched) if "$" in t else ():  # each shape reads the variable
                 if not _may_name(name, t.isascii(), low):
                     continue
-                if rx.search(rf"(?i)(?:\biex|\binvoke-expression|\beval|\b(?:ba|z)?sh\s+-c|\[scriptblock\]::create)\s*\(?\s*['\"]?"
-                             rf"\$\{{?{re.escape(name)}\b|\$\{{?{re.escape(name)}\b\}}?['\"]?(?:\.content)?\s*\|\s*(?:iex|invoke-expression|"
-                             rf"(?:ba|z)?sh)\b", t):
+                if shapes.evaluated(name).search(t):
                     c.hit("NV-EXEC-001", path, ln.no, snippet(t), action=None if ln.kind != "code" or not ln.quoted else "review",
                           shape="fetched into a variable, then evaluated")
                     c.fact("download_exec", path, ln.no)
@@ -704,16 +704,9 @@ class Classifier:
             for name in list(downloaded):
                 if not _may_name(name, ascii_line, low):
                     continue
-                esc = re.escape(name)
                 runnable = name.lower().endswith((".exe", ".bat", ".cmd", ".ps1", ".msi", ".scr", ".com", ".vbs", ".js",
                                                   ".hta", ".jar", ".app", ".command", ".sh"))
-                if rx.search(rf"(?:chmod\s+[+0-7a-z]*x?\S*\s+\S*{esc}\b|(?:^|[;&|\s])\./{esc}\b|\b(?:ba|z)?sh\s+\S*{esc}\b|"
-                             rf"\b(?:python3?|node|perl|source|\.)\s+\S*{esc}\b|\bopen\s+\S*{esc}\b|"
-                             rf"\b(?:hdiutil\s+attach|installer\s+-pkg|msiexec(?:\.exe)?\s+/i|Start-Process(?:\s+-FilePath)?|"
-                             rf"Invoke-Item|ii|start|rundll32|regsvr32|mshta|wscript|cscript|cmd(?:\.exe)?\s+/[ck]|"
-                             rf"powershell(?:\.exe)?\s+(?:-\S+\s+)*-File|java\s+-jar)\s+['\"]?\S*{esc}\b|"
-                             rf"(?:^|[;&]\s*)&\s*['\"]?\S*{esc}\b)", t, re.I) or (
-                        runnable and rx.match(rf"\s*['\"]?[^\s'\"]*?(?:^|[/\\]|\b){esc}['\"]?(?:\s|$)", t)) and (
+                if shapes.run(name).search(t) or runnable and shapes.named(name).match(t) and (
                         ln.no != downloaded[name] or rx.search(r"&&|;", t)):
                     if name.lower().endswith((".json", ".txt", ".csv", ".md", ".html", ".xml", ".png", ".jpg")):
                         continue
@@ -1310,6 +1303,44 @@ def _join_continuations(lines: list[Line]) -> list[tuple[int, str]]:
     if buf:
         out.append((start, " ".join(buf)))
     return out
+
+
+class _NameShapes:
+    """The expressions :meth:`Classifier._download_then_exec` builds from the names a file downloads to or
+    fetches into, each compiled once for that file: a script naming a thousand downloads tries each
+    name's expressions on every line that names it, more of them than :data:`rx.INLINE_KEPT` keeps."""
+
+    def __init__(self) -> None:
+        self._made: dict[tuple[str, str], Any] = {}
+
+    def _get(self, kind: str, name: str, pattern: str, flags: int = 0) -> Any:
+        expr = self._made.get((kind, name))
+        if expr is None:
+            expr = self._made[(kind, name)] = rx.inline(pattern, flags)
+        return expr
+
+    def evaluated(self, name: str) -> Any:
+        """A variable holding a fetched page, evaluated (``iex $x``, ``eval "$x"``, ``$x | sh``)."""
+        esc = re.escape(name)
+        return self._get("evaluated", name,
+                         rf"(?i)(?:\biex|\binvoke-expression|\beval|\b(?:ba|z)?sh\s+-c|\[scriptblock\]::create)\s*\(?\s*['\"]?"
+                         rf"\$\{{?{esc}\b|\$\{{?{esc}\b\}}?['\"]?(?:\.content)?\s*\|\s*(?:iex|invoke-expression|"
+                         rf"(?:ba|z)?sh)\b")
+
+    def run(self, name: str) -> Any:
+        """A downloaded file made executable, run, sourced, opened or installed."""
+        esc = re.escape(name)
+        return self._get("run", name,
+                         rf"(?:chmod\s+[+0-7a-z]*x?\S*\s+\S*{esc}\b|(?:^|[;&|\s])\./{esc}\b|\b(?:ba|z)?sh\s+\S*{esc}\b|"
+                         rf"\b(?:python3?|node|perl|source|\.)\s+\S*{esc}\b|\bopen\s+\S*{esc}\b|"
+                         rf"\b(?:hdiutil\s+attach|installer\s+-pkg|msiexec(?:\.exe)?\s+/i|Start-Process(?:\s+-FilePath)?|"
+                         rf"Invoke-Item|ii|start|rundll32|regsvr32|mshta|wscript|cscript|cmd(?:\.exe)?\s+/[ck]|"
+                         rf"powershell(?:\.exe)?\s+(?:-\S+\s+)*-File|java\s+-jar)\s+['\"]?\S*{esc}\b|"
+                         rf"(?:^|[;&]\s*)&\s*['\"]?\S*{esc}\b)", re.I)
+
+    def named(self, name: str) -> Any:
+        """A line that is the downloaded program's own path (a runnable file started by naming it)."""
+        return self._get("named", name, rf"\s*['\"]?[^\s'\"]*?(?:^|[/\\]|\b){re.escape(name)}['\"]?(?:\s|$)")
 
 
 def _is_native_binary(data: bytes) -> bool:

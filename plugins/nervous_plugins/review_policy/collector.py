@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -10,10 +9,12 @@ from attrs import define, field
 
 from nervous.plugin.toolkit import normalize_tag
 
+from .memo import remember_short
+
 TIER_ORDER = {"SAFE": 0, "CAUTION": 1, "RISKY": 2, "DANGEROUS": 3}
 
 
-@functools.lru_cache(maxsize=8192)
+@remember_short(8192)
 def _normalized(tag: str) -> str | None:
     """A tag's canonical spelling, or None for one that is not a tag: a pure function of the text, which the
     detectors repeat on every line naming the same command, host or file."""

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from typing import Any
 
 from nervous.plugin.toolkit import is_credential_path, normalize_host
@@ -72,26 +71,6 @@ _ANY_LINE = rx.compile("|".join(f"(?:{p})" for p in (
     EVAL.pattern, TLS_OFF.pattern, _KILL.pattern, _LOG_SECRET.pattern, _READ_HINT.pattern, _SHELL_PIPE.pattern)))
 
 
-def _marked_lines(source: str, lines: list[str]) -> set[int]:
-    """The indices of the lines ``_ANY_LINE`` finds something in, and maybe a few more, from one search
-    of the whole source instead of one per line.
-
-    Each match marks every line it touches. A line with a match of its own is marked: its match is a
-    match in the source too (the expressions assert nothing but word boundaries, which hold at a
-    newline as at the ends of a line alone: ``rx.line_screenable`` of each), so the search of the source,
-    reaching that line, reports a match starting in it, or one starting earlier that runs into it.
-    """
-    starts = [0]
-    for ln in lines[:-1]:
-        starts.append(starts[-1] + len(ln) + 1)
-    marked: set[int] = set()
-    for m in _ANY_LINE.finditer(source):
-        first = bisect_right(starts, m.start()) - 1
-        last = bisect_right(starts, max(m.start(), m.end() - 1), first) - 1
-        marked.update(range(first, last + 1))
-    return marked
-
-
 def _staged_download(c: Collector, file: str, lines: list[str], offset: int, may: Any = None) -> None:
     """NV-EXEC-003 in JavaScript: a fetched response written to a file that is then run."""
     if may is not None and not may(WRITE_TARGET):  # found on no line of the file (``rx.Screen``)
@@ -141,7 +120,7 @@ def analyze(c: Collector, file: str, source: str, *, lines_offset: int = 0) -> N
     in_log_secret = may(_LOG_SECRET)
     in_read_hint = may(_READ_HINT)
     in_shell_pipe = may(_SHELL_PIPE)
-    marked = _marked_lines(source, lines) if _ANY_LINE is not None else None  # (None: the tests' slow path)
+    marked = rx.marked_lines(_ANY_LINE, source) if _ANY_LINE is not None else None  # (None: the tests' slow path)
     # without a block comment opening anywhere, the lines left unmarked need no step at all
     todo = sorted(marked) if marked is not None and "/*" not in source else range(len(lines))
     in_block = False

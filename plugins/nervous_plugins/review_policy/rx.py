@@ -17,9 +17,16 @@ from typing import Any
 
 import re2
 
-#: ``(pattern, flags) -> "re2" | "re"`` for every expression compiled so far
+#: ``(pattern, flags) -> "re2" | "re"`` for every expression compiled so far (the first
+#: :data:`ENGINES_KEPT`: past them, in a process that has read many skills, the rest are expressions built
+#: from names those skills used, compiled and checked alike but not listed)
 ENGINES: dict[tuple[str, int], str] = {}
+ENGINES_KEPT = 8192
+#: the rule expressions (:func:`compile`), kept for the life of the process: their number is the code's
 _CACHE: dict[tuple[str, int], Any] = {}
+#: how many expressions written in a detector's call (:func:`search` and the like) are kept: some are
+#: built from a name a skill uses, and a process reading skills for days must not keep one for each
+INLINE_KEPT = 2048
 _RE2_OPTIONS = re2.Options()
 _RE2_OPTIONS.max_mem = 64 << 20  # room for the large alternations of the rule set
 _RE2_OPTIONS.log_errors = False  # an expression RE2 cannot take is handled below, not logged
@@ -38,11 +45,28 @@ class UnsafeExpression(ValueError):
 
 
 def compile(pattern: str, flags: int = 0) -> Any:  # noqa: A001 - the same name as re.compile, on purpose
-    """A compiled expression with the ``re.Pattern`` methods the detectors use."""
+    """A compiled expression with the ``re.Pattern`` methods the detectors use (a rule expression: kept)."""
     key = (pattern, flags)
     hit = _CACHE.get(key)
-    if hit is not None:
-        return hit
+    if hit is None:
+        hit = _CACHE[key] = _build(pattern, flags)
+    return hit
+
+
+@functools.lru_cache(maxsize=INLINE_KEPT)
+def inline(pattern: str, flags: int = 0) -> Any:
+    """An expression written in a detector's call: the rule expression of that spelling, or one compiled
+    here and kept among the :data:`INLINE_KEPT` most recently used."""
+    return _CACHE.get((pattern, flags)) or _build(pattern, flags)
+
+
+def compiled(key: tuple[str, int]) -> Any:
+    """The expression :data:`ENGINES` lists under ``key``, as the detectors use it."""
+    return _CACHE.get(key) or inline(*key)
+
+
+def _build(pattern: str, flags: int) -> Any:
+    key = (pattern, flags)
     if flags & ~(re.IGNORECASE | re.MULTILINE | re.DOTALL):
         raise ValueError(f"unsupported flags for a rule expression: {flags!r}")
     inline = "".join(letter for flag, letter in _FLAGS if flags & flag)
@@ -56,8 +80,8 @@ def compile(pattern: str, flags: int = 0) -> Any:  # noqa: A001 - the same name 
             raise UnsafeExpression(f"{risks[0]}: {pattern[:120]!r}") from None
         compiled = _ReRule(re.compile(pattern, flags), ascii_superset(pattern, flags), flags)
         engine = "re"
-    _CACHE[key] = compiled
-    ENGINES[key] = engine
+    if len(ENGINES) < ENGINES_KEPT:
+        ENGINES[key] = engine
     return compiled
 
 
@@ -176,6 +200,10 @@ def _raw_set_match(compiled: Any) -> Callable[[bytes], list[int]]:
     return compiled._set.Match  # type: ignore[no-any-return]
 
 
+#: distinct answers a :class:`LiteralSets` keeps (the wild sample's skills give a few hundred)
+ANSWERS_KEPT = 4096
+
+
 class LiteralSets:
     """Named sets of literal words, all searched in one RE2 pass: which sets have a word in a text.
 
@@ -192,7 +220,8 @@ class LiteralSets:
             self._set.Add("|".join(re.escape(w) for w in words))
         self._set.Compile()
         self._match = _raw_set_match(self._set)
-        #: each answer's names, built once per distinct answer (a line holds few of the sets)
+        #: each answer's names, built once per distinct answer (a line holds few of the sets; text made to
+        #: hold many combinations gets the first :data:`ANSWERS_KEPT` kept, the rest built each time)
         self._answers: dict[tuple[int, ...], frozenset[str]] = {(): frozenset()}
 
     def present(self, text: str) -> frozenset[str]:
@@ -200,7 +229,9 @@ class LiteralSets:
         found = tuple(self._match(_encoded(text) if _is_ascii(text) else _utf8(text)))
         names = self._answers.get(found)
         if names is None:
-            names = self._answers[found] = frozenset(self._names[i] for i in found)
+            names = frozenset(self._names[i] for i in found)
+            if len(self._answers) < ANSWERS_KEPT:
+                self._answers[found] = names
         return names
 
 
@@ -394,6 +425,48 @@ class Screen:
         return expr.finditer(line) if self.may_match(expr) else iter(())
 
 
+def marked_lines(expr: Any, text: str) -> set[int]:
+    """The indices of the ``"\\n"``-separated lines of ``text`` that ``expr`` finds something in, and maybe a
+    few more, from one search of the whole text instead of one per line.
+
+    Each match marks every line it touches. A line with a match of its own is marked: for an expression
+    that is :func:`line_screenable`, a match in a line is a match in the text, so the search of the text,
+    reaching that line, reports a match starting in it or one starting earlier that runs into it. For
+    other expressions (look-arounds, string anchors) a line's match may be none in the text: each caller's
+    expression is held to :func:`line_screenable` by the tests (an RE2 spelling ``re`` cannot parse, such
+    as inline flags inside an alternation, is checked part by part there).
+    """
+    marked: set[int] = set()
+    if not isinstance(expr, _Re2Rule):
+        line = pos = 0  # the index of the line holding ``pos``
+        for m in expr.finditer(text):
+            start, last = m.start(), max(m.start(), m.end() - 1)
+            line += text.count("\n", pos, start)
+            end_line = line + text.count("\n", start, last)
+            marked.update(range(line, end_line + 1))
+            line, pos = end_line, last
+        return marked
+    # on the UTF-8 bytes, with byte offsets (a newline is one byte there and in no other character's bytes:
+    # the lines are the same), each search starting at the line after the last one marked (a line's own
+    # match still starts in it, or one from an earlier line runs into it)
+    data = _encoded(text) if _is_ascii(text) else _utf8(text)
+    search, n, count = expr._raw.Match, len(data), data.count
+    line = pos = 0  # the index of the line starting at ``pos``
+    while pos <= n:
+        start, end = search(_UNANCHORED, data, pos, n)[0]
+        if start < 0:
+            break
+        first = line + count(b"\n", pos, start)
+        last = max(start, end - 1)
+        line = first + count(b"\n", start, last)
+        marked.update(range(first, line + 1))
+        pos = data.find(b"\n", last) + 1
+        if pos == 0:
+            break
+        line += 1
+    return marked
+
+
 class _ReRule:
     """An expression that needs ``re`` (a look-around), screened by an RE2 expression first.
 
@@ -507,7 +580,7 @@ def ascii_superset(pattern: str, flags: int = 0, *, wide: bool = False) -> Any:
         return None
 
 
-@functools.cache
+@functools.lru_cache(maxsize=2 * INLINE_KEPT)
 def ascii_superset_text(pattern: str, flags: int = 0, *, wide: bool = False) -> str | None:
     """The RE2 spelling of :func:`ascii_superset` (``None`` where it cannot be built).
 
@@ -700,31 +773,31 @@ def _to_re2_syntax(pattern: str) -> str:
 
 
 def search(pattern: str, string: str, flags: int = 0) -> Any:
-    return compile(pattern, flags).search(string)
+    return inline(pattern, flags).search(string)
 
 
 def match(pattern: str, string: str, flags: int = 0) -> Any:
-    return compile(pattern, flags).match(string)
+    return inline(pattern, flags).match(string)
 
 
 def fullmatch(pattern: str, string: str, flags: int = 0) -> Any:
-    return compile(pattern, flags).fullmatch(string)
+    return inline(pattern, flags).fullmatch(string)
 
 
 def finditer(pattern: str, string: str, flags: int = 0) -> Iterator[Any]:
-    return compile(pattern, flags).finditer(string)  # type: ignore[no-any-return]
+    return inline(pattern, flags).finditer(string)  # type: ignore[no-any-return]
 
 
 def findall(pattern: str, string: str, flags: int = 0) -> list[Any]:
-    return compile(pattern, flags).findall(string)  # type: ignore[no-any-return]
+    return inline(pattern, flags).findall(string)  # type: ignore[no-any-return]
 
 
 def split(pattern: str, string: str, maxsplit: int = 0, flags: int = 0) -> list[str]:
-    return compile(pattern, flags).split(string, maxsplit)  # type: ignore[no-any-return]
+    return inline(pattern, flags).split(string, maxsplit)  # type: ignore[no-any-return]
 
 
 def sub(pattern: str, repl: str | Callable[[Any], str], string: str, count: int = 0, flags: int = 0) -> str:
-    return compile(pattern, flags).sub(repl, string, count)  # type: ignore[no-any-return]
+    return inline(pattern, flags).sub(repl, string, count)  # type: ignore[no-any-return]
 
 
 # ------------------------------------------------------------------ static check for the ``re`` fallback
