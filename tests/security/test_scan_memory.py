@@ -106,3 +106,34 @@ def test_marked_lines_hold_every_line_with_a_match_of_its_own(text: str, expr) -
     assert {i for i, line in enumerate(lines) if expr.search(line)} <= marked <= set(range(len(lines)))
     if "\n" not in text:
         assert marked == ({0} if expr.search(text) else set())
+
+
+# ------------------------------------------------------------------ the benchmark
+
+
+def _bench(*args: str):  # type: ignore[no-untyped-def]
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parents[2] / "benchmarks" / "scan_memory.py"
+    return subprocess.run([sys.executable, str(script), *args], capture_output=True, text=True, timeout=300)
+
+
+def test_the_memory_benchmark_reports_growth_and_every_cache_within_its_bound() -> None:
+    import json
+
+    out = _bench("--skills", "4", "--lines", "40", "--json")
+    assert out.returncode == 0, out.stderr
+    hostile = json.loads(out.stdout)["hostile"]
+    assert hostile["skills"] == 4 and len(hostile["resident_mb"]) == 5
+    assert len(hostile["growth_mb_per_skill_by_quarter"]) == 4
+    for name, (size, bound) in hostile["caches"].items():
+        assert size >= 0 and (bound < 0 or size <= bound), name
+
+
+def test_the_memory_benchmark_refuses_bad_arguments() -> None:
+    out = _bench("--skills", "2")
+    assert out.returncode == 2 and "--skills must be at least 4" in out.stderr
+    out = _bench("--corpus", "/nonexistent/x.tar.gz")
+    assert out.returncode == 2 and "no such file" in out.stderr
