@@ -5,6 +5,7 @@
     python benchmarks/scan_decisions.py classify --corpus … --ids ids.txt --out cpu.json
     python benchmarks/scan_decisions.py band wild.json --from 0.90 --to 0.99 --every 3 --out band.txt
     python benchmarks/scan_decisions.py record --corpus … --ids band.txt --out band.json
+    python benchmarks/scan_decisions.py pair --other ../before --corpus ../shared/data/security/wild/wild.tar.gz
 
 A change to the scan machinery (speed, bounds) must not change what the scan decides. ``record``
 scans each item of a ``items/<id>/…`` archive (read in memory, never extracted or executed) and
@@ -13,6 +14,12 @@ its file name, the side-effect classes, tags and flags, and a digest of the whol
 with their snippets and evidence, reasons, risk); plus wall and CPU milliseconds. ``compare``
 prints how many items changed and, for each changed item, its id and the rule ids that differ —
 never content (the archives are hostile text).
+
+``pair`` times two versions of the review policy in one process, item by item: the other checkout's
+``review_policy`` package is copied beside this one under another name, and each item is classified by
+both in turn (which goes first alternates), so that the load of the machine, which moves whole-sample
+records by a third from one run to the next, falls on both alike. The figure is this code's CPU over the
+other's (the same code against itself reads 1.00 ± 0.02), with each side's p50 and p95.
 """
 
 from __future__ import annotations
@@ -130,6 +137,55 @@ def band(rec: dict[str, Any], lo: float, hi: float, every: int = 1) -> list[str]
     return ids[int(lo * len(ids)):int(hi * len(ids))][::every]
 
 
+def pair_cpu(other: Path, corpus: Path, ids: list[str] | None = None) -> dict[str, Any]:
+    """CPU of classification per item by this code and by ``other`` (a checkout), alternated in one process."""
+    import importlib
+    import shutil
+    import tempfile
+
+    from nervous.kernel.records import ScanContext, SkillBundle, SkillFile, SkillRef
+
+    source = other / "plugins" / "nervous_plugins" / "review_policy"
+    if not (source / "classifier.py").is_file():
+        raise SystemExit(f"pair: {other} holds no plugins/nervous_plugins/review_policy/classifier.py")
+    items = load_items(corpus.read_bytes())
+    unknown = [i for i in ids or () if i not in items]
+    if unknown:
+        raise SystemExit(f"pair: {len(unknown)} ids not in {corpus}, first {unknown[0]!r}")
+    context = ScanContext(purpose="install")
+    warm = SkillBundle(ref=SkillRef("warm-up"), files=(SkillFile("SKILL.md", "# warm-up \u2713\n".encode()),))
+    cpu: dict[str, dict[str, float]] = {"this": {}, "other": {}}
+    with tempfile.TemporaryDirectory() as tmp:  # the copy stays importable while it runs (detectors load lazily)
+        shutil.copytree(source, Path(tmp) / "review_policy_other")
+        sys.path.insert(0, tmp)
+        try:
+            sides = {"other": importlib.import_module("review_policy_other.classifier").Classifier(),
+                     "this": importlib.import_module("nervous_plugins.review_policy.classifier").Classifier()}
+            for classifier in sides.values():
+                classifier.classify(warm, context)
+            for n, item_id in enumerate(ids or sorted(items)):
+                files = tuple(SkillFile(p, d) for p, d in sorted(items[item_id]))
+                bundle = SkillBundle(ref=SkillRef(item_id), files=files)
+                for side in ("this", "other") if n % 2 == 0 else ("other", "this"):
+                    c0 = time.process_time()
+                    sides[side].classify(bundle, context)
+                    cpu[side][item_id] = (time.process_time() - c0) * 1000
+        finally:
+            sys.path.remove(tmp)
+            for name in [m for m in sys.modules if m.partition(".")[0] == "review_policy_other"]:
+                del sys.modules[name]
+
+    def pct(xs: list[float], q: float) -> float:
+        return round(sorted(xs)[min(len(xs) - 1, int(q * len(xs)))], 2)
+
+    out: dict[str, Any] = {"items": len(cpu["this"]),
+                           "ratio": round(sum(cpu["this"].values()) / max(sum(cpu["other"].values()), 1e-9), 3)}
+    for side, per in cpu.items():
+        out[side] = {"cpu_total_s": round(sum(per.values()) / 1000, 1), "cpu_p50_ms": pct(list(per.values()), 0.5),
+                     "cpu_p95_ms": pct(list(per.values()), 0.95)}
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -146,6 +202,10 @@ def main(argv: list[str] | None = None) -> int:
     k.add_argument("--corpus", required=True, type=Path)
     k.add_argument("--ids", type=Path, help="file of item ids, as security.py --ids reads it (first word a line, # comments); default: every item")
     k.add_argument("--out", required=True, type=Path)
+    q = sub.add_parser("pair", help="CPU of this code over another checkout's, items alternated in one process")
+    q.add_argument("--other", required=True, type=Path, help="the other checkout (its plugins/ is read)")
+    q.add_argument("--corpus", required=True, type=Path)
+    q.add_argument("--ids", type=Path, help="file of item ids (as classify --ids); default: every item")
     s = sub.add_parser("summary", help="timing summary of a record")
     s.add_argument("record", type=Path)
     b = sub.add_parser("band", help="ids of a record's items between two CPU quantiles")
@@ -169,6 +229,9 @@ def main(argv: list[str] | None = None) -> int:
         cpu = classify_cpu(args.corpus, read_ids(args.ids))
         args.out.write_text(json.dumps(cpu, indent=1, sort_keys=True))
         print(json.dumps(summary({i: {"ms": v, "cpu_ms": v} for i, v in cpu.items()})))
+        return 0
+    if args.cmd == "pair":
+        print(json.dumps(pair_cpu(args.other, args.corpus, read_ids(args.ids))))
         return 0
     if args.cmd == "compare":
         return compare(json.loads(args.before.read_text()), json.loads(args.after.read_text()))

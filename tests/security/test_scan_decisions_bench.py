@@ -49,3 +49,27 @@ def test_record_of_listed_ids_scans_only_those(tmp_path: Path) -> None:
     assert sorted(rec) == ["b", "c"]
     assert rec["b"]["decision"] == "refuse" and rec["c"]["decision"] == "allow"
     assert rec["b"]["cpu_ms"] > 0
+
+
+def test_pair_times_this_code_against_another_checkout_item_by_item(tmp_path: Path) -> None:
+    bench = _load()
+    archive = corpus_archive(tmp_path / "c.tar.gz", {
+        f"i{n}": {"SKILL.md": f"---\nname: i{n}\ndescription: Formats notes.\n---\n# I{n}\n" + "Run the tool.\n" * n}
+        for n in range(6)})
+    checkout = Path(__file__).resolve().parents[2]  # this checkout against itself
+    out = bench.pair_cpu(checkout, archive)
+    assert out["items"] == 6 and out["ratio"] > 0
+    for side in ("this", "other"):
+        assert set(out[side]) == {"cpu_total_s", "cpu_p50_ms", "cpu_p95_ms"}
+    assert bench.pair_cpu(checkout, archive, ["i2", "i4"])["items"] == 2
+
+
+def test_pair_refuses_a_folder_without_the_review_policy_and_unknown_ids(tmp_path: Path) -> None:
+    import pytest
+
+    bench = _load()
+    archive = corpus_archive(tmp_path / "c.tar.gz", {"a": {"SKILL.md": "# A\n"}})
+    with pytest.raises(SystemExit, match="holds no plugins/nervous_plugins/review_policy"):
+        bench.pair_cpu(tmp_path, archive)
+    with pytest.raises(SystemExit, match="1 ids not in"):
+        bench.pair_cpu(Path(__file__).resolve().parents[2], archive, ["nope"])
