@@ -148,6 +148,8 @@ def pair_cpu(other: Path, corpus: Path, ids: list[str] | None = None) -> dict[st
     source = other / "plugins" / "nervous_plugins" / "review_policy"
     if not (source / "classifier.py").is_file():
         raise SystemExit(f"pair: {other} holds no plugins/nervous_plugins/review_policy/classifier.py")
+    if not corpus.is_file():
+        raise SystemExit(f"pair: --corpus {corpus}: no such file")
     items = load_items(corpus.read_bytes())
     unknown = [i for i in ids or () if i not in items]
     if unknown:

@@ -71,5 +71,7 @@ def test_pair_refuses_a_folder_without_the_review_policy_and_unknown_ids(tmp_pat
     archive = corpus_archive(tmp_path / "c.tar.gz", {"a": {"SKILL.md": "# A\n"}})
     with pytest.raises(SystemExit, match="holds no plugins/nervous_plugins/review_policy"):
         bench.pair_cpu(tmp_path, archive)
+    with pytest.raises(SystemExit, match="no such file"):
+        bench.pair_cpu(Path(__file__).resolve().parents[2], tmp_path / "missing.tar.gz")
     with pytest.raises(SystemExit, match="1 ids not in"):
         bench.pair_cpu(Path(__file__).resolve().parents[2], archive, ["nope"])

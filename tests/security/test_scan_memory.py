@@ -87,7 +87,13 @@ def test_an_expression_from_a_detectors_call_is_the_rule_expression_of_that_spel
     from nervous_plugins.review_policy import shell
 
     assert rx.inline(shell.PIPE_TO_SHELL.pattern) is shell.PIPE_TO_SHELL
-    assert rx.compiled((shell.PIPE_TO_SHELL.pattern, 0)) is shell.PIPE_TO_SHELL
+
+
+def test_only_an_expression_on_re2_marks_lines() -> None:
+    on_re = rx.compile(r"a(?=b)")
+    assert not isinstance(on_re, rx._Re2Rule)
+    with pytest.raises(ValueError, match="on RE2"):
+        rx.marked_lines(on_re, "ab\nab")
 
 
 # ------------------------------------------------------------------ lines marked by one search of a text

@@ -348,7 +348,7 @@ def test_a_screen_agrees_with_searching_each_line(lines: list[str]) -> None:
             assert (got is None) == (expected is None), (expr.pattern[:60], line[:60])
 
 
-_RE_RULES = sorted({id(e): e for e in map(rx.compiled, list(rx.ENGINES)) if isinstance(e, rx._ReRule)}.values(),
+_RE_RULES = sorted({id(e): e for e in (rx.inline(*k) for k in list(rx.ENGINES)) if isinstance(e, rx._ReRule)}.values(),
                    key=lambda e: e.pattern)
 _NON_ASCII = ["é", "ü", "—", "→", "😀", "\u212a", "\u017f", "\u0130", "\u0131", "\u00a0", "\u2003", "٣", "Ａ", "ß", "Ω"]
 

@@ -142,7 +142,7 @@ class _Counting:
 def _re_calls(b: SkillBundle) -> tuple[int, float]:
     """(calls that reached a ``re`` engine, CPU seconds) while classifying ``b``."""
     counts = {"re": 0}
-    wrapped = [rx.compiled(k) for k in _re_expressions()]
+    wrapped = [rx.inline(*k) for k in _re_expressions()]
     saved = [w._re for w in wrapped]
     for w in wrapped:
         w._re = _Counting(w._re, counts)

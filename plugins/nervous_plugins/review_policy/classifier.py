@@ -689,7 +689,7 @@ class Classifier:
             for name in list(fetched) if "$" in t else ():  # each shape reads the variable
                 if not _may_name(name, t.isascii(), low):
                     continue
-                if shapes.evaluated(name).search(t):
+                if shapes.get("evaluated", name).search(t):
                     c.hit("NV-EXEC-001", path, ln.no, snippet(t), action=None if ln.kind != "code" or not ln.quoted else "review",
                           shape="fetched into a variable, then evaluated")
                     c.fact("download_exec", path, ln.no)
@@ -706,7 +706,7 @@ class Classifier:
                     continue
                 runnable = name.lower().endswith((".exe", ".bat", ".cmd", ".ps1", ".msi", ".scr", ".com", ".vbs", ".js",
                                                   ".hta", ".jar", ".app", ".command", ".sh"))
-                if shapes.run(name).search(t) or runnable and shapes.named(name).match(t) and (
+                if shapes.get("run", name).search(t) or runnable and shapes.get("named", name).match(t) and (
                         ln.no != downloaded[name] or rx.search(r"&&|;", t)):
                     if name.lower().endswith((".json", ".txt", ".csv", ".md", ".html", ".xml", ".png", ".jpg")):
                         continue
@@ -1305,42 +1305,37 @@ def _join_continuations(lines: list[Line]) -> list[tuple[int, str]]:
     return out
 
 
+#: the expressions :meth:`Classifier._download_then_exec` builds from a name (``{name}``: the name, escaped)
+_NAME_SHAPES: dict[str, tuple[str, int]] = {
+    # a variable holding a fetched page, evaluated (``iex $x``, ``eval "$x"``, ``$x | sh``)
+    "evaluated": (r"(?i)(?:\biex|\binvoke-expression|\beval|\b(?:ba|z)?sh\s+-c|\[scriptblock\]::create)\s*\(?\s*['\"]?"
+                  r"\$\{?{name}\b|\$\{?{name}\b\}?['\"]?(?:\.content)?\s*\|\s*(?:iex|invoke-expression|(?:ba|z)?sh)\b", 0),
+    # a downloaded file made executable, run, sourced, opened or installed
+    "run": (r"(?:chmod\s+[+0-7a-z]*x?\S*\s+\S*{name}\b|(?:^|[;&|\s])\./{name}\b|\b(?:ba|z)?sh\s+\S*{name}\b|"
+            r"\b(?:python3?|node|perl|source|\.)\s+\S*{name}\b|\bopen\s+\S*{name}\b|"
+            r"\b(?:hdiutil\s+attach|installer\s+-pkg|msiexec(?:\.exe)?\s+/i|Start-Process(?:\s+-FilePath)?|"
+            r"Invoke-Item|ii|start|rundll32|regsvr32|mshta|wscript|cscript|cmd(?:\.exe)?\s+/[ck]|"
+            r"powershell(?:\.exe)?\s+(?:-\S+\s+)*-File|java\s+-jar)\s+['\"]?\S*{name}\b|"
+            r"(?:^|[;&]\s*)&\s*['\"]?\S*{name}\b)", re.I),
+    # a line that is the downloaded program's own path (a runnable file started by naming it)
+    "named": (r"\s*['\"]?[^\s'\"]*?(?:^|[/\\]|\b){name}['\"]?(?:\s|$)", 0),
+}
+
+
 class _NameShapes:
-    """The expressions :meth:`Classifier._download_then_exec` builds from the names a file downloads to or
-    fetches into, each compiled once for that file: a script naming a thousand downloads tries each
-    name's expressions on every line that names it, more of them than :data:`rx.INLINE_KEPT` keeps."""
+    """:data:`_NAME_SHAPES` for the names one file downloads to or fetches into, each built and compiled once
+    for that file: a script naming a thousand downloads tries each name's expressions on every line that
+    names it, more of them than :data:`rx.INLINE_KEPT` keeps."""
 
     def __init__(self) -> None:
         self._made: dict[tuple[str, str], Any] = {}
 
-    def _get(self, kind: str, name: str, pattern: str, flags: int = 0) -> Any:
+    def get(self, kind: str, name: str) -> Any:
         expr = self._made.get((kind, name))
         if expr is None:
-            expr = self._made[(kind, name)] = rx.inline(pattern, flags)
+            template, flags = _NAME_SHAPES[kind]
+            expr = self._made[(kind, name)] = rx.inline(template.replace("{name}", re.escape(name)), flags)
         return expr
-
-    def evaluated(self, name: str) -> Any:
-        """A variable holding a fetched page, evaluated (``iex $x``, ``eval "$x"``, ``$x | sh``)."""
-        esc = re.escape(name)
-        return self._get("evaluated", name,
-                         rf"(?i)(?:\biex|\binvoke-expression|\beval|\b(?:ba|z)?sh\s+-c|\[scriptblock\]::create)\s*\(?\s*['\"]?"
-                         rf"\$\{{?{esc}\b|\$\{{?{esc}\b\}}?['\"]?(?:\.content)?\s*\|\s*(?:iex|invoke-expression|"
-                         rf"(?:ba|z)?sh)\b")
-
-    def run(self, name: str) -> Any:
-        """A downloaded file made executable, run, sourced, opened or installed."""
-        esc = re.escape(name)
-        return self._get("run", name,
-                         rf"(?:chmod\s+[+0-7a-z]*x?\S*\s+\S*{esc}\b|(?:^|[;&|\s])\./{esc}\b|\b(?:ba|z)?sh\s+\S*{esc}\b|"
-                         rf"\b(?:python3?|node|perl|source|\.)\s+\S*{esc}\b|\bopen\s+\S*{esc}\b|"
-                         rf"\b(?:hdiutil\s+attach|installer\s+-pkg|msiexec(?:\.exe)?\s+/i|Start-Process(?:\s+-FilePath)?|"
-                         rf"Invoke-Item|ii|start|rundll32|regsvr32|mshta|wscript|cscript|cmd(?:\.exe)?\s+/[ck]|"
-                         rf"powershell(?:\.exe)?\s+(?:-\S+\s+)*-File|java\s+-jar)\s+['\"]?\S*{esc}\b|"
-                         rf"(?:^|[;&]\s*)&\s*['\"]?\S*{esc}\b)", re.I)
-
-    def named(self, name: str) -> Any:
-        """A line that is the downloaded program's own path (a runnable file started by naming it)."""
-        return self._get("named", name, rf"\s*['\"]?[^\s'\"]*?(?:^|[/\\]|\b){re.escape(name)}['\"]?(?:\s|$)")
 
 
 def _is_native_binary(data: bytes) -> bool:

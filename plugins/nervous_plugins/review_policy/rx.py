@@ -57,20 +57,16 @@ def compile(pattern: str, flags: int = 0) -> Any:  # noqa: A001 - the same name 
 def inline(pattern: str, flags: int = 0) -> Any:
     """An expression written in a detector's call: the rule expression of that spelling, or one compiled
     here and kept among the :data:`INLINE_KEPT` most recently used."""
-    return _CACHE.get((pattern, flags)) or _build(pattern, flags)
-
-
-def compiled(key: tuple[str, int]) -> Any:
-    """The expression :data:`ENGINES` lists under ``key``, as the detectors use it."""
-    return _CACHE.get(key) or inline(*key)
+    rule = _CACHE.get((pattern, flags))
+    return rule if rule is not None else _build(pattern, flags)
 
 
 def _build(pattern: str, flags: int) -> Any:
     key = (pattern, flags)
     if flags & ~(re.IGNORECASE | re.MULTILINE | re.DOTALL):
         raise ValueError(f"unsupported flags for a rule expression: {flags!r}")
-    inline = "".join(letter for flag, letter in _FLAGS if flags & flag)
-    text = (f"(?{inline})" if inline else "") + _to_re2_syntax(pattern)
+    letters = "".join(letter for flag, letter in _FLAGS if flags & flag)
+    text = (f"(?{letters})" if letters else "") + _to_re2_syntax(pattern)
     try:
         compiled: Any = _Re2Rule(re2.compile(text, _RE2_OPTIONS), pattern, flags)
         engine = "re2"
@@ -434,18 +430,12 @@ def marked_lines(expr: Any, text: str) -> set[int]:
     reaching that line, reports a match starting in it or one starting earlier that runs into it. For
     other expressions (look-arounds, string anchors) a line's match may be none in the text: each caller's
     expression is held to :func:`line_screenable` by the tests (an RE2 spelling ``re`` cannot parse, such
-    as inline flags inside an alternation, is checked part by part there).
+    as inline flags inside an alternation, is checked part by part there). Only an expression on RE2 can
+    mark lines (one on ``re`` is refused).
     """
-    marked: set[int] = set()
     if not isinstance(expr, _Re2Rule):
-        line = pos = 0  # the index of the line holding ``pos``
-        for m in expr.finditer(text):
-            start, last = m.start(), max(m.start(), m.end() - 1)
-            line += text.count("\n", pos, start)
-            end_line = line + text.count("\n", start, last)
-            marked.update(range(line, end_line + 1))
-            line, pos = end_line, last
-        return marked
+        raise ValueError(f"lines are marked by an expression on RE2, not {expr.pattern[:60]!r}")
+    marked: set[int] = set()
     # on the UTF-8 bytes, with byte offsets (a newline is one byte there and in no other character's bytes:
     # the lines are the same), each search starting at the line after the last one marked (a line's own
     # match still starts in it, or one from an earlier line runs into it)
