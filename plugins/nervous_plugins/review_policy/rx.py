@@ -548,6 +548,14 @@ _ASCII = [chr(i) for i in range(128)]
 _ATOM_SETS: dict[tuple[Any, Any, int], frozenset[int]] = {}
 
 
+#: a bounded repetition whose bounds lie further apart than this is left open in a screen: ``[^.\\n]{0,80}``
+#: becomes ``[^.\\n]{0,}``. RE2 runs such a window after a word list as a DFA whose states remember how far
+#: back every place the window may have started lies; on prose, which starts one at every other word, the
+#: state cache fills and RE2 falls back to its NFA (50 µs for a line of fifty characters). The open window
+#: is a handful of states, and a screen may match more than its expression.
+WINDOW_KEPT = 8
+
+
 def ascii_superset(pattern: str, flags: int = 0, *, wide: bool = False) -> Any:
     """An RE2 expression that matches some substring of every ASCII string ``pattern`` matches in.
 
@@ -596,7 +604,8 @@ def _superset_seq(seq: Any, state: Any, flags: int, wide: bool = False) -> str:
         elif op in _REPEATS:
             lo, hi, body = av
             lo = min(lo, 1000)
-            upper = "" if hi is sre_parse.MAXREPEAT or hi > 1000 else str(hi)
+            # a wide window is left open (see WINDOW_KEPT): the screen still matches wherever ``re`` can
+            upper = "" if hi is sre_parse.MAXREPEAT or hi - lo > WINDOW_KEPT else str(hi)
             out.append("(?:" + _superset_seq(body, state, flags, wide) + "){" + f"{lo},{upper}" + "}")
         elif op is getattr(sre_parse, "ATOMIC_GROUP", None):
             out.append("(?:" + _superset_seq(av, state, flags, wide) + ")")

@@ -395,13 +395,17 @@ def resolve_variables(line: str, variables: dict[str, str]) -> str:
     substitution with a function is slow."""
     if not variables or "$" not in line:  # every reference starts at a "$"
         return line
-    if not any((m.group(1) or m.group(2)) in variables for m in VARIABLE.finditer(line)):
+    refs = [(m.start(), m.end(), m.group(1) or m.group(2)) for m in VARIABLE.finditer(line)]
+    if not any(name in variables for _, _, name in refs):
         return line
-
-    def sub(m: re.Match[str]) -> str:
-        name = m.group(1) or m.group(2)
-        return variables.get(name, m.group(0))
-    return VARIABLE.sub(sub, line)  # type: ignore[no-any-return]
+    out: list[str] = []
+    last = 0
+    for start, end, name in refs:  # what ``VARIABLE.sub`` would do, from the matches already found
+        out.append(line[last:start])
+        out.append(variables.get(name, line[start:end]))
+        last = end
+    out.append(line[last:])
+    return "".join(out)
 
 
 def remember_assignments(line: str, variables: dict[str, str]) -> None:
