@@ -293,7 +293,7 @@ def test_the_phrase_gates_agree_with_one_search_per_gate(line: str) -> None:
     low = line.lower()
     present = prose._GATE_SET.present(low)
     assert present - {prose._CRED} == {name for name in prose.GATES if prose._gate(low, name)}
-    assert (prose._CRED in present) == (prose._CRED_LOCATION_GATE.search(low) is not None)
+    assert (prose._CRED in present) == any(w in low for w in prose._CRED_WORDS)
 
 
 _PHRASE_PIECES = st.sampled_from(sorted({w for ws in prose.GATES.values() for w in ws} | set(prose._CRED_WORDS))
@@ -995,3 +995,21 @@ def test_a_block_in_another_language_still_shows_a_download_run_by_a_shell(block
     side = classifier.Classifier().classify(bundle({"SKILL.md": skill_md("# Setup\n\n" + block + "\n")}),
                                             ScanContext(purpose="install"))
     assert "NV-EXEC-001" in {f.rule_id for f in side.findings}
+
+
+_RE2_RULES = sorted({id(e): e for e in (rx.inline(*k) for k in list(rx.ENGINES)) if isinstance(e, rx._Re2Rule)}.values(),
+                    key=lambda e: e.pattern)
+
+
+@_SETTINGS
+@given(st.lists(st.one_of(_LINE_TEXT, st.sampled_from(["$HOME", "${API_KEY}", "%APPDATA%", "$env:Path", "x=1", "", " "])),
+                max_size=6).map(" ".join))
+def test_findall_on_ascii_text_lists_what_each_match_lists(line: str) -> None:
+    """``findall`` of a whole ASCII string cuts the groups from RE2's spans: the same list the match
+    objects give (group 0 without groups, the one group, or a tuple with ``""`` for a group that took no part)."""
+    if not line.isascii():
+        return
+    for expr in _RE2_RULES:
+        expected = [m.group() if not expr.groups else m.groups(default="")[0] if expr.groups == 1
+                    else m.groups(default="") for m in expr.finditer(line)]
+        assert expr.findall(line) == expected, (expr.pattern[:60], line[:60])

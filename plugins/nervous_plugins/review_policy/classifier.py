@@ -119,6 +119,12 @@ NEWLINE = rx.compile("\n")
 SHEBANG = rx.compile(r"^#!\s*(?:/usr/bin/env\s+(?:-S\s+)?)?(?:/\S*/)?(\w+)")
 
 
+_PADDING = rx.compile(r"[ \t\u00a0\u3000]{200,}")
+_BLANK_RUN = rx.compile(r"(?:\n[ \t]*){51,}")
+#: the whole-file expressions of :meth:`Classifier._generic` that seldom find anything, tried in one set pass
+#: over the text first (one pass instead of six; the ones present are searched as before)
+_WHOLE_FILE = rx.Prefilter([HIDDEN_UNICODE, prose.SECRET_HANDLING, _PADDING, _BLANK_RUN, B64_BLOB, SECRET_LITERAL])
+
 #: every campaign indicator at once, case-insensitive (see :func:`_may_hold_indicator`)
 _CAMPAIGN_ANY = rx.compile("(?i)" + "|".join(re.escape(ind.lower()) for ind in CAMPAIGN_INDICATORS))
 #: the only characters whose lower case holds an ASCII character without being one (U+0130 gives "i" and a
@@ -416,8 +422,9 @@ class Classifier:
         c.flags.add("incomplete")
 
     def _generic(self, c: Collector, path: str, text: str, ext: str) -> None:
+        sc = _WHOLE_FILE.scan(text)
         # hidden unicode
-        for m in HIDDEN_UNICODE.finditer(text):
+        for m in sc.finditer(HIDDEN_UNICODE):
             if not _visible_exception(text, m.start()):
                 ln = text.count("\n", 0, m.start()) + 1
                 count = len(HIDDEN_UNICODE.findall(text))
@@ -426,12 +433,12 @@ class Classifier:
                 break
         # secret handling described anywhere in the bundle (keys, tokens, passwords, logins)
         # (drafts are judged on concrete capabilities only: words alone never raise a draft's risk)
-        sm = prose.SECRET_HANDLING.search(text) if c.purpose != "draft" else None
+        sm = sc.search(prose.SECRET_HANDLING) if c.purpose != "draft" else None
         if sm:
             kind = rx.sub(r"[^a-z]+", "-", sm.group(1).lower()).strip("-")
             c.tag(f"read:secret:{kind}", path, text.count("\n", 0, sm.start()) + 1)
         # padding
-        m = rx.search(r"[ \t\u00a0\u3000]{200,}", text)
+        m = sc.search(_PADDING)
         if m:
             ln = text.count("\n", 0, m.start()) + 1
             c.hit("NV-OBF-004", path, ln, "long run of blanks on one line")
@@ -440,7 +447,7 @@ class Classifier:
             if risky and not hidden.startswith("|") and rx.search(r"[^\W\d_]{3,}\s+[^\W\d_]{3,}", hidden):
                 c.hit("NV-OBF-006", path, ln, snippet(hidden), trigger=risky.group(0)[:40], hidden_by="padding")
         else:
-            m = rx.search(r"(?:\n[ \t]*){51,}", text)
+            m = sc.search(_BLANK_RUN)
             if m:
                 ln = text.count("\n", 0, m.start()) + 2
                 c.hit("NV-OBF-004", path, ln, "50 or more consecutive blank lines")
@@ -461,7 +468,7 @@ class Classifier:
 
         # encoded blobs outside data files
         if ext not in DATA_EXT and ext not in (".svg", ".html", ".htm", ".css"):
-            for m in B64_BLOB.finditer(text):
+            for m in sc.finditer(B64_BLOB):
                 ln, line = line_at(m.start())
                 if rx.search(r"(?i)data:(?:image|font|audio|application/(?:font|x-font|octet))", line) \
                         or rx.fullmatch(r"[0-9a-f]{64,}", m.group(0)) or len(set(m.group(0))) <= 16:
@@ -502,7 +509,7 @@ class Classifier:
                     for j, bl in enumerate(body.split("\n")):
                         prose.analyze_line(c, path, ln + j, bl)
         # secret literals
-        for m in SECRET_LITERAL.finditer(text):
+        for m in sc.finditer(SECRET_LITERAL):
             ln, line = line_at(m.start())
             col = m.start() - starts[ln - 1]
             if PLACEHOLDER.search(m.group(0)) or (m.group(0).startswith("-----BEGIN") and rx.search(
@@ -595,17 +602,19 @@ class Classifier:
         lang = block[0].lang
         quoted = block[0].quoted or c.security_tool
         src = "\n".join(ln.text for ln in block)
+        lines = rx.Screen(src, screen_re=True)  # the block's own lines, each searched for the shapes below
         offset = block[0].no - 1
         if lang in PYTHON_LANGS:
             if not pycode.analyze(c, path, src, lines_offset=offset):
                 for ln in block:
-                    if shell.PIPE_TO_SHELL.search(ln.text) or shell.REVERSE_SHELL.search(ln.text):
+                    if lines.search(shell.PIPE_TO_SHELL, ln.text) or lines.search(shell.REVERSE_SHELL, ln.text):
                         shell.analyze_line(c, path, ln.no, ln.text, executable=not quoted, quoted=quoted, known=known)
         elif lang in JS_LANGS:
             jscode.analyze(c, path, src, lines_offset=offset)
         else:
             joined = _join_continuations(block)
             variables: dict[str, str] = {}
+            whole = {ln.no: ln.text for ln in block}  # a text joined from continued lines is not one of them
             for no, text in joined:
                 if lang in SHELL_LANGS or not lang:
                     shell.hidden_shapes(c, path, no, text, variables, executable=not quoted)
@@ -619,7 +628,7 @@ class Classifier:
                     _resolve_hosts(c, n, text, variables)
                 elif lang == "sql" and rx.search(r"(?i)\b(?:drop\s+(?:table|database)|truncate\s+table|delete\s+from)\b", text):
                     c.tag("delete:db:?", path, no)
-                elif shell.PIPE_TO_SHELL.search(text) or shell.REVERSE_SHELL.search(text) or shell.ENCODED_TO_SHELL.search(text):
+                elif any(lines.search(e, text) if whole[no] == text else e.search(text) for e in _RUNS_IN_ANY_BLOCK):
                     shell.analyze_line(c, path, no, text, executable=not quoted, quoted=quoted, known=known)
         urls = lang not in ("markdown", "md", "text", "txt")
         for ln in block:
@@ -1284,6 +1293,10 @@ def _bare_command(text: str) -> bool:
         return False
     m = _BARE_COMMAND.match(text)
     return m is not None and m.group(1) in KNOWN_COMMANDS and not text.rstrip().endswith((".", ":"))
+
+
+#: the shell shapes looked for in a code block of any language
+_RUNS_IN_ANY_BLOCK = (shell.PIPE_TO_SHELL, shell.REVERSE_SHELL, shell.ENCODED_TO_SHELL)
 
 
 def _join_continuations(lines: list[Line]) -> list[tuple[int, str]]:

@@ -571,7 +571,7 @@ def _analyze_line(c: Collector, file: str, lineno: int, line: str, in_code: bool
         c.hit("NV-REMOTE-002", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1,
               action="refuse" if runs else None, path=m.group(1))
     if not in_code:
-        _credential_send(c, file, lineno, line, lambda m: quoted(m) or describes)
+        _credential_send(c, file, lineno, line, lambda m: quoted(m) or describes, gates)
     m = find(FRAUD) if "FRAUD" in gates else None
     if m and not _NEGATION.search(line[:m.start()]):
         c.hit("NV-FIN-002", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1,
@@ -688,7 +688,6 @@ _CRED_WORDS = (".ssh", "id_rsa", "id_ed", "id_ecdsa", ".aws", "/gh/", "git-cred"
 _DESTINATION_WORDS = ("://", "@", "[.]", "query", "param", "request", "payload", "api call", "ticket", "issue", "mail",
                       "message", "bcc", "webhook", "field", "analytic", "telemetry", "endpoint", "collector", "commit",
                       "pull", "pr ", "gist", "public", "push", "argument", "tool call")
-_CRED_LOCATION_GATE = rx.compile("|".join(re.escape(w) for w in _CRED_WORDS))
 #: the name of the credential words among the gates (:func:`_credential_send`'s first gate, the same words)
 _CRED = "_CRED_WORDS"
 #: every gate in one pass: which gates' words occur in a line (one RE2 set search instead of one search per gate)
@@ -700,14 +699,14 @@ _INERT_IN_CODE = frozenset({"EXFIL_INSTR", "FALSE_APPROVAL", "PLANTED_FILE", "UN
 _DESTINATION_GATE = rx.compile("|".join(re.escape(w) for w in _DESTINATION_WORDS) + r"|\d\.\d")
 
 
-def _credential_send(c: Collector, file: str, lineno: int, line: str, quoted: object) -> None:
+def _credential_send(c: Collector, file: str, lineno: int, line: str, quoted: object, gates: frozenset[str]) -> None:
     """NV-EXFIL-004 in any language: a credential location is the object of a transfer to a destination.
 
     Either "verb … location … destination" or "location … verb … destination"; a location that is itself
-    the destination ("put the key in .env") is not a send.
+    the destination ("put the key in .env") is not a send. ``gates``: the line's :data:`_GATE_SET` answer
+    (its credential words are this rule's first gate).
     """
-    low = line.lower()
-    if len(line) > 2000 or not _CRED_LOCATION_GATE.search(low) or not _DESTINATION_GATE.search(low):
+    if len(line) > 2000 or _CRED not in gates or not _DESTINATION_GATE.search(line.lower()):
         return
     for loc in CRED_LOCATION.finditer(line):
         if rx.search(r"(?i)\.pub\b|public\s+key", loc.group(0)) or rx.search(
