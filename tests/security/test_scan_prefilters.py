@@ -359,6 +359,7 @@ def test_wide_windows_are_left_open_in_screens() -> None:
     opened = rx.ascii_superset_text(r"\bsave\w*(?!x)[^.\n]{0,80}?\bfiles?\b")
     assert opened is not None and "{0,}" in opened and "80" not in opened
     assert "{1,3}" in (rx.ascii_superset_text(r"(?<!x)\d{1,3}") or "")
+    assert "{995,}" in (rx.ascii_superset_text(r"(?<!x)a{995,1001}") or "")  # RE2 repeats at most 1,000 times
     expr = rx.compile(r"(?i)\bsave\w*(?!\.\w)[^.,\n]{0,20}?\bfiles?\b")
     assert isinstance(expr, rx._ReRule)
     near, far = "save the two files", "save " + "x " * 20 + "files"

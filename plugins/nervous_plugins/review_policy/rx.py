@@ -637,7 +637,7 @@ def _superset_seq(seq: Any, state: Any, flags: int, wide: bool = False) -> str:
             lo, hi, body = av
             lo = min(lo, 1000)
             # a wide window is left open (see WINDOW_KEPT): the screen still matches wherever ``re`` can
-            upper = "" if hi is sre_parse.MAXREPEAT or hi - lo > WINDOW_KEPT else str(hi)
+            upper = "" if hi is sre_parse.MAXREPEAT or hi > 1000 or hi - lo > WINDOW_KEPT else str(hi)
             out.append("(?:" + _superset_seq(body, state, flags, wide) + "){" + f"{lo},{upper}" + "}")
         elif op is getattr(sre_parse, "ATOMIC_GROUP", None):
             out.append("(?:" + _superset_seq(av, state, flags, wide) + ")")
