@@ -578,8 +578,7 @@ class Classifier:
                 if is_skill and (ln.no > front_end or ln.text.lstrip().startswith("description:")) \
                         and c.purpose != "draft":
                     prose.side_effect_intent(c, path, ln.no, ln.text, screen=scr)
-                for m in scr.finditer(INLINE_CODE_RE, ln.text) if "`" in ln.text else ():
-                    code = m.group(1)
+                for code in scr.findall(INLINE_CODE_RE, ln.text) if "`" in ln.text else ():
                     if shell.looks_like_command(code, known):
                         bad = bool(rx.search(r"(?i)\b(?:detect|flag|block|never|avoid|don'?t|do\s+not|malicious|"
                                              r"dangerous|attack|pattern|e\.g\.|such\s+as|like|unsafe|risky|warn)", ln.text))
@@ -648,7 +647,7 @@ class Classifier:
             _resolve_hosts(c, n, t, variables)
             shell.hidden_shapes(c, path, no, t, variables)
             shell.remember_assignments(t, variables)
-            if t.lstrip().startswith("#") or rx.match(r"\s*(?:echo|printf|cat)\b", t):
+            if t.lstrip().startswith("#") or _PRINTS.match(t):
                 prose.analyze_line(c, path, no, t, in_code=True)
         self._download_then_exec(c, path, lines)
 
@@ -1295,6 +1294,8 @@ def _bare_command(text: str) -> bool:
     return m is not None and m.group(1) in KNOWN_COMMANDS and not text.rstrip().endswith((".", ":"))
 
 
+#: a script line that prints text (read as prose too: what it prints may be instructions)
+_PRINTS = rx.compile(r"\s*(?:echo|printf|cat)\b")
 #: the shell shapes looked for in a code block of any language
 _RUNS_IN_ANY_BLOCK = (shell.PIPE_TO_SHELL, shell.REVERSE_SHELL, shell.ENCODED_TO_SHELL)
 

@@ -452,6 +452,9 @@ class Screen:
     def finditer(self, expr: Any, line: str) -> Iterator[Any]:
         return expr.finditer(line) if self.may_match(expr) else iter(())
 
+    def findall(self, expr: Any, line: str) -> list[Any]:
+        return expr.findall(line) if self.may_match(expr) else []
+
 
 def marked_lines(expr: Any, text: str) -> set[int]:
     """The indices of the ``"\\n"``-separated lines of ``text`` that ``expr`` finds something in, and maybe a
