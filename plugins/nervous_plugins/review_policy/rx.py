@@ -159,45 +159,39 @@ class _Re2Rule:
             if not self._absent(_UNANCHORED, text, pos, endpos):
                 yield from self._rx.finditer(text, pos, endpos)
             return
-        data = _encoded(text)
-        end = len(data) if endpos is None else max(0, min(endpos, len(data)))
-        start = 0 if pos is None else max(0, min(pos, end))
-        while start <= end:
-            spans = self._raw.Match(_UNANCHORED, data, start, end)
-            if spans[0] == _NULL_SPAN:
-                return
+        for start, end, spans in self._ascii_spans(text, pos, endpos):
             yield re2._Match(self._rx, text, start, end, spans)
-            start = spans[0][1] + 1 if spans[0][1] == spans[0][0] else spans[0][1]
 
     def findall(self, text: str, pos: int | None = None, endpos: int | None = None) -> list[Any]:
-        if pos is None and endpos is None and _is_ascii(text):
-            return self._findall_ascii(text)
-        out = []
-        for m in self.finditer(text, pos, endpos):
-            out.append(m.group() if not self.groups else m.groups(default="")[0] if self.groups == 1
-                       else m.groups(default=""))
-        return out
-
-    def _findall_ascii(self, text: str) -> list[Any]:
-        """:meth:`findall` of a whole ASCII string, the groups cut from RE2's spans (as :meth:`finditer` steps,
-        without a match object for each: the detectors list every variable of every shell line this way)."""
-        data = _encoded(text)
-        match, end, groups = self._raw.Match, len(data), self.groups
+        groups = self.groups
+        if not _is_ascii(text):
+            return [m.group() if not groups else m.groups(default="")[0] if groups == 1 else m.groups(default="")
+                    for m in self.finditer(text, pos, endpos)]
+        # on ASCII text the groups are cut from RE2's spans, without a match object for each (the shell
+        # detector lists every variable of every line this way)
         out: list[Any] = []
-        start = 0
-        while start <= end:
-            spans = match(_UNANCHORED, data, start, end)
-            s, e = spans[0]
-            if s < 0:
-                break
+        for _start, _end, spans in self._ascii_spans(text, pos, endpos):
             if not groups:
-                out.append(text[s:e])
+                out.append(text[spans[0][0]:spans[0][1]])
             elif groups == 1:
                 out.append(text[spans[1][0]:spans[1][1]] if spans[1][0] >= 0 else "")
             else:
                 out.append(tuple(text[a:b] if a >= 0 else "" for a, b in spans[1:]))
-            start = e + 1 if e == s else e
         return out
+
+    def _ascii_spans(self, text: str, pos: int | None, endpos: int | None) -> Iterator[tuple[int, int, Any]]:
+        """Each match of an ASCII ``text`` left to right as (where its search started, the end, RE2's spans),
+        stepping past an empty match as ``re`` does."""
+        data = _encoded(text)
+        end = len(data) if endpos is None else max(0, min(endpos, len(data)))
+        start = 0 if pos is None else max(0, min(pos, end))
+        match = self._raw.Match
+        while start <= end:
+            spans = match(_UNANCHORED, data, start, end)
+            if spans[0] == _NULL_SPAN:
+                return
+            yield start, end, spans
+            start = spans[0][1] + 1 if spans[0][1] == spans[0][0] else spans[0][1]
 
     def split(self, text: str, maxsplit: int = 0) -> list[str]:
         return self._rx.split(text, maxsplit)  # type: ignore[no-any-return]
