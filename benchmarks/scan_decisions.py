@@ -20,6 +20,10 @@ never content (the archives are hostile text).
 both in turn (which goes first alternates), so that the load of the machine, which moves whole-sample
 records by a third from one run to the next, falls on both alike. The figure is this code's CPU over the
 other's (the same code against itself reads 1.00 ± 0.02), with each side's p50 and p95.
+
+``record`` also times a fixed standard-library workload (``machine_speed.py``) before and after the
+corpus, and prints the CPU p95 over that reference beside the milliseconds: on a shared machine the
+milliseconds of the same code move by half from one hour to the next, the ratio much less.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from machine_speed import reference_cpu_ms  # noqa: E402
 from security import load_items, read_ids  # noqa: E402
 
 
@@ -223,9 +228,16 @@ def main(argv: list[str] | None = None) -> int:
         print(len(ids))
         return 0
     if args.cmd == "record":
+        before = reference_cpu_ms()[0]
         rec = record(args.corpus, limit=args.limit, ids=read_ids(args.ids))
+        after = reference_cpu_ms()[0]
         args.out.write_text(json.dumps(rec, indent=1, sort_keys=True))
-        print(json.dumps(summary(rec)))
+        figures: dict[str, Any] = summary(rec)
+        reference = (before + after) / 2
+        figures.update(reference_cpu_ms=[before, after],
+                       cpu_p50_per_reference=round(figures["cpu_p50_ms"] / reference, 3),
+                       cpu_p95_per_reference=round(figures["cpu_p95_ms"] / reference, 3))
+        print(json.dumps(figures))
         return 0
     if args.cmd == "classify":
         cpu = classify_cpu(args.corpus, read_ids(args.ids))

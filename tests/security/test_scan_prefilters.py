@@ -1014,3 +1014,14 @@ def test_findall_on_ascii_text_lists_what_each_match_lists(line: str) -> None:
         expected = [m.group() if not expr.groups else m.groups(default="")[0] if expr.groups == 1
                     else m.groups(default="") for m in expr.finditer(line)]
         assert expr.findall(line) == expected, (expr.pattern[:60], line[:60])
+
+
+@_SETTINGS
+@given(st.lists(st.one_of(_LINE_TEXT, st.sampled_from(["$HOME", "${API_KEY}", "x=$Y", "é ${Z}", "don't tell the user"])),
+                max_size=6).map(" ".join))
+def test_spans_list_what_each_match_spans(line: str) -> None:
+    """``spans`` gives each match's spans, whole match and groups, as the match objects do (ASCII text
+    from RE2's own spans, other text through the match objects), on RE2 rules and rules on ``re`` alike."""
+    for expr in (*_RE2_RULES, shell.VARIABLE, prose.CONCEAL):
+        expected = [tuple(m.span(g) for g in range(expr.groups + 1)) for m in expr.finditer(line)]
+        assert [tuple(map(tuple, s)) for s in expr.spans(line)] == expected, (expr.pattern[:60], line[:60])

@@ -647,7 +647,7 @@ class Classifier:
             _resolve_hosts(c, n, t, variables)
             shell.hidden_shapes(c, path, no, t, variables)
             shell.remember_assignments(t, variables)
-            if t.lstrip().startswith("#") or _PRINTS.match(t):
+            if t.lstrip().startswith("#") or ("echo" in t or "printf" in t or "cat" in t) and _PRINTS.match(t):
                 prose.analyze_line(c, path, no, t, in_code=True)
         self._download_then_exec(c, path, lines)
 

@@ -179,6 +179,13 @@ class _Re2Rule:
                 out.append(tuple(text[a:b] if a >= 0 else "" for a, b in spans[1:]))
         return out
 
+    def spans(self, text: str) -> list[Any]:
+        """Each match's spans left to right, ((start, end) of the whole match, of group 1, …) in characters,
+        (-1, -1) for a group that took no part: ``finditer`` without building a match object for each."""
+        if not _is_ascii(text):
+            return [tuple(m.span(g) for g in range(self.groups + 1)) for m in self.finditer(text)]
+        return [spans for _start, _end, spans in self._ascii_spans(text, None, None)]
+
     def _ascii_spans(self, text: str, pos: int | None, endpos: int | None) -> Iterator[tuple[int, int, Any]]:
         """Each match of an ASCII ``text`` left to right as (where its search started, the end, RE2's spans),
         stepping past an empty match as ``re`` does."""
@@ -552,6 +559,10 @@ class _ReRule:
         if self._cannot_match(text, pos, endpos):
             return []
         return self._re.findall(text, *_positions(pos, endpos, len(text)))
+
+    def spans(self, text: str) -> list[Any]:
+        """As :meth:`_Re2Rule.spans`."""
+        return [tuple(m.span(g) for g in range(self.groups + 1)) for m in self.finditer(text)]
 
     def split(self, text: str, maxsplit: int = 0) -> list[str]:
         return self._re.split(text, maxsplit)
