@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 import sys
 from pathlib import Path
 
@@ -75,3 +76,19 @@ def test_pair_refuses_a_folder_without_the_review_policy_and_unknown_ids(tmp_pat
         bench.pair_cpu(Path(__file__).resolve().parents[2], tmp_path / "missing.tar.gz")
     with pytest.raises(SystemExit, match="1 ids not in"):
         bench.pair_cpu(Path(__file__).resolve().parents[2], archive, ["nope"])
+
+
+def test_record_prints_its_percentiles_over_a_machine_reference_timed_in_the_same_run(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    bench = _load()
+    archive = corpus_archive(tmp_path / "c.tar.gz", {
+        f"i{n}": {"SKILL.md": f"---\nname: i{n}\ndescription: Formats notes.\n---\n# I{n}\n"} for n in range(3)})
+    assert bench.main(["record", "--corpus", str(archive), "--out", str(tmp_path / "r.json")]) == 0
+    figures = json.loads(capsys.readouterr().out)
+    before, after = figures["reference_cpu_ms"]
+    assert before > 0 and after > 0
+    assert figures["cpu_p95_per_reference"] == round(figures["cpu_p95_ms"] / ((before + after) / 2), 3)
+
+
+def test_the_machine_reference_is_the_least_of_its_runs() -> None:
+    best, runs = _module("machine_speed").reference_cpu_ms(runs=3)
+    assert len(runs) == 3 and best == min(runs) > 0
