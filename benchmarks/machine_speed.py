@@ -53,6 +53,27 @@ def _workload(source: str, lines: list[str]) -> int:
     return count + len(seen)
 
 
+class Sampler:
+    """The workload run now and then during a long benchmark: the machine's speed over the whole run.
+
+    One reading before and one after say little when the machine's speed moves within minutes; a run of
+    the workload every hundred items (about 30 ms each) follows it, and their median is the run's speed."""
+
+    def __init__(self) -> None:
+        self._source, self._lines = _corpus()
+        _workload(self._source, self._lines)
+        self.samples: list[float] = []
+
+    def sample(self) -> None:
+        c0 = time.process_time()
+        _workload(self._source, self._lines)
+        self.samples.append(round((time.process_time() - c0) * 1000, 2))
+
+    def median(self) -> float:
+        xs = sorted(self.samples)
+        return xs[len(xs) // 2] if xs else 0.0
+
+
 def reference_cpu_ms(runs: int = 15) -> tuple[float, list[float]]:
     """The workload's least CPU time over ``runs`` runs, in milliseconds, and every run's time."""
     source, lines = _corpus()

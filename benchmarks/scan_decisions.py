@@ -21,9 +21,9 @@ both in turn (which goes first alternates), so that the load of the machine, whi
 records by a third from one run to the next, falls on both alike. The figure is this code's CPU over the
 other's (the same code against itself reads 1.00 ± 0.02), with each side's p50 and p95.
 
-``record`` also times a fixed standard-library workload (``machine_speed.py``) before and after the
-corpus, and prints the CPU p95 over that reference beside the milliseconds: on a shared machine the
-milliseconds of the same code move by half from one hour to the next, the ratio much less.
+``record`` also times a fixed standard-library workload (``machine_speed.py``) before the first item,
+after every hundredth and after the last, and prints the CPU percentiles over its median beside the
+milliseconds: on a shared machine the milliseconds of the same code move by half from one hour to the next.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from machine_speed import reference_cpu_ms  # noqa: E402
+from machine_speed import Sampler  # noqa: E402
 from security import load_items, read_ids  # noqa: E402
 
 
@@ -46,9 +46,11 @@ def _digest(obj: Any) -> str:
     return hashlib.sha256(json.dumps(obj, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 
-def record(corpus: Path, *, limit: int | None = None, ids: list[str] | None = None) -> dict[str, Any]:
+def record(corpus: Path, *, limit: int | None = None, ids: list[str] | None = None,
+           sampler: Sampler | None = None) -> dict[str, Any]:
     """Every item's decision and findings; with ``ids``, those items only, after one unrecorded warm-up
-    scan (so that the first of a short list does not pay the analysis worker's start)."""
+    scan (so that the first of a short list does not pay the analysis worker's start). With ``sampler``,
+    the machine's speed is sampled before the first item and after every hundredth (outside the timings)."""
     from nervous.engines.scan.engine import scan_bundle
     from nervous.kernel.config import Config
     from nervous.kernel.manager import PluginManager
@@ -62,7 +64,9 @@ def record(corpus: Path, *, limit: int | None = None, ids: list[str] | None = No
     else:
         ids = sorted(items)[:limit] if limit else sorted(items)
     out: dict[str, Any] = {}
-    for item_id in ids:
+    for n, item_id in enumerate(ids):
+        if sampler is not None and n % 100 == 0:
+            sampler.sample()
         bundle = SkillBundle(ref=SkillRef(item_id), files=tuple(SkillFile(p, d) for p, d in sorted(items[item_id])))
         t0, c0 = time.perf_counter(), time.process_time()
         report = scan_bundle(pm, bundle, context)
@@ -228,13 +232,13 @@ def main(argv: list[str] | None = None) -> int:
         print(len(ids))
         return 0
     if args.cmd == "record":
-        before = reference_cpu_ms()[0]
-        rec = record(args.corpus, limit=args.limit, ids=read_ids(args.ids))
-        after = reference_cpu_ms()[0]
+        sampler = Sampler()
+        rec = record(args.corpus, limit=args.limit, ids=read_ids(args.ids), sampler=sampler)
+        sampler.sample()
         args.out.write_text(json.dumps(rec, indent=1, sort_keys=True))
         figures: dict[str, Any] = summary(rec)
-        reference = (before + after) / 2
-        figures.update(reference_cpu_ms=[before, after],
+        reference = sampler.median()
+        figures.update(reference_cpu_ms=reference, reference_range_ms=[min(sampler.samples), max(sampler.samples)],
                        cpu_p50_per_reference=round(figures["cpu_p50_ms"] / reference, 3),
                        cpu_p95_per_reference=round(figures["cpu_p95_ms"] / reference, 3))
         print(json.dumps(figures))

@@ -8,6 +8,7 @@ first use), which agrees with Node on the spec's vectors and on randomised diffe
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import re
@@ -26,8 +27,12 @@ SKIPPED_DIRS: frozenset[str] = frozenset({"node_modules", ".git", ".clawhub", ".
 _collator: Any = None
 
 
+@functools.lru_cache(maxsize=4096)
 def collation_key(path: str) -> tuple[Any, str]:
-    """Sort key reproducing ``a.localeCompare(b)`` order; ties broken by code point."""
+    """Sort key reproducing ``a.localeCompare(b)`` order; ties broken by code point.
+
+    Remembered for the last few thousand paths: the collation runs in Python, a scan fingerprints every
+    bundle it reports on, and skills share most of their paths (``SKILL.md``, ``scripts/…``)."""
     global _collator
     if _collator is None:
         import pyuca

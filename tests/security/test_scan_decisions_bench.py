@@ -84,11 +84,16 @@ def test_record_prints_its_percentiles_over_a_machine_reference_timed_in_the_sam
         f"i{n}": {"SKILL.md": f"---\nname: i{n}\ndescription: Formats notes.\n---\n# I{n}\n"} for n in range(3)})
     assert bench.main(["record", "--corpus", str(archive), "--out", str(tmp_path / "r.json")]) == 0
     figures = json.loads(capsys.readouterr().out)
-    before, after = figures["reference_cpu_ms"]
-    assert before > 0 and after > 0
-    assert figures["cpu_p95_per_reference"] == round(figures["cpu_p95_ms"] / ((before + after) / 2), 3)
+    low, high = figures["reference_range_ms"]
+    assert 0 < low <= figures["reference_cpu_ms"] <= high
+    assert figures["cpu_p95_per_reference"] == round(figures["cpu_p95_ms"] / figures["reference_cpu_ms"], 3)
 
 
-def test_the_machine_reference_is_the_least_of_its_runs() -> None:
-    best, runs = _module("machine_speed").reference_cpu_ms(runs=3)
+def test_the_machine_reference_is_the_least_of_its_runs_and_a_sampler_keeps_every_sample() -> None:
+    speed = _module("machine_speed")
+    best, runs = speed.reference_cpu_ms(runs=3)
     assert len(runs) == 3 and best == min(runs) > 0
+    sampler = speed.Sampler()
+    for _ in range(3):
+        sampler.sample()
+    assert len(sampler.samples) == 3 and sampler.median() == sorted(sampler.samples)[1]

@@ -1025,3 +1025,20 @@ def test_spans_list_what_each_match_spans(line: str) -> None:
     for expr in (*_RE2_RULES, shell.VARIABLE, prose.CONCEAL):
         expected = [tuple(m.span(g) for g in range(expr.groups + 1)) for m in expr.finditer(line)]
         assert [tuple(map(tuple, s)) for s in expr.spans(line)] == expected, (expr.pattern[:60], line[:60])
+
+
+@_SETTINGS
+@given(st.lists(st.one_of(_LINE_TEXT, st.sampled_from(["é", "😀 curl", "naïve ${TOKEN}", "\u00a0", "中文 secret", "ǅ"])),
+                min_size=1, max_size=6).map(" ".join))
+def test_a_whole_string_that_is_not_ascii_is_matched_as_the_binding_matches_it(line: str) -> None:
+    """One RE2 call answers ``search``, ``match`` and ``fullmatch`` of a whole non-ASCII string, with the
+    character offsets (every group's) the binding's own path gives; ``found`` is whether search finds."""
+    for expr in _RE2_RULES:
+        for mine, theirs in ((expr.search, expr._rx.search), (expr.match, expr._rx.match),
+                             (expr.fullmatch, expr._rx.fullmatch)):
+            a, b = mine(line), theirs(line)
+            assert (a is None) == (b is None), (expr.pattern[:60], line[:60])
+            if a is not None:
+                assert [a.span(g) for g in range(expr.groups + 1)] == [b.span(g) for g in range(expr.groups + 1)]
+                assert a.groups() == b.groups()
+        assert expr.found(line) == (expr._rx.search(line) is not None)

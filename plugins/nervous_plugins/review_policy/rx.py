@@ -86,6 +86,7 @@ _UNBUILT = object()  # a wide screen not built yet (``_ReRule``)
 _ANCHOR_START = re2._Anchor.ANCHOR_START
 _ANCHOR_BOTH = re2._Anchor.ANCHOR_BOTH
 _NULL_SPAN = (-1, -1)
+_bytes_to_chars = re2._re2.BytesToCharLen  # (utf-8 bytes, start, end) -> characters in that byte range
 
 
 class _Re2Rule:
@@ -114,6 +115,28 @@ class _Re2Rule:
             return None
         return re2._Match(self._rx, text, start, end, spans)
 
+    def _whole_utf8(self, anchor: Any, text: str) -> Any:
+        """A whole non-ASCII string searched in one RE2 call: the match the binding's general path returns
+        (its byte offsets turned into character offsets the same way), or None. The general path encodes
+        the text again and repeats the search; most lines match nothing, and a file screened whole is
+        often not ASCII for one character."""
+        data = _utf8(text)
+        spans = self._raw.Match(anchor, data, 0, len(data))
+        if spans[0] == _NULL_SPAN:
+            return None
+        chars = {0: 0}
+        last = 0
+        for offset in sorted({o for span in spans for o in span if o > 0}):
+            chars[offset] = chars[last] + _bytes_to_chars(data, last, offset)
+            last = offset
+        return re2._Match(self._rx, text, 0, len(text),
+                          [span if span == _NULL_SPAN else (chars[span[0]], chars[span[1]]) for span in spans])
+
+    def found(self, text: str) -> bool:
+        """Whether ``search(text)`` finds a match, without building it."""
+        data = _encoded(text) if _is_ascii(text) else _utf8(text)
+        return self._raw.Match(_UNANCHORED, data, 0, len(data))[0] != _NULL_SPAN  # type: ignore[no-any-return]
+
     def _absent(self, anchor: Any, text: Any, pos: int | None, endpos: int | None) -> bool:
         """For non-ASCII text searched whole: RE2 finds nothing in its UTF-8 bytes (the binding's general
         path makes this same first call, then translates offsets; most lines match nothing, so that
@@ -131,8 +154,8 @@ class _Re2Rule:
                 spans = self._raw.Match(_UNANCHORED, data, 0, len(data))
                 return None if spans[0] == _NULL_SPAN else re2._Match(self._rx, text, 0, len(data), spans)
             return self._ascii(_UNANCHORED, text, pos, endpos)
-        if self._absent(_UNANCHORED, text, pos, endpos):
-            return None
+        if pos is None and endpos is None and isinstance(text, str):
+            return self._whole_utf8(_UNANCHORED, text)
         return self._rx.search(text, pos, endpos)
 
     def match(self, text: str, pos: int | None = None, endpos: int | None = None) -> Any:
@@ -143,15 +166,15 @@ class _Re2Rule:
                 spans = self._raw.Match(_ANCHOR_START, data, 0, len(data))
                 return None if spans[0] == _NULL_SPAN else re2._Match(self._rx, text, 0, len(data), spans)
             return self._ascii(_ANCHOR_START, text, pos, endpos)
-        if self._absent(_ANCHOR_START, text, pos, endpos):
-            return None
+        if pos is None and endpos is None and isinstance(text, str):
+            return self._whole_utf8(_ANCHOR_START, text)
         return self._rx.match(text, pos, endpos)
 
     def fullmatch(self, text: str, pos: int | None = None, endpos: int | None = None) -> Any:
         if _is_ascii(text):
             return self._ascii(_ANCHOR_BOTH, text, pos, endpos)
-        if self._absent(_ANCHOR_BOTH, text, pos, endpos):
-            return None
+        if pos is None and endpos is None and isinstance(text, str):
+            return self._whole_utf8(_ANCHOR_BOTH, text)
         return self._rx.fullmatch(text, pos, endpos)
 
     def finditer(self, text: str, pos: int | None = None, endpos: int | None = None) -> Iterator[Any]:
@@ -443,7 +466,8 @@ class Screen:
             if self._screen_re and isinstance(expr, _ReRule):
                 present = not expr._cannot_match(self._text, None, None)
             else:
-                present = not line_screenable(expr) or expr.search(self._text) is not None
+                present = not line_screenable(expr) or (
+                    expr.found(self._text) if isinstance(expr, _Re2Rule) else expr.search(self._text) is not None)
             self._present[key] = present
         return present
 
