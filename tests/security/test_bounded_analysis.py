@@ -218,3 +218,10 @@ def test_call_with_deadline_returns_results_and_raises_errors() -> None:
     with pytest.raises(DeadlineExceeded):
         call_with_deadline(lambda: re.match(r"(a+)+$", "a" * 40 + "b"), 0.3)  # C code a signal cannot stop
     assert time.perf_counter() - t0 < 1.3
+
+
+def test_an_expression_for_listing_matches_on_re_must_be_free_of_backtracking() -> None:
+    assert rx.compile_listing(r"[a-z]+|[0-9]+").findall("ab 12 cd") == ["ab", "12", "cd"]
+    assert rx.ENGINES[(r"[a-z]+|[0-9]+", 0)] == "re"
+    with pytest.raises(rx.UnsafeExpression):
+        rx.compile_listing(r"(a+)+b")

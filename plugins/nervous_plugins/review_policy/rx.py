@@ -61,6 +61,20 @@ def inline(pattern: str, flags: int = 0) -> Any:
     return rule if rule is not None else _build(pattern, flags)
 
 
+def compile_listing(pattern: str, flags: int = 0) -> re.Pattern[str]:
+    """An expression that lists every match of a line (a tokenizer's words), on ``re`` itself.
+
+    RE2's binding builds each match in Python: for a line of twenty short matches that costs several times
+    what ``re`` takes. Only an expression free of backtracking risk (:func:`backtracking_risks`) is taken,
+    so it is linear on ``re`` too; any other raises :class:`UnsafeExpression`."""
+    risks = backtracking_risks(pattern, flags)
+    if risks:
+        raise UnsafeExpression(f"{risks[0]}: {pattern[:120]!r}")
+    if len(ENGINES) < ENGINES_KEPT:
+        ENGINES[(pattern, flags)] = "re"
+    return re.compile(pattern, flags)
+
+
 def _build(pattern: str, flags: int) -> Any:
     key = (pattern, flags)
     if flags & ~(re.IGNORECASE | re.MULTILINE | re.DOTALL):

@@ -196,7 +196,7 @@ _TOK_MARK = str.maketrans({**dict.fromkeys(" \t\r\n#'\"\\|&;()<>", "\0"), "\0": 
 _TOK_DQ_MARK = str.maketrans({'"': "\0", "\\": "\0", "\0": "\x01"})
 #: the tokens of a line with no quote, escape or comment mark: runs of operator characters and runs of the
 #: rest between whitespace (two character classes: linear in ``re``, and faster there than the general loop)
-_PLAIN_TOKEN = re.compile(r"[|&;()<>]+|[^ \t\r\n|&;()<>]+")
+_PLAIN_TOKEN = rx.compile_listing(r"[|&;()<>]+|[^ \t\r\n|&;()<>]+")
 
 
 def shell_tokens(line: str) -> list[str]:
