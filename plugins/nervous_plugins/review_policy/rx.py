@@ -70,8 +70,6 @@ def compile_listing(pattern: str, flags: int = 0) -> re.Pattern[str]:
     risks = backtracking_risks(pattern, flags)
     if risks:
         raise UnsafeExpression(f"{risks[0]}: {pattern[:120]!r}")
-    if len(ENGINES) < ENGINES_KEPT:
-        ENGINES[(pattern, flags)] = "re"
     return re.compile(pattern, flags)
 
 
