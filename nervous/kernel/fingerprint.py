@@ -27,11 +27,11 @@ SKIPPED_DIRS: frozenset[str] = frozenset({"node_modules", ".git", ".clawhub", ".
 _collator: Any = None
 
 
-@functools.lru_cache(maxsize=4096)
+@functools.lru_cache(maxsize=1024)  # a key is 1–7 KB (a 255-byte path): at most a few MB kept
 def collation_key(path: str) -> tuple[Any, str]:
     """Sort key reproducing ``a.localeCompare(b)`` order; ties broken by code point.
 
-    Remembered for the last few thousand paths: the collation runs in Python, a scan fingerprints every
+    Remembered for the last thousand paths: the collation runs in Python, a scan fingerprints every
     bundle it reports on, and skills share most of their paths (``SKILL.md``, ``scripts/…``)."""
     global _collator
     if _collator is None:
