@@ -129,9 +129,8 @@ class _Re2Rule:
 
     def _whole_utf8(self, anchor: Any, text: str) -> Any:
         """A whole non-ASCII string searched in one RE2 call: the match the binding's general path returns
-        (its byte offsets turned into character offsets the same way), or None. The general path encodes
-        the text again and repeats the search; most lines match nothing, and a file screened whole is
-        often not ASCII for one character."""
+        (its byte offsets turned into character offsets the same way), or None. That path would encode the
+        text again and repeat the search for every match found."""
         data = _utf8(text)
         spans = self._raw.Match(anchor, data, 0, len(data))
         if spans[0] == _NULL_SPAN:
