@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
@@ -115,8 +116,13 @@ def render_sarif(report: dict[str, Any]) -> str:
     return json.dumps(sarif, indent=2, ensure_ascii=False)
 
 
+#: findings a table shows: a report of thousands (a folder at the scan limits) would fill the terminal
+TABLE_ROWS = 40
+_ACTION_ORDER = {"refuse": 0, "review": 1}
+
+
 def render_table(report: dict[str, Any]) -> str:
-    """A short summary and one row per finding, for people."""
+    """A short summary and one row per finding (refusals first, at most :data:`TABLE_ROWS`), for people."""
     from nervous.plugin.toolkit import table
 
     caps = report.get("capabilities", {})
@@ -134,9 +140,16 @@ def render_table(report: dict[str, Any]) -> str:
         lines.append("tags: " + ", ".join(shown) + (f" (+{more} more)" if more > 0 else ""))
     findings = report.get("findings", [])
     if findings:
+        # refusals first, then reviews, each in the report's order; a person reads the first screenful
+        listed = sorted(findings, key=lambda f: _ACTION_ORDER.get(f["action"], len(_ACTION_ORDER)))[:TABLE_ROWS]
         rows = [[f["action"], f["rule_id"], f"{f.get('file') or '-'}:{f.get('line') or '-'}", f["title"],
-                 f.get("snippet", "")] for f in findings]
+                 f.get("snippet", "")] for f in listed]
         lines += ["", table(rows, ["action", "rule", "where", "title", "evidence"])]
+        if len(findings) > len(listed):
+            rest = Counter(f["action"] for f in findings) - Counter(f["action"] for f in listed)
+            by_action = ", ".join(f"{rest[a]:,} {a}" for a in sorted(rest, key=lambda a: _ACTION_ORDER.get(a, 9)))
+            lines.append(f"... and {len(findings) - len(listed):,} more findings ({by_action}); "
+                         "--json or --format sarif lists every one")
     else:
         lines.append("no findings")
     # what decided beyond the findings: registry verdict, intent judge, incomplete classification, limits

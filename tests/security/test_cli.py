@@ -128,3 +128,20 @@ def test_real_process_table_output(nervous_home, tmp_path) -> None:
                           env=env, timeout=60)
     assert proc.returncode == 1, proc.stderr
     assert "decision: refuse" in proc.stdout and "NV-EXEC-001" in proc.stdout
+
+
+def test_the_table_lists_refusals_first_and_counts_what_it_leaves_out(nervous_home, tmp_path, capsys) -> None:
+    folder = make_skill(tmp_path, script="#!/bin/sh\nrm -rf ./build\n")
+    for n in range(8):  # each file's world-writable lines refuse (a report keeps ten a rule and file)
+        lines = "".join(f"echo step {k}\nchmod 777 /etc/app{k}\n" for k in range(12))
+        (folder / "scripts" / f"step{n}.sh").write_text("#!/bin/sh\n" + lines)
+    code, report_text = run(["scan", str(folder), "--json"], capsys)
+    findings = json.loads(report_text)["findings"]
+    assert code == 1 and len(findings) > 40
+    code, out = run(["scan", str(folder)], capsys)
+    rows = [line for line in out.splitlines() if line.startswith(("refuse ", "review ", "note "))]
+    assert code == 1 and len(rows) == 40 and all(r.startswith("refuse ") for r in rows)
+    refusals = sum(f["action"] == "refuse" for f in findings)
+    left = len(findings) - 40
+    assert f"... and {left:,} more findings ({refusals - 40:,} refuse" in out
+    assert "--json or --format sarif lists every one" in out
