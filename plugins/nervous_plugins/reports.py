@@ -121,6 +121,10 @@ TABLE_ROWS = 40
 _ACTION_ORDER = {"refuse": 0, "review": 1}
 
 
+def _action_rank(action: str) -> int:
+    return _ACTION_ORDER.get(action, len(_ACTION_ORDER))
+
+
 def render_table(report: dict[str, Any]) -> str:
     """A short summary and one row per finding (refusals first, at most :data:`TABLE_ROWS`), for people."""
     from nervous.plugin.toolkit import table
@@ -141,13 +145,13 @@ def render_table(report: dict[str, Any]) -> str:
     findings = report.get("findings", [])
     if findings:
         # refusals first, then reviews, each in the report's order; a person reads the first screenful
-        listed = sorted(findings, key=lambda f: _ACTION_ORDER.get(f["action"], len(_ACTION_ORDER)))[:TABLE_ROWS]
+        listed = sorted(findings, key=lambda f: _action_rank(f["action"]))[:TABLE_ROWS]
         rows = [[f["action"], f["rule_id"], f"{f.get('file') or '-'}:{f.get('line') or '-'}", f["title"],
                  f.get("snippet", "")] for f in listed]
         lines += ["", table(rows, ["action", "rule", "where", "title", "evidence"])]
         if len(findings) > len(listed):
             rest = Counter(f["action"] for f in findings) - Counter(f["action"] for f in listed)
-            by_action = ", ".join(f"{rest[a]:,} {a}" for a in sorted(rest, key=lambda a: _ACTION_ORDER.get(a, 9)))
+            by_action = ", ".join(f"{rest[a]:,} {a}" for a in sorted(rest, key=_action_rank))
             lines.append(f"... and {len(findings) - len(listed):,} more findings ({by_action}); "
                          "--json or --format sarif lists every one")
     else:

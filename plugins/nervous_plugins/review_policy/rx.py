@@ -148,15 +148,6 @@ class _Re2Rule:
         data = _encoded(text) if _is_ascii(text) else _utf8(text)
         return self._raw.Match(_UNANCHORED, data, 0, len(data))[0] != _NULL_SPAN  # type: ignore[no-any-return]
 
-    def _absent(self, anchor: Any, text: Any, pos: int | None, endpos: int | None) -> bool:
-        """For non-ASCII text searched whole: RE2 finds nothing in its UTF-8 bytes (the binding's general
-        path makes this same first call, then translates offsets; most lines match nothing, so that
-        translation is skipped where there is nothing to translate)."""
-        if pos is not None or endpos is not None or not isinstance(text, str):
-            return False
-        data = _utf8(text)
-        return self._raw.Match(anchor, data, 0, len(data))[0] == _NULL_SPAN  # type: ignore[no-any-return]
-
     def search(self, text: str, pos: int | None = None, endpos: int | None = None) -> Any:
         last = _LAST
         if text is last[0] or isinstance(text, str) and text.isascii():
@@ -190,7 +181,9 @@ class _Re2Rule:
 
     def finditer(self, text: str, pos: int | None = None, endpos: int | None = None) -> Iterator[Any]:
         if not _is_ascii(text):
-            if not self._absent(_UNANCHORED, text, pos, endpos):
+            # a whole string with no match is told in one RE2 call (most lines); the binding's general path
+            # makes that same call, then translates every match's offsets
+            if pos is not None or endpos is not None or not isinstance(text, str) or self.found(text):
                 yield from self._rx.finditer(text, pos, endpos)
             return
         for start, end, spans in self._ascii_spans(text, pos, endpos):
