@@ -420,7 +420,7 @@ DELETE_INTENT = rx.compile(
     r"agents?|tasks?|events?|items?|notes?|pages?|comments?|posts?|jobs?|cron|director(?:y|ies)|folders?|dirs?|"
     r"cache|temp|tmp|data|skills?|apps?|deployments?|keys?|tokens?|servers?|accounts?|subscriptions?|orders?|"
     r"documents?|tweets?|reminders?|todos?|threads?|workers?|secrets?)\b")
-SECRET_HANDLING = rx.compile(
+SECRET_HANDLING: Any = rx.compile(
     r"(?i)\b(api[\s_-]?keys?|apikey|access[\s_-]?tokens?|auth(?:entication)?[\s_-]?tokens?|bearer|refresh[\s_-]?tokens?|"
     r"client[\s_-]?secrets?|passwords?|passwd|app[\s_-]?password|oauth2?|credentials?|secret[\s_-]?keys?|"
     r"private[\s_-]?keys?|session[\s_-]?(?:tokens?|cookies?)|cookies|bot[\s_-]?tokens?|personal\s+access\s+token|"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import re
+from typing import Any
 
 from nervous.plugin.toolkit import is_credential_path, normalize_host
 
@@ -30,7 +31,7 @@ _PIPED_SINK = (rf"{_PREFIX}(?:(?:ba|z|da|k|fi)?sh|iex|invoke-expression|pwsh|pow
                r"(?!\s+-[ce]\s+['\"](?![^'\"]*\b(?:exec|eval|system|spawn|compile|Function)\b)[^'\"]*['\"])")
 #: harmless stages a download may pass through on its way into a shell
 _STAGES = r"(?:tee|cat|sed|tr|head|tail|grep|dos2unix|iconv|gunzip|zcat|gzip\s+-d|base64\s+-d|xxd\s+-r|rev|awk|sort)"
-PIPE_TO_SHELL = rx.compile(
+PIPE_TO_SHELL: Any = rx.compile(
     rf"(?i)\b{DOWNLOADERS}\b[^\n|;]*\|\s*(?:{_PIPED_SINK})"
     rf"|\b{DOWNLOADERS}\b[^\n|;]*(?:\|\s*{_STAGES}\b[^\n|;]*)+\|\s*(?:sudo\s+(?:-\S+\s+)*)?(?:/bin/|/usr/bin/)?"
     rf"(?:(?:ba|z|da|k)?sh|iex|invoke-expression)\b"
@@ -48,7 +49,7 @@ PIPE_TO_SHELL = rx.compile(
     rf"|\b(?:iex|invoke-expression)\s*\(?\s*(?:\(\s*)?(?:iwr|irm|invoke-webrequest|invoke-restmethod|curl|wget)\b"
     rf"|\b{DOWNLOADERS}\b[^\n;]*\|\s*(?:source|\.)\s+/dev/stdin\b"
 )
-ENCODED_TO_SHELL = rx.compile(
+ENCODED_TO_SHELL: Any = rx.compile(
     rf"(?i)base64\s+(?:-d|-D|--decode|-di)\b[^\n]*\|\s*(?:{SINK})\b"
     rf"|\|\s*base64\s+(?:-d|-D|--decode)[^\n]*\|\s*(?:{SINK})\b"
     rf"|(?:FromBase64String|frombase64)[^\n]*(?:iex|invoke-expression)"
@@ -62,7 +63,7 @@ ENCODED_TO_SHELL = rx.compile(
     rf"gzip|bzip2|bunzip2|xz|unxz|perl|sed|awk|iconv)\b[^|\n]*(?:\|\s*[^|\n]+)*?\|\s*"
     rf"(?:sudo\s+)?(?:/usr/bin/env\s+|/bin/|/usr/bin/)?(?:(?:ba|z|da|k)?sh|iex|invoke-expression)\s*(?:$|[;&)|]|-s\b|-$)"
 )
-REVERSE_SHELL = rx.compile(
+REVERSE_SHELL: Any = rx.compile(
     r"(?i)/dev/(?:tcp|udp)/[\w.\-\[\]:$]+/\d*|\bbash\s+-i\s*>&|\b(?:nc|ncat|netcat)\b[^\n|;]*\s-[a-z]*e\s*\S*"
     r"(?:sh|bash|cmd)\b|\bsocat\b[^\n]*\bexec:|\bmkfifo\b[^\n]*\b(?:nc|ncat|netcat)\b|"
     r"\bpty\.spawn\s*\(|\bos\.dup2\s*\(\s*\w+\.fileno\(\)|New-Object\s+System\.Net\.Sockets\.TCPClient"

@@ -1,0 +1,34 @@
+"""Build hook for the optional compiled review policy.
+
+``NERVOUS_USE_MYPYC=1`` compiles the review policy's analysers with mypyc, as mypy and black ship theirs:
+the same typed source, a C extension beside each module, about 0.9x the CPU of a scan. Without it (the
+default) the package is pure Python and every other setting lives in ``pyproject.toml``. A compiled build
+needs mypy, a C compiler and the Python headers, and the project's dependencies in the building
+environment (``pip wheel --no-build-isolation``); the modules compiled are listed in ``pyproject.toml``
+under ``[tool.nervous.mypyc]``.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from setuptools import setup
+
+HERE = Path(__file__).resolve().parent
+
+
+def compiled_modules() -> list[Any]:
+    if os.environ.get("NERVOUS_USE_MYPYC", "0") != "1":
+        return []
+    from mypyc.build import mypycify
+
+    modules = tomllib.loads((HERE / "pyproject.toml").read_text("utf-8"))["tool"]["nervous"]["mypyc"]["modules"]
+    # the built-in plugins' packages live under plugins/: mypy must see them as top-level packages there
+    os.environ["MYPYPATH"] = str(HERE / "plugins")
+    return mypycify([str(Path(m)) for m in modules], opt_level="3")
+
+
+setup(ext_modules=compiled_modules())

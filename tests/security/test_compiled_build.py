@@ -1,0 +1,106 @@
+"""The compiled review policy (``NERVOUS_USE_MYPYC=1``, setup.py) decides exactly as the pure one.
+
+A wheel is built with the analysers compiled, as a release would build it, and every technique variant and
+look-alike of test_technique_variants.py is scanned in two child processes: one importing the wheel, one
+the source. The reports must be identical, and the wheel's modules must really be the compiled ones.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+import tomllib
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+#: scans every case of the technique-variant suite and prints, as one JSON object, each case's report
+#: (decision, reasons, findings, capabilities) and the file each compiled-list module was loaded from
+CHILD = r"""
+import importlib, json, sys
+sys.path.insert(0, sys.argv[1])
+from security.test_technique_variants import BENIGN, MALICIOUS
+from security.helpers import bundle
+from nervous.engines.scan.engine import scan_bundle
+from nervous.kernel.config import Config
+from nervous.kernel.manager import PluginManager
+from nervous.kernel.records import ScanContext
+
+pm = PluginManager(Config(), autoload=False)
+reports = {}
+for case in MALICIOUS + BENIGN:
+    rep = scan_bundle(pm, bundle(case.files), ScanContext(purpose=case.purpose)).report
+    reports[case.id] = {k: rep[k] for k in ("decision", "reasons", "findings", "capabilities", "intent")}
+modules = {m: importlib.import_module(m).__file__ for m in json.loads(sys.argv[2])}
+print(json.dumps({"reports": reports, "modules": modules}, sort_keys=True, default=str))
+"""
+
+
+def _missing_toolchain() -> str | None:
+    if importlib.util.find_spec("mypyc") is None:
+        return "mypyc (mypy) is not installed"
+    if not (shutil.which(sysconfig.get_config_var("CC").split()[0] if sysconfig.get_config_var("CC") else "cc")
+            or shutil.which("cc")):
+        return "no C compiler"
+    if not (Path(sysconfig.get_paths()["include"]) / "Python.h").exists():
+        return "no Python headers"
+    return None
+
+
+def _compiled_modules() -> list[str]:
+    paths = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["tool"]["nervous"]["mypyc"]["modules"]
+    return [str(Path(p).relative_to("plugins").with_suffix("")).replace("/", ".") for p in paths]
+
+
+def _scan_all(python_path: str | None, modules: list[str]) -> dict[str, object]:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    if python_path:
+        env["PYTHONPATH"] = python_path
+    out = subprocess.run([sys.executable, "-c", CHILD, str(ROOT / "tests"), json.dumps(modules)], env=env,
+                         capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-3000:]
+    return json.loads(out.stdout)  # type: ignore[no-any-return]
+
+
+@pytest.mark.slow
+def test_the_compiled_review_policy_reports_exactly_what_the_pure_one_does(tmp_path: Path) -> None:
+    missing = _missing_toolchain()
+    if missing:
+        if os.environ.get("NERVOUS_REQUIRE_COMPILED_BUILD") == "1":
+            pytest.fail(f"the compiled build is required here, but {missing}")
+        pytest.skip(missing)
+    src = tmp_path / "src"
+    src.mkdir()
+    for name in ("setup.py", "pyproject.toml", "README.md"):
+        shutil.copy2(ROOT / name, src / name)
+    for tree in ("nervous", "plugins"):
+        shutil.copytree(ROOT / tree, src / tree, ignore=shutil.ignore_patterns("__pycache__", "*.so", "*.egg-info"))
+    env = {**os.environ, "NERVOUS_USE_MYPYC": "1"}
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-build-isolation", "--no-deps", "--no-index",
+                    str(src), "-w", str(tmp_path / "dist")], env=env, check=True, timeout=900, cwd=tmp_path)
+    (wheel,) = (tmp_path / "dist").glob("nervous-*.whl")
+    site = tmp_path / "site"
+    with zipfile.ZipFile(wheel) as zf:
+        zf.extractall(site)
+
+    modules = _compiled_modules()
+    compiled = _scan_all(str(site), modules)
+    pure = _scan_all(None, modules)
+
+    suffixes = tuple(sysconfig.get_config_var("EXT_SUFFIX").split())
+    assert all(str(f).endswith(suffixes) and str(f).startswith(str(site)) for f in compiled["modules"].values()), \
+        compiled["modules"]
+    assert all(str(f).endswith(".py") for f in pure["modules"].values()), pure["modules"]
+    reports_c, reports_p = compiled["reports"], pure["reports"]
+    assert isinstance(reports_c, dict) and isinstance(reports_p, dict)
+    assert len(reports_p) > 250
+    differing = sorted(k for k in reports_p if reports_c.get(k) != reports_p[k])
+    assert not differing, f"the compiled build reports otherwise on {differing}"
