@@ -5,7 +5,7 @@ the same typed source, a C extension beside each module, about 0.9x the CPU of a
 default) the package is pure Python and every other setting lives in ``pyproject.toml``. A compiled build
 needs mypy, a C compiler and the Python headers, and the project's dependencies in the building
 environment (``pip wheel --no-build-isolation``); the modules compiled are listed in ``pyproject.toml``
-under ``[tool.nervous.mypyc]``.
+under ``mypyc`` of ``[tool.nervous-build]``.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ def compiled_modules() -> list[Any]:
         return []
     from mypyc.build import mypycify
 
-    modules = tomllib.loads((HERE / "pyproject.toml").read_text("utf-8"))["tool"]["nervous"]["mypyc"]["modules"]
+    modules = tomllib.loads((HERE / "pyproject.toml").read_text("utf-8"))["tool"]["nervous-build"]["mypyc"]
     # the built-in plugins' packages live under plugins/: mypy must see them as top-level packages there
     os.environ["MYPYPATH"] = str(HERE / "plugins")
     return mypycify([str(Path(m)) for m in modules], opt_level="3")

@@ -56,7 +56,7 @@ def _missing_toolchain() -> str | None:
 
 
 def _compiled_modules() -> list[str]:
-    paths = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["tool"]["nervous"]["mypyc"]["modules"]
+    paths = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["tool"]["nervous-build"]["mypyc"]
     return [str(Path(p).relative_to("plugins").with_suffix("")).replace("/", ".") for p in paths]
 
 
