@@ -47,9 +47,9 @@ print(json.dumps({"reports": reports, "modules": modules}, sort_keys=True, defau
 def _missing_toolchain() -> str | None:
     if importlib.util.find_spec("mypyc") is None:
         return "mypyc (mypy) is not installed"
-    if not (shutil.which(sysconfig.get_config_var("CC").split()[0] if sysconfig.get_config_var("CC") else "cc")
-            or shutil.which("cc")):
-        return "no C compiler"
+    cc = (sysconfig.get_config_var("CC") or "cc").split()[0]
+    if not shutil.which(cc):
+        return f"no C compiler ({cc})"
     if not (Path(sysconfig.get_paths()["include"]) / "Python.h").exists():
         return "no Python headers"
     return None

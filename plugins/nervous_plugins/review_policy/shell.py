@@ -31,6 +31,8 @@ _PIPED_SINK = (rf"{_PREFIX}(?:(?:ba|z|da|k|fi)?sh|iex|invoke-expression|pwsh|pow
                r"(?!\s+-[ce]\s+['\"](?![^'\"]*\b(?:exec|eval|system|spawn|compile|Function)\b)[^'\"]*['\"])")
 #: harmless stages a download may pass through on its way into a shell
 _STAGES = r"(?:tee|cat|sed|tr|head|tail|grep|dos2unix|iconv|gunzip|zcat|gzip\s+-d|base64\s+-d|xxd\s+-r|rev|awk|sort)"
+# the module-level expressions other modules import are annotated: a compiled build (setup.py) cannot infer
+# their type through the import cycle between the analysers
 PIPE_TO_SHELL: Any = rx.compile(
     rf"(?i)\b{DOWNLOADERS}\b[^\n|;]*\|\s*(?:{_PIPED_SINK})"
     rf"|\b{DOWNLOADERS}\b[^\n|;]*(?:\|\s*{_STAGES}\b[^\n|;]*)+\|\s*(?:sudo\s+(?:-\S+\s+)*)?(?:/bin/|/usr/bin/)?"
