@@ -11,6 +11,7 @@ under ``mypyc`` of ``[tool.nervous-build]``.
 from __future__ import annotations
 
 import os
+import sys
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -20,9 +21,18 @@ from setuptools import setup
 HERE = Path(__file__).resolve().parent
 
 
+#: commands that install the source tree in place: an extension built there would be imported instead of the
+#: source being edited, so a compiled build refuses them
+IN_PLACE = ("develop", "editable_wheel")
+
+
 def compiled_modules() -> list[Any]:
     if os.environ.get("NERVOUS_USE_MYPYC", "0") != "1":
         return []
+    if any(arg in IN_PLACE for arg in sys.argv[1:]):
+        raise SystemExit("NERVOUS_USE_MYPYC=1 builds wheels only: in an editable install the compiled modules would "
+                         "be imported instead of the sources you edit. Unset it, or build a wheel: "
+                         "NERVOUS_USE_MYPYC=1 pip wheel --no-build-isolation --no-deps . -w dist/")
     from mypyc.build import mypycify
 
     modules = tomllib.loads((HERE / "pyproject.toml").read_text("utf-8"))["tool"]["nervous-build"]["mypyc"]

@@ -104,3 +104,15 @@ def test_the_compiled_review_policy_reports_exactly_what_the_pure_one_does(tmp_p
     assert len(reports_p) > 250
     differing = sorted(k for k in reports_p if reports_c.get(k) != reports_p[k])
     assert not differing, f"the compiled build reports otherwise on {differing}"
+
+
+@pytest.mark.parametrize("command", ["develop", "editable_wheel"])
+def test_a_compiled_build_refuses_to_install_in_place(tmp_path: Path, command: str) -> None:
+    """An extension built beside its source would be imported instead of the source a developer edits."""
+    shutil.copy2(ROOT / "setup.py", tmp_path / "setup.py")
+    shutil.copy2(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    out = subprocess.run([sys.executable, "setup.py", command], cwd=tmp_path, capture_output=True, text=True,
+                         timeout=120, env={**os.environ, "NERVOUS_USE_MYPYC": "1"})
+    assert out.returncode == 1
+    assert "NERVOUS_USE_MYPYC=1 builds wheels only" in out.stderr
+    assert not any(p.suffix in (".c", ".so") for p in tmp_path.rglob("*")), "nothing may be built"
