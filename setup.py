@@ -1,7 +1,7 @@
 """Build hook for the optional compiled review policy.
 
 ``NERVOUS_USE_MYPYC=1`` compiles the review policy's analysers with mypyc, as mypy and black ship theirs:
-the same typed source, a C extension beside each module, about 0.9x the CPU of a scan. Without it (the
+the same typed source, a C extension beside each module, 0.8-0.9x the CPU of a scan. Without it (the
 default) the package is pure Python and every other setting lives in ``pyproject.toml``. A compiled build
 needs mypy, a C compiler and the Python headers, and the project's dependencies in the building
 environment (``pip wheel --no-build-isolation``); the modules compiled are listed in ``pyproject.toml``
