@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
 import shutil
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -178,6 +180,35 @@ def test_fingerprint_independent_of_entry_order(files: dict[str, bytes]) -> None
 
 
 @pytest.mark.skipif(NODE is None, reason="node is not installed: no localeCompare to compare against")
+def test_ascii_keys_are_the_collators_keys() -> None:
+    """ASCII paths are keyed from the table's lines for ASCII characters, without building the collator."""
+    from nervous.kernel import fingerprint
+
+    assert fingerprint._ascii_elements() is not None
+    collator = _collator()
+    for cp in range(0x80):
+        for text in (chr(cp), f"a{chr(cp)}b", f"{chr(cp)}{chr(cp)}A"):
+            assert fingerprint.collation_key.__wrapped__(text)[0] == collator.sort_key(text), repr(text)
+    for path in ORDER_VECTOR:  # ``ä.md`` takes the collator
+        assert fingerprint.collation_key.__wrapped__(path)[0] == collator.sort_key(path), path
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(st.characters(max_codepoint=0x7F), max_size=40))
+def test_any_ascii_text_keys_as_the_collator_does(text: str) -> None:
+    from nervous.kernel import fingerprint
+
+    assert fingerprint.collation_key.__wrapped__(text)[0] == _collator().sort_key(text)
+
+
+@functools.cache
+def _collator() -> Any:
+    """The whole collator (about 0.2 s to build), once for the tests that compare against it."""
+    import pyuca
+
+    return pyuca.Collator()
+
+
 def test_ordering_agrees_with_node_locale_compare() -> None:
     """Differential test: thousands of random paths sorted by pyuca and by Node's ICU."""
     import random

@@ -33,12 +33,58 @@ def collation_key(path: str) -> tuple[Any, str]:
 
     Remembered for the last thousand paths: the collation runs in Python, a scan fingerprints every
     bundle it reports on, and skills share most of their paths (``SKILL.md``, ``scripts/…``)."""
+    ascii_elements = _ascii_elements() if path.isascii() else None
+    if ascii_elements is not None:
+        return (_key_from_elements([e for ch in path for e in ascii_elements[ord(ch)]]), path)
     global _collator
     if _collator is None:
         import pyuca
 
         _collator = pyuca.Collator()
     return (_collator.sort_key(path), path)
+
+
+@functools.lru_cache(maxsize=1)
+def _ascii_elements() -> tuple[tuple[tuple[int, ...], ...], ...] | None:
+    """The collation elements of each ASCII character, read from the lines of ``pyuca``'s table that
+    define them; ``None`` when the table holds a contraction of ASCII characters (then every path takes
+    the whole collator).
+
+    Building the whole collator reads all 30,000 lines of the table (about 0.2 s, in every process that
+    fingerprints a skill); an ASCII string is a run of starters with no contraction among them, so its
+    elements are its characters' own, in order. ``tests/kernel/test_fingerprint.py`` holds the keys built
+    here to the collator's on every character and on generated paths."""
+    import pyuca.collator
+
+    table = Path(pyuca.collator.__file__).with_name(f"allkeys-{pyuca.Collator.UCA_VERSION}.txt")
+    elements: dict[int, tuple[tuple[int, ...], ...]] = {}
+    for m in _ASCII_LINE.finditer(b"\n" + table.read_bytes()):
+        chars = [int(h, 16) for h in m.group(1).split()]
+        if len(chars) > 1:
+            if all(c < 0x80 for c in chars):
+                return None
+            continue  # a contraction that needs a character outside ASCII
+        elements[chars[0]] = tuple(tuple(int(w, 16) for w in e.groups())
+                                   for e in pyuca.collator.COLL_ELEMENT_PATTERN.finditer(m.group(2).decode("ascii")))
+    if len(elements) != 0x80:
+        return None
+    return tuple(elements[cp] for cp in range(0x80))
+
+
+#: a line of the table whose first character is ASCII: its characters, and its elements (comment dropped);
+#: searched from the newline before it (a literal ``re`` finds fast, where a line anchor is tried everywhere)
+_ASCII_LINE = re.compile(rb"\n(00[0-7][0-9A-Fa-f](?: [0-9A-Fa-f]{4,6})*) *;([^#\n]*)")
+
+
+def _key_from_elements(elements: Sequence[tuple[int, ...]]) -> tuple[int, ...]:
+    """The UCA sort key of a string's collation elements: each level's non-zero weights in turn, the
+    levels separated by 0 (four levels, non-ignorable weighting, as ``pyuca`` forms it)."""
+    key: list[int] = []
+    for level in range(4):
+        if level:
+            key.append(0)
+        key.extend(e[level] for e in elements if len(e) > level and e[level])
+    return tuple(key)
 
 
 def sort_paths(paths: Iterable[str]) -> list[str]:

@@ -12,6 +12,7 @@ import re
 import tarfile
 import time
 from pathlib import Path
+from re import _parser as sre_parse  # type: ignore[attr-defined]
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -100,6 +101,62 @@ def test_backtracking_check_flags_known_catastrophic_shapes(pattern: str) -> Non
                                      r"(?:[^.\n]|\.(?=\S)){0,80}\bto\b", r"(?<![\w.])/etc/passwd"])
 def test_backtracking_check_accepts_linear_shapes(pattern: str) -> None:
     assert rx.backtracking_risks(pattern) == []
+
+
+def _first_chars_by_testing(op: object, av: object, fold: bool) -> frozenset[int] | None:
+    """The definition :func:`rx._atom_first_chars` computes from sets: every character of the sample tested."""
+    test = rx._char_test(op, av)
+    if test is None:
+        return None
+    return frozenset(cp for cp in rx._SAMPLE if test(chr(cp)) or (
+        fold and any(len(v) == 1 and test(v) for v in (chr(cp).lower(), chr(cp).upper()))))
+
+
+def _elements(seq: object) -> list[tuple[object, object]]:
+    """Every one-character element of a parsed expression, at any depth."""
+    out = []
+    for op, av in seq:  # type: ignore[attr-defined]
+        if op is sre_parse.SUBPATTERN:
+            out += _elements(av[-1])
+        elif op is sre_parse.BRANCH:
+            for b in av[1]:
+                out += _elements(b)
+        elif op in rx._REPEATS:
+            out += _elements(av[2])
+        elif op in (sre_parse.ASSERT, sre_parse.ASSERT_NOT):
+            out += _elements(av[1])
+        elif op in (sre_parse.LITERAL, sre_parse.NOT_LITERAL, sre_parse.ANY, sre_parse.IN):
+            out.append((op, av))
+    return out
+
+
+FIRST_CHAR_SHAPES = [r"[^\n]", r"\w", r"\W", r"[\s\d]", r"[^\S]", r"[a-z]", r"[\u0100-\uffff]", r"k", r"s", r"\u017f",
+                     r"\u212a", r"\u0130", r"\u00df", r"[^a-z_]", r".", r"[\x00-\x7f]", r"\u0390", r"\u1e9e", r"\u0250"]
+
+
+def test_first_characters_built_from_sets_agree_with_testing_every_character() -> None:
+    classifier.Classifier().classify(bundle({"a.md": "x\n"}), ScanContext())
+    patterns = [p for (p, f), e in rx.ENGINES.items() if e == "re"] + FIRST_CHAR_SHAPES
+    checked = 0
+    for pattern in patterns:
+        for op, av in _elements(sre_parse.parse(pattern)):
+            for fold in (False, True):
+                rx._ATOM_FIRSTS.clear()
+                assert rx._atom_first_chars(op, av, fold) == _first_chars_by_testing(op, av, fold), (pattern, op, av)
+                checked += 1
+    assert checked > 500
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.one_of(st.characters(max_codepoint=0x900), st.tuples(st.characters(max_codepoint=0x900),
+                                                                         st.characters(max_codepoint=0x900))),
+                min_size=1, max_size=4), st.booleans(), st.booleans())
+def test_first_characters_of_any_class_agree_with_testing_every_character(items: list[object], negate: bool,
+                                                                        fold: bool) -> None:
+    parts = "".join(re.escape(i) if isinstance(i, str) else f"{re.escape(min(i))}-{re.escape(max(i))}" for i in items)
+    (op, av), = sre_parse.parse(f"[{'^' if negate else ''}{parts}]")
+    rx._ATOM_FIRSTS.clear()
+    assert rx._atom_first_chars(op, av, fold) == _first_chars_by_testing(op, av, fold)
 
 
 def test_a_new_catastrophic_expression_cannot_be_compiled() -> None:

@@ -732,10 +732,15 @@ def _wide_bytes(text: str) -> bytes:
 _LAST_WIDE: tuple[Any, bytes] = (object(), b"")
 
 
+#: the flags an element's characters depend on, as plain integers (``re``'s flags are an enum whose every
+#: operation runs in Python: a rule set has thousands of elements)
+_CASE, _CASE_AND_DOT = int(re.IGNORECASE), int(re.IGNORECASE | re.DOTALL)
+
+
 def _atom_set(op: Any, av: Any, state: Any, flags: int) -> frozenset[int]:
     """The ASCII characters a one-character element matches, as ``re`` decides under ``flags``."""
-    eff = flags & (re.IGNORECASE | re.DOTALL)
-    if op is sre_parse.LITERAL and not eff & re.IGNORECASE:
+    eff = int(flags) & _CASE_AND_DOT
+    if op is sre_parse.LITERAL and not eff & _CASE:
         return frozenset((av,)) if av < 128 else frozenset()
     key = (op, tuple(av) if isinstance(av, list) else av, eff)
     hit = _ATOM_SETS.get(key)
@@ -743,7 +748,7 @@ def _atom_set(op: Any, av: Any, state: Any, flags: int) -> frozenset[int]:
         return hit
     from re import _compiler  # type: ignore[attr-defined]
 
-    base = state.flags & (re.IGNORECASE | re.DOTALL)
+    base = int(state.flags) & _CASE_AND_DOT
     # the element alone, wrapped in a group that sets the flags in force where it stood
     inner = sre_parse.SubPattern(state, [(op, av)])
     group = sre_parse.SubPattern(state, [(sre_parse.SUBPATTERN, (None, eff & ~base, base & ~eff, inner))])
@@ -1039,15 +1044,62 @@ def _first_chars(seq: Any, flags: int) -> frozenset[int] | None:
         if op is sre_parse.BRANCH:
             sets = [_first_chars(b, flags) for b in av[1]]
             return None if any(x is None for x in sets) else frozenset().union(*sets)  # type: ignore[arg-type]
-        test = _char_test(op, av)
-        if test is None:
-            return None
-        out = set()
-        for cp in _SAMPLE:
-            ch = chr(cp)
-            if test(ch) or (fold and any(len(v) == 1 and test(v) for v in (ch.lower(), ch.upper()))):
-                out.add(cp)
-        return frozenset(out)
+        return _atom_first_chars(op, av, fold)
+    return None
+
+
+#: :func:`_atom_first_chars` answers, per element and case folding (a rule set repeats its elements)
+_ATOM_FIRSTS: dict[tuple[Any, ...], frozenset[int] | None] = {}
+_SAMPLE_SET = frozenset(_SAMPLE)
+
+
+def _atom_first_chars(op: Any, av: Any, fold: bool) -> frozenset[int] | None:
+    """The code points of :data:`_SAMPLE` a one-character element matches: each ``ch`` of which
+    :func:`_char_test` holds, or under ``fold`` holds of its one-character lower or upper case.
+
+    Built from sets (the element's characters, :data:`_CATEGORY_SETS`, :data:`_FOLDED_FROM`) rather than by
+    testing every character of the sample against every element: that testing was most of the review
+    policy's import. ``tests/security/test_bounded_analysis.py`` holds it to the character-by-character definition."""
+    key = (op, tuple(av) if isinstance(av, list) else av, fold)
+    if key in _ATOM_FIRSTS:
+        return _ATOM_FIRSTS[key]
+    test = _char_test(op, av)
+    found = None if test is None else _element_set(op, av)
+    if found is not None and fold:
+        extra: set[int] = set()
+        for cp in found:
+            extra.update(_FOLDED_FROM.get(cp, ()))
+        extra.update(cp for cp, other in _FOLDS_OUT_OF_SAMPLE if test(other))  # type: ignore[misc]
+        found = found | extra
+    if len(_ATOM_FIRSTS) < INLINE_KEPT:
+        _ATOM_FIRSTS[key] = found
+    return found
+
+
+def _element_set(op: Any, av: Any) -> frozenset[int] | None:
+    """The code points of :data:`_SAMPLE` of which :func:`_char_test` holds (``None`` where it has no test)."""
+    if op is sre_parse.LITERAL:
+        return frozenset((av,)) & _SAMPLE_SET
+    if op is sre_parse.NOT_LITERAL:
+        return _SAMPLE_SET - {av}
+    if op is sre_parse.ANY:
+        return _SAMPLE_SET - {ord("\n")}
+    if op is sre_parse.IN:
+        negate = bool(av) and av[0][0] is sre_parse.NEGATE
+        found: set[int] = set()
+        for o, a in av:
+            if o is sre_parse.NEGATE:
+                continue
+            if o is sre_parse.LITERAL:
+                found.add(a)
+            elif o is sre_parse.RANGE:
+                found.update(range(a[0], min(a[1], _SAMPLE[-1]) + 1))
+            elif o is sre_parse.CATEGORY and a in _CATEGORY_SETS:
+                found |= _CATEGORY_SETS[a]
+            else:
+                return None
+        found &= _SAMPLE_SET
+        return _SAMPLE_SET - found if negate else frozenset(found)
     return None
 
 
@@ -1079,3 +1131,27 @@ def _item_test(op: Any, av: Any) -> Callable[[str], bool] | None:
     if op is sre_parse.CATEGORY:
         return _CATEGORIES.get(av)
     return None
+
+
+#: each category's characters in the sample
+_CATEGORY_SETS = {cat: frozenset(cp for cp in _SAMPLE if test(chr(cp))) for cat, test in _CATEGORIES.items()}
+
+
+def _fold_tables() -> tuple[dict[int, tuple[int, ...]], tuple[tuple[int, str], ...]]:
+    """For case folding: the characters of the sample whose one-character lower or upper case is a given
+    character of the sample, and the characters whose lower or upper case lies outside the sample."""
+    folded_from: dict[int, list[int]] = {}
+    outside: list[tuple[int, str]] = []
+    for cp in _SAMPLE:
+        ch = chr(cp)
+        for other in sorted({ch.lower(), ch.upper()} - {ch}):
+            if len(other) != 1:
+                continue
+            if ord(other) in _SAMPLE_SET:
+                folded_from.setdefault(ord(other), []).append(cp)
+            else:
+                outside.append((cp, other))
+    return {k: tuple(v) for k, v in folded_from.items()}, tuple(outside)
+
+
+_FOLDED_FROM, _FOLDS_OUT_OF_SAMPLE = _fold_tables()
