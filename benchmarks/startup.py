@@ -3,13 +3,14 @@
     python benchmarks/startup.py [--runs 21] [--python PATH] [--baseline PATH] [--floor]
 
 Prints the median wall time and the median CPU time (user + system of the child) of
-``python -c pass``, ``nervous --version``, ``nervous plugins --json``, ``nervous perceive --json``
-and, when the clawhub CLI is on ``PATH``, ``clawhub list`` (each a fresh process, interleaved so
-load changes hit every command alike), their ratios to the bare interpreter, and the heavy modules
+``python -c pass``, ``nervous --version``, ``nervous plugins --json``, ``nervous perceive --json``,
+``nervous scan --json`` of a one-file and of a three-file skill (:data:`SCAN_SKILLS`) and, when the
+clawhub CLI is on ``PATH``, ``clawhub list`` (each a fresh process, interleaved so load changes hit
+every command alike), their ratios to the bare interpreter, and the heavy modules
 (HTTP clients, YAML, rich, numpy, psycopg, mcp) that ``import nervous`` and the plugin load pull
 in — there must be none.
 
-``--baseline PATH`` also times ``nervous --version`` and ``nervous perceive --json`` of another
+``--baseline PATH`` also times ``nervous --version``, ``nervous perceive --json`` and the scans of another
 interpreter in the same interleaved rounds (e.g. a regular install of the main branch) and prints
 each command's time over the baseline's, a before/after ratio that one load level affects alike.
 
@@ -120,6 +121,26 @@ LAST_FLOOR = list(FLOOR)[-1]
 M_FLOOR = "floor: the same, frozen before exit"
 
 
+#: skills ``nervous scan`` reads, each in a fresh process: what a user waits for when checking one skill
+SCAN_SKILLS = {
+    "one-file skill": {"SKILL.md": "---\nname: word-count\ndescription: Count the words of a text file.\n---\n"
+                                   "# Word count\n\nRun `wc -w FILE` and tell the user the number.\n"},
+    "three-file skill": {
+        "SKILL.md": "---\nname: weather\ndescription: Current weather for a city from the Open-Meteo API.\n"
+                    "metadata: {\"openclaw\": {\"requires\": {\"bins\": [\"curl\", \"jq\"]}}}\n---\n"
+                    "# Weather\n\n1. Run `scripts/weather.sh CITY`.\n2. Read `references/api.md` for the fields.\n"
+                    "3. Tell the user the temperature and the wind.\n",
+        "scripts/weather.sh": "#!/usr/bin/env bash\nset -euo pipefail\ncity=\"${1:?city}\"\n"
+                              "curl -fsS \"https://geocoding-api.open-meteo.com/v1/search?name=${city}&count=1\" "
+                              "| jq -r '.results[0] | \"\\(.latitude) \\(.longitude)\"'\n",
+        "references/api.md": "# Open-Meteo fields\n\n" + "".join(
+            f"- `field_{i}`: a value the forecast returns, in its unit.\n" for i in range(60)),
+    },
+}
+#: the commands ``--baseline`` also times with the other interpreter
+BASELINE_COMMANDS = ("nervous --version", "nervous perceive --json", "nervous scan --json")
+
+
 def timed_all(cmds: list[list[str]], env: dict[str, str], runs: int, cwd: str,
               envs: dict[int, dict[str, str]] | None = None) -> tuple[list[float], list[float]]:
     """Median wall and CPU time of each command; rounds interleave the commands (a load spike hits all).
@@ -146,11 +167,12 @@ def main() -> None:
     ap.add_argument("--python", default=sys.executable,
                     help="the interpreter to time (default: this one), e.g. a venv with a regular pip install")
     ap.add_argument("--baseline", default=None,
-                    help="another interpreter whose --version and perceive --json are timed in the same rounds")
+                    help="another interpreter whose --version, perceive --json and scans are timed in the same rounds")
     ap.add_argument("--floor", action="store_true",
                     help="also time the design's fixed costs (imports, a hook call, the file reads) in the same rounds")
     args = ap.parse_args()
-    with tempfile.TemporaryDirectory() as home, tempfile.TemporaryDirectory() as modules:
+    with tempfile.TemporaryDirectory() as home, tempfile.TemporaryDirectory() as modules, \
+            tempfile.TemporaryDirectory() as skills:
         env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
         env["NERVOUS_HOME"] = home
         py = args.python
@@ -160,11 +182,17 @@ def main() -> None:
             "nervous plugins --json": [py, "-m", "nervous", "plugins", "--json"],
             "nervous perceive --json": [py, "-m", "nervous", "perceive", "count the words in my report", "--json"],
         }
+        for name, files in SCAN_SKILLS.items():
+            folder = Path(skills, name)
+            for rel, text in files.items():
+                Path(folder, rel).parent.mkdir(parents=True, exist_ok=True)
+                Path(folder, rel).write_text(text, encoding="utf-8")
+            cmds[f"nervous scan --json ({name})"] = [py, "-m", "nervous", "scan", str(folder), "--json"]
         # as most users run: no NERVOUS_HOME, the folders platformdirs gives under a (fresh) home folder
         for name in ("nervous --version", "nervous perceive --json"):
             cmds[f"{name} (platform folders)"] = cmds[name]
         if args.baseline:
-            for name in [n for n in cmds if n.startswith(("nervous --version", "nervous perceive --json"))]:
+            for name in [n for n in cmds if n.startswith(BASELINE_COMMANDS)]:
                 cmds[f"baseline: {name}"] = [args.baseline, *cmds[name][1:]]
         floor_env = {**env, "PYTHONPATH": modules}  # the -m floor modules live outside the home
         if args.floor:
