@@ -974,15 +974,35 @@ def test_re2_match_agrees_with_the_bindings_own(pattern: str, text_: str) -> Non
 def test_wide_screens_are_built_on_the_first_text_that_is_not_ascii() -> None:
     """Building every wide screen at import was a third of the plugin's import: they wait for such text."""
     pattern = r"(?<![\w-])curl\s+(?=-)[^\n]*"  # a look-around: runs on ``re``, screened by RE2
-    rule = rx._ReRule(re.compile(pattern), rx.ascii_superset(pattern), 0)
+    rule = rx._ReRule(pattern, 0)
     line_set = rx.Prefilter([rule])
     assert rule._wide is rx._UNBUILT and line_set._wide_match is None
+    assert rule._compiled is None  # a set of screens needs no ``re`` expression: compiled on first use
     assert rule.search("run curl -s x").group(0) == "curl -s x" and rule.search("nothing") is None
     assert line_set.scan("run curl -s x").may_match(rule) and not line_set.scan("nothing").may_match(rule)
     assert rule._wide is rx._UNBUILT and line_set._wide_match is None  # ASCII text never needs them
     assert rule.search("— curl -s é").group(0) == "curl -s é" and rule.search("— rien à voir") is None
     assert line_set.scan("— curl -s é").may_match(rule) and not line_set.scan("— rien à voir").may_match(rule)
     assert rule._wide is not rx._UNBUILT and line_set._wide_match is not None
+
+
+def test_re_expressions_are_compiled_and_screened_on_first_use() -> None:
+    """Compiling the ``re`` expressions and their screens was two fifths of the plugin's import: a rule is
+    checked for backtracking when it is written, compiled when it first reads a line; its screen is the one
+    the line sets hold (built from the flags it was written with: the same text as from ``re``'s flags)."""
+    rule = rx._build(r"(?i)(?<![\w-])wget\s+(?=-)[^\n]*", 0)
+    assert isinstance(rule, rx._ReRule) and rule._compiled is None and rule._ascii_screen is rx._UNBUILT
+    assert rule.search("nothing here") is None and rule._compiled is None  # the screen alone said no
+    assert rule._ascii_screen is not rx._UNBUILT
+    assert rule.search("run WGET -q x").group(0) == "WGET -q x" and rule._compiled is not None
+    assert rule.flags == re.compile(rule.pattern).flags and rule.groups == 0
+    on_re = [k for k, engine in rx.ENGINES.items() if engine == "re"]
+    assert len(on_re) >= 20  # the rule set's, compiled when the detectors were imported
+    for pattern, flags in on_re:
+        compiled = re.compile(pattern, flags)
+        for wide in (False, True):
+            assert rx.ascii_superset_text(pattern, flags, wide=wide) == rx.ascii_superset_text(
+                pattern, compiled.flags, wide=wide), pattern[:80]
 
 
 @pytest.mark.parametrize("block", [

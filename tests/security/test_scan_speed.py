@@ -143,14 +143,14 @@ def _re_calls(b: SkillBundle) -> tuple[int, float]:
     """(calls that reached a ``re`` engine, CPU seconds) while classifying ``b``."""
     counts = {"re": 0}
     wrapped = [rx.inline(*k) for k in _re_expressions()]
-    saved = [w._re for w in wrapped]
-    for w in wrapped:
-        w._re = _Counting(w._re, counts)
+    saved = [w._re for w in wrapped]  # (compiled now, if not yet)
+    for w, inner in zip(wrapped, saved, strict=True):
+        w._compiled = _Counting(inner, counts)
     try:
         cpu = _cpu_classify(b)
     finally:
         for w, inner in zip(wrapped, saved, strict=True):
-            w._re = inner
+            w._compiled = inner
     return counts["re"], cpu
 
 

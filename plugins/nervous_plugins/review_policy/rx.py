@@ -86,7 +86,7 @@ def _build(pattern: str, flags: int) -> Any:
         risks = backtracking_risks(pattern, flags)
         if risks:
             raise UnsafeExpression(f"{risks[0]}: {pattern[:120]!r}") from None
-        compiled = _ReRule(re.compile(pattern, flags), ascii_superset(pattern, flags), flags)
+        compiled = _ReRule(pattern, flags)
         engine = "re"
     if len(ENGINES) < ENGINES_KEPT:
         ENGINES[key] = engine
@@ -316,7 +316,7 @@ class Prefilter:
                 self._index[id(expr)] = self._set.Add(expr._rx.pattern)  # the RE2 spelling, inline flags included
             elif isinstance(expr, _ReRule) and expr._screen is not None:
                 # an expression on ``re`` is represented by its screen, which holds for ASCII text only
-                text = ascii_superset_text(expr.pattern, expr.flags)
+                text = ascii_superset_text(expr.pattern, expr._flags)
                 if text is not None:
                     self._index[id(expr)] = self._set.Add(text)
                     self._ascii_only.add(id(expr))
@@ -333,7 +333,7 @@ class Prefilter:
         if self._wide_match is None:
             wide = re2.Set.SearchSet(_RE2_OPTIONS)
             for expr in self._wide_exprs:
-                text = ascii_superset_text(expr.pattern, expr.flags, wide=True) if expr.wide_screen() is not None else None
+                text = ascii_superset_text(expr.pattern, expr._flags, wide=True) if expr.wide_screen() is not None else None
                 wide.Add(text if text is not None else "")
             wide.Compile()
             self._wide_match = _raw_set_match(wide)
@@ -529,24 +529,55 @@ class _ReRule:
     ``re`` is not run. Every match returned is ``re``'s own, so results are exactly those of ``re``;
     the screen only saves the backtracking engine's time on the many lines where nothing can match
     (a large alternation on ``re`` costs tens of microseconds per line even when nothing matches).
+
+    Built when first used, as its screens are: an expression is checked for backtracking (by :func:`_build`)
+    when the detectors are imported, but ``re`` compiles it, and RE2 its screen, in the process that reads a
+    line with it (the ``re`` expressions were two fifths of the plugin's import, and a small skill uses few).
     """
 
-    __slots__ = ("_re", "_screen", "_wide", "_flags", "pattern", "flags", "groups", "groupindex")
+    __slots__ = ("_compiled", "_ascii_screen", "_wide", "_flags", "pattern")
 
-    def __init__(self, compiled: re.Pattern[str], screen: Any, flags: int = 0) -> None:
-        self._re = compiled
-        self._screen = screen
-        # the same for any text, read with each non-ASCII character as "?" (see _wide_bytes); built on the
-        # first text that is not ASCII (building every screen at import is a third of the plugin's import)
-        self._wide: Any = _UNBUILT
+    def __init__(self, pattern: str, flags: int = 0) -> None:
+        self.pattern = pattern
         self._flags = flags
-        self.pattern = compiled.pattern
-        self.flags = compiled.flags
-        self.groups = compiled.groups
-        self.groupindex = compiled.groupindex
+        self._compiled: re.Pattern[str] | None = None
+        self._ascii_screen: Any = _UNBUILT
+        # the same for any text, read with each non-ASCII character as "?" (see _wide_bytes); built on the
+        # first text that is not ASCII
+        self._wide: Any = _UNBUILT
+
+    @property
+    def _re(self) -> re.Pattern[str]:
+        compiled = self._compiled
+        if compiled is None:
+            compiled = self._compiled = re.compile(self.pattern, self._flags)
+        return compiled
+
+    @property
+    def _screen(self) -> Any:
+        """The screen for ASCII text (``None``: there is none, ``re`` always runs)."""
+        screen = self._ascii_screen
+        if screen is _UNBUILT:
+            screen = self._ascii_screen = ascii_superset(self.pattern, self._flags)
+        return screen
+
+    @property
+    def flags(self) -> int:
+        return self._re.flags
+
+    @property
+    def groups(self) -> int:
+        return self._re.groups
+
+    @property
+    def groupindex(self) -> Any:
+        return self._re.groupindex
 
     def _cannot_match(self, text: Any, pos: int | None, endpos: int | None) -> bool:
-        if self._screen is None or pos is not None or endpos is not None or not isinstance(text, str):
+        screen = self._ascii_screen
+        if screen is _UNBUILT:
+            screen = self._screen
+        if screen is None or pos is not None or endpos is not None or not isinstance(text, str):
             return False
         if not text.isascii():
             wide = self.wide_screen()
@@ -555,7 +586,7 @@ class _ReRule:
             data = _wide_bytes(text)
             return wide.Match(_UNANCHORED, data, 0, len(data))[0] == _NULL_SPAN  # type: ignore[no-any-return]
         data = _encoded(text)
-        return self._screen.Match(_UNANCHORED, data, 0, len(data))[0] == _NULL_SPAN  # type: ignore[no-any-return]
+        return screen.Match(_UNANCHORED, data, 0, len(data))[0] == _NULL_SPAN  # type: ignore[no-any-return]
 
     def wide_screen(self) -> Any:
         """The screen for text that is not ASCII (``None``: there is none, ``re`` always runs there)."""
@@ -1021,7 +1052,7 @@ def _literal_prefix(seq: Any, flags: int) -> str:
 
 
 _SAMPLE = range(0x800)  # first characters are compared on this range (ASCII, Latin, Greek, Cyrillic...)
-_CATEGORIES = {
+_CATEGORIES: dict[Any, Callable[[str], bool]] = {
     sre_parse.CATEGORY_DIGIT: str.isdigit, sre_parse.CATEGORY_NOT_DIGIT: lambda c: not c.isdigit(),
     sre_parse.CATEGORY_SPACE: str.isspace, sre_parse.CATEGORY_NOT_SPACE: lambda c: not c.isspace(),
     sre_parse.CATEGORY_WORD: lambda c: c.isalnum() or c == "_",
