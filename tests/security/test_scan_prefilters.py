@@ -1003,6 +1003,12 @@ def test_re_expressions_are_compiled_and_screened_on_first_use() -> None:
         for wide in (False, True):
             assert rx.ascii_superset_text(pattern, flags, wide=wide) == rx.ascii_superset_text(
                 pattern, compiled.flags, wide=wide), pattern[:80]
+        # whether a line's match is one in the whole text, asked with the written flags: as with re's
+        rule = rx.inline(pattern, flags)
+        rx._LINE_SAFE.clear()
+        written = rx.line_screenable(rule)
+        rx._LINE_SAFE.clear()
+        assert written == rx.line_screenable(re.compile(pattern, flags)), pattern[:80]
 
 
 @pytest.mark.parametrize("block", [

@@ -398,11 +398,13 @@ def line_screenable(expr: Any) -> bool:
     exactly as at the ends of the line alone. False for string anchors (``\\A``, ``\\Z``, ``^``/``$``
     without multi-line) and look-arounds, which can see past a line's ends.
     """
-    key = (expr.pattern, expr.flags)
+    # an expression on ``re`` is asked with the flags it was written with: its compiled flags (the same
+    # parse, with the inline and Unicode flags added) would compile it before it is first used
+    key = (expr.pattern, expr._flags if isinstance(expr, _ReRule) else expr.flags)
     safe = _LINE_SAFE.get(key)
     if safe is None:
         try:
-            parsed = sre_parse.parse(expr.pattern, expr.flags & ~re.UNICODE)
+            parsed = sre_parse.parse(key[0], key[1] & ~re.UNICODE)
             multiline = bool(parsed.state.flags & re.MULTILINE)
             safe = _line_safe(parsed, multiline)
         except (re.error, RecursionError, TypeError):
