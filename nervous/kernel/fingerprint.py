@@ -35,7 +35,8 @@ def collation_key(path: str) -> tuple[Any, str]:
     bundle it reports on, and skills share most of their paths (``SKILL.md``, ``scripts/…``)."""
     ascii_elements = _ascii_elements() if path.isascii() else None
     if ascii_elements is not None:
-        return (_key_from_elements([e for ch in path for e in ascii_elements[ord(ch)]]), path)
+        return (_key_former().sort_key_from_collation_elements([e for ch in path for e in ascii_elements[ord(ch)]]),
+                path)
     global _collator
     if _collator is None:
         import pyuca
@@ -52,7 +53,7 @@ def _ascii_elements() -> tuple[tuple[tuple[int, ...], ...], ...] | None:
 
     Building the whole collator reads all 30,000 lines of the table (about 0.2 s, in every process that
     fingerprints a skill); an ASCII string is a run of starters with no contraction among them, so its
-    elements are its characters' own, in order. ``tests/kernel/test_fingerprint.py`` holds the keys built
+    elements are its characters' own, in order. ``tests/test_fingerprint.py`` holds the keys built
     here to the collator's on every character and on generated paths."""
     import pyuca.collator
 
@@ -76,15 +77,12 @@ def _ascii_elements() -> tuple[tuple[tuple[int, ...], ...], ...] | None:
 _ASCII_LINE = re.compile(rb"\n(00[0-7][0-9A-Fa-f](?: [0-9A-Fa-f]{4,6})*) *;([^#\n]*)")
 
 
-def _key_from_elements(elements: Sequence[tuple[int, ...]]) -> tuple[int, ...]:
-    """The UCA sort key of a string's collation elements: each level's non-zero weights in turn, the
-    levels separated by 0 (four levels, non-ignorable weighting, as ``pyuca`` forms it)."""
-    key: list[int] = []
-    for level in range(4):
-        if level:
-            key.append(0)
-        key.extend(e[level] for e in elements if len(e) > level and e[level])
-    return tuple(key)
+@functools.lru_cache(maxsize=1)
+def _key_former() -> Any:
+    """A collator without its table: ``pyuca`` forms the sort key of given collation elements without it."""
+    import pyuca
+
+    return pyuca.Collator.__new__(pyuca.Collator)
 
 
 def sort_paths(paths: Iterable[str]) -> list[str]:
