@@ -38,10 +38,14 @@ import ast
 import gc
 import re
 import shlex
+import subprocess
+import sys
+import textwrap
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -1009,6 +1013,68 @@ def test_re_expressions_are_compiled_and_screened_on_first_use() -> None:
         written = rx.line_screenable(rule)
         rx._LINE_SAFE.clear()
         assert written == rx.line_screenable(re.compile(pattern, flags)), pattern[:80]
+
+
+def test_an_expression_is_parsed_once_for_every_question_asked_of_it() -> None:
+    """The backtracking check, the screens and the line-screenable test read one shared parse: each gives
+    the answer it gives from a parse of its own, whatever order they are asked in (none changes the tree)."""
+    on_re = [k for k, engine in rx.ENGINES.items() if engine == "re"]
+
+    def answers(pattern: str, flags: int, order: list[int]) -> list[Any]:
+        rx._parsed.cache_clear()
+        rx.ascii_superset_text.cache_clear()
+        asked = [
+            lambda: rx.backtracking_risks(pattern, flags),
+            lambda: rx.ascii_superset_text(pattern, flags),
+            lambda: rx.ascii_superset_text(pattern, flags, wide=True),
+            lambda: rx._line_safe(rx._parsed(pattern, flags), bool(rx._parsed(pattern, flags).state.flags
+                                                                   & re.MULTILINE)),
+        ]
+        out: list[Any] = [None] * len(asked)
+        for i in order:
+            out[i] = asked[i]()
+        assert rx._parsed.cache_info().misses == 1, pattern[:80]
+        return out
+
+    try:
+        for pattern, flags in on_re:
+            assert answers(pattern, flags, [0, 1, 2, 3]) == answers(pattern, flags, [3, 2, 1, 0]), pattern[:80]
+            rx._parsed.cache_clear()  # and each as from a parse of its own
+            alone = [rx.backtracking_risks(pattern, flags)]
+            rx._parsed.cache_clear()
+            rx.ascii_superset_text.cache_clear()
+            alone.append(rx.ascii_superset_text(pattern, flags))
+            assert alone == answers(pattern, flags, [3, 2, 1, 0])[:2], pattern[:80]
+    finally:
+        rx._parsed.cache_clear()
+        rx.ascii_superset_text.cache_clear()
+
+
+def test_the_detectors_of_code_load_with_the_first_file_of_their_language() -> None:
+    """A skill of instructions only never imports the Python and JavaScript detectors (a fresh process's
+    start pays for them only when it reads such code)."""
+    program = textwrap.dedent("""
+        import sys
+        from nervous.plugin import ScanContext, SkillBundle, SkillFile, SkillRef
+        from nervous_plugins.review_policy.classifier import Classifier
+
+        def loaded():
+            return sorted(m.rsplit(".", 1)[1] for m in sys.modules if m.endswith((".pycode", ".jscode")))
+
+        k = Classifier()
+        print(loaded())
+        md = b"---\\nname: hello\\ndescription: Say hello.\\n---\\nRun `echo hello` in a shell.\\n"
+        k.classify(SkillBundle(ref=SkillRef("a"), files=(SkillFile("SKILL.md", md),)), ScanContext())
+        print(loaded())
+        k.classify(SkillBundle(ref=SkillRef("b"), files=(SkillFile("SKILL.md", md), SkillFile("x.py", b"import os\\n"))),
+                   ScanContext())
+        print(loaded())
+        k.classify(SkillBundle(ref=SkillRef("c"), files=(SkillFile("SKILL.md", md + b"```js\\nfetch('x')\\n```\\n"),)),
+                   ScanContext())
+        print(loaded())
+    """)
+    out = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=True).stdout
+    assert out.split("\n")[:4] == ["[]", "[]", "['pycode']", "['jscode', 'pycode']"]
 
 
 @pytest.mark.parametrize("block", [

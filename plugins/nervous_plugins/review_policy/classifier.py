@@ -16,7 +16,7 @@ from typing import Any
 from nervous.plugin import Finding, ScanContext, SideEffects, SkillBundle, SkillFile
 from nervous.plugin.toolkit import ASSUME_WORST, classes_of, normalize_host, normalize_tags
 
-from . import jscode, prose, pycode, rx, shell
+from . import prose, rx, shell
 from .catalogue import BY_ID
 from .collector import Collector, Hit
 from .indicators import (
@@ -393,11 +393,17 @@ class Classifier:
             c.tier(interp or "bash", "CAUTION")  # the script's own commands carry their tiers
             self._shell_script(c, f.path, text, known)
         elif ext in PYTHON_EXT or interp.startswith("python"):
+            # the detectors of code are imported with the first file or block of their language: a skill of
+            # instructions only never loads them (a fresh process's scan starts sooner)
+            from . import pycode
+
             c.tag("shell:python", f.path, 1)
             if not pycode.analyze(c, f.path, text):
                 self._fallback_lines(c, f.path, text, known)
             self._comment_lines(c, f.path, text, "#")
         elif ext in JS_EXT or interp in ("node", "deno", "bun"):
+            from . import jscode
+
             if interp or f.path.startswith(("scripts/", "bin/", "tools/")) or "/scripts/" in f.path:
                 c.tag("shell:node", f.path, 1)
             jscode.analyze(c, f.path, text)
@@ -604,11 +610,15 @@ class Classifier:
         lines = rx.Screen(src, screen_re=True)  # the block's own lines, each searched for the shapes below
         offset = block[0].no - 1
         if lang in PYTHON_LANGS:
+            from . import pycode
+
             if not pycode.analyze(c, path, src, lines_offset=offset):
                 for ln in block:
                     if lines.search(shell.PIPE_TO_SHELL, ln.text) or lines.search(shell.REVERSE_SHELL, ln.text):
                         shell.analyze_line(c, path, ln.no, ln.text, executable=not quoted, quoted=quoted, known=known)
         elif lang in JS_LANGS:
+            from . import jscode
+
             jscode.analyze(c, path, src, lines_offset=offset)
         else:
             joined = _join_continuations(block)

@@ -390,6 +390,14 @@ class Scanned:
 _LINE_SAFE: dict[tuple[str, int], bool] = {}
 
 
+@functools.lru_cache(maxsize=2 * INLINE_KEPT)
+def _parsed(pattern: str, flags: int) -> Any:
+    """``re``'s parse of an expression, shared by the questions asked of it (is it free of backtracking risk,
+    its screens, is it line-screenable): each would parse it again (a tenth of a fresh process's first scan).
+    The walks over it only read it."""
+    return sre_parse.parse(pattern, flags)
+
+
 def line_screenable(expr: Any) -> bool:
     """Whether a match of ``expr`` in one line of a text implies a match in the whole text.
 
@@ -404,7 +412,7 @@ def line_screenable(expr: Any) -> bool:
     safe = _LINE_SAFE.get(key)
     if safe is None:
         try:
-            parsed = sre_parse.parse(key[0], key[1] & ~re.UNICODE)
+            parsed = _parsed(key[0], key[1] & ~re.UNICODE)
             multiline = bool(parsed.state.flags & re.MULTILINE)
             safe = _line_safe(parsed, multiline)
         except (re.error, RecursionError, TypeError):
@@ -685,7 +693,7 @@ def ascii_superset_text(pattern: str, flags: int = 0, *, wide: bool = False) -> 
 
     Remembered: each expression on ``re`` asks for it when it is compiled and again in every line set
     that holds it, and building it walks the whole parsed expression (a third of the plugin's import)."""
-    parsed = sre_parse.parse(pattern, flags)
+    parsed = _parsed(pattern, flags)
     try:
         return _superset_seq(parsed, parsed.state, parsed.state.flags | flags, wide)
     except (ValueError, RecursionError):
@@ -915,7 +923,7 @@ def backtracking_risks(pattern: str, flags: int = 0) -> list[str]:
     """Why ``pattern`` could backtrack exponentially on ``re``: nested unbounded repetitions, or a
     repetition of alternatives that can begin with the same character. Empty when neither occurs."""
     risks: list[str] = []
-    parsed = sre_parse.parse(pattern, flags)
+    parsed = _parsed(pattern, flags)
     _walk(parsed, 0, risks, parsed.state.flags)
     return risks
 
