@@ -6,6 +6,7 @@
     python benchmarks/scan_decisions.py band wild.json --from 0.90 --to 0.99 --every 3 --out band.txt
     python benchmarks/scan_decisions.py record --corpus … --ids band.txt --out band.json
     python benchmarks/scan_decisions.py pair --other ../before --corpus ../shared/data/security/wild/wild.tar.gz
+    PYTHONPATH=../old/plugins:../old python benchmarks/scan_decisions.py record --corpus … --limit 300 --out old.json
 
 A change to the scan machinery (speed, bounds) must not change what the scan decides. ``record``
 scans each item of a ``items/<id>/…`` archive (read in memory, never extracted or executed) and
@@ -46,16 +47,29 @@ def _digest(obj: Any) -> str:
     return hashlib.sha256(json.dumps(obj, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 
+def _scan_api() -> tuple[Any, ...]:
+    """``scan_bundle`` and the records it takes, from the nervous first on the path: this layout, or the one
+    before the kernel and engines were regrouped (so that ``PYTHONPATH=<older checkout>/plugins:<older
+    checkout>`` records an older version, such as the one an issue's figures were measured on)."""
+    try:
+        from nervous.engines.scan.engine import scan_bundle
+        from nervous.kernel.config import Config
+        from nervous.kernel.manager import PluginManager
+        from nervous.kernel.records import ScanContext, SkillBundle, SkillFile, SkillRef
+    except ModuleNotFoundError:
+        from nervous.config import Config  # type: ignore[no-redef]
+        from nervous.manager import PluginManager  # type: ignore[no-redef]
+        from nervous.records import ScanContext, SkillBundle, SkillFile, SkillRef  # type: ignore[no-redef]
+        from nervous.scan import scan_bundle  # type: ignore[no-redef]
+    return scan_bundle, Config, PluginManager, ScanContext, SkillBundle, SkillFile, SkillRef
+
+
 def record(corpus: Path, *, limit: int | None = None, ids: list[str] | None = None,
            sampler: Sampler | None = None) -> dict[str, Any]:
     """Every item's decision and findings; with ``ids``, those items only, after one unrecorded warm-up
     scan (so that the first of a short list does not pay the analysis worker's start). With ``sampler``,
     the machine's speed is sampled before the first item and after every hundredth (outside the timings)."""
-    from nervous.engines.scan.engine import scan_bundle
-    from nervous.kernel.config import Config
-    from nervous.kernel.manager import PluginManager
-    from nervous.kernel.records import ScanContext, SkillBundle, SkillFile, SkillRef
-
+    scan_bundle, Config, PluginManager, ScanContext, SkillBundle, SkillFile, SkillRef = _scan_api()
     items = load_items(corpus.read_bytes())
     pm = PluginManager(Config(), autoload=False)
     context = ScanContext(purpose="install")
