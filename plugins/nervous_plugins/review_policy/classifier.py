@@ -1399,15 +1399,21 @@ def _edit(a: str, b: str) -> int:
 _PLANTED_CONCEAL = rx.compile(r"(?i)\b(?:do\s+not|don'?t|never|without)\s+(?:ever\s+)?(?:mention|tell|reveal|disclos|show|"
                               r"report)\w*\s+(?:it|this|that|them|anything|(?:to\s+)?the\s+user|(?:this|these|the)\s+"
                               r"(?:rules?|steps?|commands?|instructions?|changes?))\b")
+#: a standing rule that lets the agent act without asking ("always run … without asking the user"); the
+#: planted words name an action, so "save notes without asking" (the write itself) is not one
+_PLANTED_BYPASS = rx.compile(r"(?i)\b(?:run|execut|install|send|upload|delet|remov|pay|purchas|buy|transfer|approv|"
+                             r"accept|sign)\w*\b[^\n]{0,80}?\bwithout\s+(?:first\s+|ever\s+)?(?:asking|checking|"
+                             r"confirming|consulting|prompting)\b")
 _PLANTED_SEND = rx.compile(r"(?i)\b(?:send|upload|post|forward|sync|copy|mirror|report)\w*\b[^\n]{0,120}?https?://")
 
 
 def _planted_rule(c: Collector, bundle: SkillBundle, hit: Hit) -> str | None:
     """Why a write to the agent's memory or settings plants a harmful standing rule, or ``None``."""
     same_line = {x.rule_id for x in c.hits if x.file == hit.file and x.line == hit.line}
-    if "NV-AUTO-002" in same_line:
-        return "a confirmation bypass"
     line = _line_text(bundle, hit.file, hit.line)
+    bypass = _PLANTED_BYPASS.search(line)
+    if "NV-AUTO-002" in same_line or bypass and not prose.NEGATION.search(line[:bypass.start()]):
+        return "a confirmation bypass"  # (a planted "never run … without asking" is a safety rule)
     if _PLANTED_CONCEAL.search(line):
         return "concealment"
     if _PLANTED_SEND.search(line):

@@ -42,7 +42,7 @@ CONCEAL = rx.compile(
     rf"|\b{_ACT}\s+(?:[\w'/.,-]+\s+){{0,6}}?(?:covertly|secretly|stealthily|surreptitiously|"
     rf"in\s+the\s+background\s+without\s+(?:telling|informing|notifying)|behind\s+(?:the\s+)?{_USER}(?:'s)?\s+back)\b"
     rf"|\b{_USER}\s+(?:should\s+not|shouldn'?t|must\s+not|must\s+never|should\s+never)\s+"
-    rf"(?:know|find\s+out|notice|be\s+(?:told|informed|aware|notified))\b"
+    rf"(?:know|learn|find\s+out|discover|notice|reali[sz]e|suspect|be\s+(?:told|informed|aware|notified))\b"
     rf"|\bdo\s+not\s+(?:log|display|print|show|echo|output)\s+(?:this|these|the\s+following)\s+"
     rf"(?:\w+\s+){{0,3}}(?:to|in\s+front\s+of)\s+{_USER}"
     rf"|\b(?:omit|exclude|leave\s+out|remove)\s+(?:\w+\s+){{0,5}}from\s+(?:your\s+|the\s+)?(?:response|reply|answer|summary|output|report)s?\s+(?:to\s+{_USER}|so\s+(?:that\s+)?{_USER})"
@@ -515,7 +515,7 @@ def _analyze_line(c: Collector, file: str, lineno: int, line: str, in_code: bool
         c.hit("NV-PI-002b" if q else "NV-PI-002", file, lineno, snippet(line, m.start(), m.end()),
               column=m.start() + 1, alt=which_alternative(OVERRIDE, m))
     m = find(DECEIVE) if "DECEIVE" in gates else None
-    if m and _NEGATION.search(line[max(0, m.start() - 80):m.start()]) and not _DECEIVE_NEGATION_BAIT.search(
+    if m and NEGATION.search(line[max(0, m.start() - 80):m.start()]) and not _DECEIVE_NEGATION_BAIT.search(
             line[max(0, m.start() - 80):m.start()]):
         m = None  # "never fabricate results": the opposite instruction
     if m:
@@ -524,7 +524,7 @@ def _analyze_line(c: Collector, file: str, lineno: int, line: str, in_code: bool
               action="review" if q else None)
     describes = _Lazy(lambda: describes_attacks(c, line))
     m = find(EXFIL_INSTR) if "EXFIL_INSTR" in gates else None
-    if m and EXFIL_MARKERS.search(line) and not in_code and not _NEGATION.search(line[:m.start()]):
+    if m and EXFIL_MARKERS.search(line) and not in_code and not NEGATION.search(line[:m.start()]):
         q = bool(quoted(m) or describes)
         # a send with no address ("to an external service") names no place the data would reach: the
         # skill's own configured service is the only one it can mean, so a person checks which (review)
@@ -547,7 +547,7 @@ def _analyze_line(c: Collector, file: str, lineno: int, line: str, in_code: bool
     if m:
         esc = REMOTE_ESCALATE.search(line)
         wholesale = which_alternative(REMOTE_INSTR, m) in REMOTE_WHOLESALE
-        standing = bool(esc or wholesale) and not quoted(m) and not in_code and not _NEGATION.search(line[:m.start()]) \
+        standing = bool(esc or wholesale) and not quoted(m) and not in_code and not NEGATION.search(line[:m.start()]) \
             and not describes
         from .text import URL_RE
 
@@ -559,13 +559,13 @@ def _analyze_line(c: Collector, file: str, lineno: int, line: str, in_code: bool
         c.tag("network:*", file, lineno)
         c.fact("remote_instructions", file, lineno)
     m = find(FALSE_APPROVAL) if not in_code and "FALSE_APPROVAL" in gates else None
-    if m and not quoted(m) and not describes and not _NEGATION.search(line[:m.start()]) \
+    if m and not quoted(m) and not describes and not NEGATION.search(line[:m.start()]) \
             and not rx.search(r"(?i)\b(?:once|after|when|whenever|if|until|before|unless)\b[^.;:!?]*$", line[:m.start()]):
         # a condition ("once the user has approved all…") is a workflow step, not a claim; the claim
         # refuses with a confirmation bypass or concealment in the same file (decided once the bundle is read)
         c.hit("NV-PI-004", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1)
     m = find(PLANTED_FILE) if not in_code and "PLANTED_FILE" in gates else None
-    if m and not quoted(m) and not describes and not _NEGATION.search(line[:m.start()]):
+    if m and not quoted(m) and not describes and not NEGATION.search(line[:m.start()]):
         # running it is planted code, except a tool's own environment script ("source ~/.nvm/nvm.sh")
         runs = RUNS_IT.search(line, m.start()) and not SHELL_SETUP.search(m.group(1).rstrip("/"))
         c.hit("NV-REMOTE-002", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1,
@@ -573,7 +573,7 @@ def _analyze_line(c: Collector, file: str, lineno: int, line: str, in_code: bool
     if not in_code:
         _credential_send(c, file, lineno, line, lambda m: quoted(m) or describes, gates)
     m = find(FRAUD) if "FRAUD" in gates else None
-    if m and not _NEGATION.search(line[:m.start()]):
+    if m and not NEGATION.search(line[:m.start()]):
         c.hit("NV-FIN-002", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1,
               action="review" if quoted(m) or in_code or describes else None)
         c.flags.add("financial")
@@ -604,7 +604,7 @@ def _analyze_line(c: Collector, file: str, lineno: int, line: str, in_code: bool
             c.flags.add("prompt_injection_exposure")
             c.fact("untrusted_input", file, lineno)
     m = find(SKILL_TAMPER) if not in_code and "skill" in low else None
-    if m and not quoted(m) and not _NEGATION.search(line[:m.start()]) and not describes:
+    if m and not quoted(m) and not NEGATION.search(line[:m.start()]) and not describes:
         c.hit("NV-PERSIST-002", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1,
               action="refuse", target="other skills")
         c.flags.add("persistence")
@@ -636,8 +636,9 @@ def _analyze_line(c: Collector, file: str, lineno: int, line: str, in_code: bool
     return True
 
 
-_NEGATION = rx.compile(r"(?i)\b(?:never|not|no|don'?t|doesn'?t|won'?t|cannot|can'?t|avoid|prohibit\w*|forbid\w*|"
-                       r"refuse|must\s+not|should\s+not|nothing)\b[^.;!?]*$")
+#: a negation earlier in the same sentence (what follows it is forbidden, not asked for)
+NEGATION = rx.compile(r"(?i)\b(?:never|not|no|don'?t|doesn'?t|won'?t|cannot|can'?t|avoid|prohibit\w*|forbid\w*|"
+                      r"refuse|must\s+not|should\s+not|nothing)\b[^.;!?]*$")
 #: what a concealment directive must be hiding to be the technique: an action taken on the user's behalf
 _CONCEALED_ACTION = rx.compile(r"(?i)\b(?:send|sent|sending|upload|install|run|runs|running|execut\w*|delet\w*|"
                                r"remov\w*|collect\w*|download\w*|transfer\w*|forward\w*|exfil\w*|cop(?:y|ied|ying)|"
@@ -710,7 +711,7 @@ def _credential_send(c: Collector, file: str, lineno: int, line: str, quoted: ob
         return
     for loc in CRED_LOCATION.finditer(line):
         if rx.search(r"(?i)\.pub\b|public\s+key", loc.group(0)) or rx.search(
-                r"(?i)\b(?:in|into|to|inside|within|from\s+the\s+template\s+to)\s+(?:the\s+|your\s+|a\s+|an\s+)?(?:file\s+)?[`'\"]?$",
+                r"(?i)\b(?:in|into|to|inside|within|from\s+the\s+template\s+to)\s+(?:[\w'-]+\s+){0,3}(?:file\s+)?[`'\"]?$",
                 line[max(0, loc.start() - 30):loc.start()]):
             continue
         before = [v for v in TRANSFER_VERB.finditer(line, max(0, loc.start() - 80), loc.start())]
@@ -720,10 +721,12 @@ def _credential_send(c: Collector, file: str, lineno: int, line: str, quoted: ob
             continue
         start = max(loc.end(), verb.end())
         dest = OUTBOUND.search(line, start, start + 160)
-        if dest is None or _NEGATION.search(line[:min(verb.start(), loc.start())]):
+        if dest is None or NEGATION.search(line[:min(verb.start(), loc.start())]):
             continue
+        # quoted data when the instruction itself is quoted (its verb): a path in backticks is how a directive
+        # names a file, not a sign that it is an example
         c.hit("NV-EXFIL-004", file, lineno, snippet(line, loc.start(), loc.end()), column=loc.start() + 1,
-              action="review" if quoted(loc) else None, shape="credential location sent")  # type: ignore[operator]
+              action="review" if quoted(verb) else None, shape="credential location sent")  # type: ignore[operator]
         c.flags.add("network_send")
         c.fact("network_send", file, lineno, "prose-cred-send")
         return
@@ -734,7 +737,7 @@ def _negated(line: str, m: re.Match[str]) -> bool:
     text = m.group(0).lower()
     if not (text.startswith("without") or text.startswith("silently") or text.startswith("quietly")):
         return False
-    return bool(_NEGATION.search(line[:m.start()]))
+    return bool(NEGATION.search(line[:m.start()]))
 
 
 def _conceals_action(line: str, m: re.Match[str]) -> bool:
