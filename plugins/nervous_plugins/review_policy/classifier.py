@@ -410,15 +410,19 @@ class Classifier:
             self._comment_lines(c, f.path, text, "//")
         elif ext in MARKDOWN_EXT or ext in HTML_EXT or ext == "":
             self._markdown(c, f.path, text, known, is_skill=is_skill)
+            self._build_file_commands(c, f.path, text, known)
         elif ext in OTHER_CODE_EXT:
             c.hit("NV-OBF-005", f.path, None, f"script language without a detector ({ext})", kind="no-detector")
             self._assume_worst(c, f.path, None, "no detector")
             self._fallback_lines(c, f.path, text, known)
         elif ext in DATA_EXT or ext.startswith(".env"):
             scr = rx.Screen(text)
+            commands = not f.path.startswith(".github/") and any(scr.search(e, text) for e in _RUNS_IN_ANY_BLOCK)
             for i, line in enumerate(text.split("\n"), 1):
                 if len(line) < 2000:
                     prose.analyze_line(c, f.path, i, line, in_code=True, screen=scr)
+                    if commands and any(scr.search(e, line) for e in _RUNS_IN_ANY_BLOCK):
+                        shell.analyze_line(c, f.path, i, _config_value(line), known=known)
         else:
             self._markdown(c, f.path, text, known, is_skill=False)
 
@@ -661,6 +665,21 @@ class Classifier:
                 prose.analyze_line(c, path, no, t, in_code=True)
         self._download_then_exec(c, path, lines)
 
+    def _build_file_commands(self, c: Collector, path: str, text: str, known: frozenset[str]) -> None:
+        """Commands that build tools run from files which read as text: a Dockerfile's ``RUN`` lines (run on
+        ``docker build``) and a pip requirements file's index options (read as ``pip install`` reads them)."""
+        name = path.rsplit("/", 1)[-1].lower()
+        if name in ("dockerfile", "containerfile") or name.endswith((".dockerfile", ".containerfile")):
+            lines = [Line(i, t, "script", "sh") for i, t in enumerate(text.split("\n"), 1)]
+            for no, t in _join_continuations(lines):
+                m = _DOCKER_RUN.match(t)
+                if m and len(t) <= 5000:
+                    shell.analyze_line(c, path, no, t[m.end():], known=known)
+        elif _REQUIREMENTS.fullmatch(name):
+            for no, t in enumerate(text.split("\n"), 1):
+                if _PIP_OPTION.match(t):
+                    shell.analyze_line(c, path, no, "pip install " + t.strip(), known=known)
+
     def _comment_lines(self, c: Collector, path: str, text: str, marker: str) -> None:
         for i, line in enumerate(text.split("\n"), 1):
             s = line.strip()
@@ -847,7 +866,8 @@ class Classifier:
                 h.evidence["combined_with"] = "NV-PRIV-001"
         skips = {h.file for h in c.hits if h.rule_id in ("NV-AUTO-002", "NV-PI-001")}
         for h in c.hits:
-            if h.rule_id == "NV-PI-004" and h.action is None and h.file in skips:
+            if h.rule_id == "NV-PI-004" and h.action is None and (
+                    h.file in skips or _WITHOUT_CONFIRMATION.search(_line_text(bundle, h.file, h.line))):
                 h.action = "refuse"
                 h.evidence["combined_with"] = "a confirmation bypass or concealment in the same file"
         if any(r.startswith("NV-CRED-") for r in ids):
@@ -1306,8 +1326,28 @@ def _bare_command(text: str) -> bool:
 
 #: a script line that prints text (read as prose too: what it prints may be instructions)
 _PRINTS = rx.compile(r"\s*(?:echo|printf|cat)\b")
-#: the shell shapes looked for in a code block of any language
+#: the claimed approval's own sentence says what it is for: acting without a confirmation
+_WITHOUT_CONFIRMATION = rx.compile(r"(?i)\bwithout\s+(?:any\s+|further\s+|user\s+|explicit\s+|asking\s+(?:for\s+)?)?"
+                                   r"(?:confirmation|approval|permission|asking)")
+#: the shell shapes looked for in a code block of any language, and in the values of configuration files
 _RUNS_IN_ANY_BLOCK = (shell.PIPE_TO_SHELL, shell.REVERSE_SHELL, shell.ENCODED_TO_SHELL)
+_DOCKER_RUN = rx.compile(r"(?i)\s*(?:RUN|CMD|ENTRYPOINT)\s+(?:\[\s*\"(?:/bin/)?(?:ba)?sh\",\s*\"-c\",\s*)?")
+_REQUIREMENTS = rx.compile(r"(?:requirements|constraints)[\w.-]*\.(?:txt|in)")
+_PIP_OPTION = rx.compile(r"\s*(?:-i|--index-url|--extra-index-url)(?:\s|=)")
+#: a configuration line's key and separator (JSON, YAML, TOML, INI; a YAML list item's dash)
+_CONFIG_KEY = rx.compile(r"""^\s*(?:-\s+)?(?:"(?:[^"\\]|\\.)*"|'[^']*'|[\w.$@/-]+)\s*[:=]\s*""")
+
+
+def _config_value(line: str) -> str:
+    """The value a configuration line gives its key, as the program it configures will run it: a package's
+    ``postinstall`` script, a task runner's command (the quotes and JSON escapes around it removed)."""
+    m = _CONFIG_KEY.match(line)
+    value = (line[m.end():] if m else line).strip().rstrip(",").strip()
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+        value = value[1:-1]
+        if line.lstrip().startswith('"'):  # a JSON string
+            value = value.replace('\\"', '"').replace("\\\\", "\\")
+    return value
 
 
 def _join_continuations(lines: list[Line]) -> list[tuple[int, str]]:
@@ -1404,6 +1444,18 @@ _PLANTED_CONCEAL = rx.compile(r"(?i)\b(?:do\s+not|don'?t|never|without)\s+(?:eve
 _PLANTED_BYPASS = rx.compile(r"(?i)\b(?:run|execut|install|send|upload|delet|remov|pay|purchas|buy|transfer|approv|"
                              r"accept|sign)\w*\b[^\n]{0,80}?\bwithout\s+(?:first\s+|ever\s+)?(?:asking|checking|"
                              r"confirming|consulting|prompting)\b")
+#: what a standing rule planted in memory must not say: let the agent act without asking, put something above the
+#: user's word, or follow instructions fetched from an address
+_PLANTED_STANDING = {
+    "a confirmation bypass": _PLANTED_BYPASS,
+    "an override of the user": rx.compile(
+        r"(?i)\b(?:take|takes|have|has)\s+(?:priority|precedence)\s+over\s+(?:\w+\s+){0,3}?(?:the\s+)?user"
+        r"|\bover(?:ride|rule)s?\s+(?:\w+\s+){0,2}?(?:the\s+)?user'?s?\b|\bmore\s+important\s+than\s+(?:what\s+)?(?:the\s+)?user"),
+    "instructions loaded from an address": rx.compile(
+        r"(?i)\b(?:load|fetch|read|download|get|pull|check)\w*\s+[^\n]{0,80}?(?:https?://|hxxps?://)\S+[^\n]{0,80}?"
+        r"\b(?:follow|obey|execute|apply|carry\s+out)\w*\s+(?:it|them|its|their|whatever|everything|the\s+"
+        r"(?:instructions?|rules?|steps?|commands?|directives?))\b"),
+}
 _PLANTED_SEND = rx.compile(r"(?i)\b(?:send|upload|post|forward|sync|copy|mirror|report)\w*\b[^\n]{0,120}?https?://")
 
 
@@ -1411,9 +1463,13 @@ def _planted_rule(c: Collector, bundle: SkillBundle, hit: Hit) -> str | None:
     """Why a write to the agent's memory or settings plants a harmful standing rule, or ``None``."""
     same_line = {x.rule_id for x in c.hits if x.file == hit.file and x.line == hit.line}
     line = _line_text(bundle, hit.file, hit.line)
-    bypass = _PLANTED_BYPASS.search(line)
-    if "NV-AUTO-002" in same_line or bypass and not prose.NEGATION.search(line[:bypass.start()]):
-        return "a confirmation bypass"  # (a planted "never run … without asking" is a safety rule)
+    planted = {why: m for why, expr in _PLANTED_STANDING.items() if (m := expr.search(line))}
+    # (a planted "never run … without asking" is a safety rule)
+    planted = {why: m for why, m in planted.items() if not prose.NEGATION.search(line[:m.start()])}
+    if "NV-AUTO-002" in same_line or "a confirmation bypass" in planted:
+        return "a confirmation bypass"
+    if planted:
+        return next(iter(planted))
     if _PLANTED_CONCEAL.search(line):
         return "concealment"
     if _PLANTED_SEND.search(line):

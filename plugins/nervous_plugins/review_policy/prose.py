@@ -89,6 +89,9 @@ OVERRIDE = rx.compile(
     r"|\b(?:supersedes?|overrides?|takes?\s+precedence\s+over)\s+(?:all\s+)?(?:previous|prior|your|system)\s+"
     r"(?:\w+\s+)?(?:instructions|prompts?|guidelines)"
     r"|\bfrom\s+now\s+on,?\s+you\s+(?:will|must|are)\s+(?:ignore|act\s+as|respond\s+as|no\s+longer)"
+    r"|\byour\s+(?:real|true|actual|hidden|secret)\s+(?:goal|objective|purpose|task|mission)\s+is\b[^\n]{0,200}?"
+    r"\b(?:the\s+)?user'?s?\s+(?:request|instructions?|task|question|goal)s?\s+(?:is|are)\s+(?:secondary|irrelevant|"
+    r"unimportant|a\s+(?:distraction|cover|pretext))"
     r"|\b(?:pretend|act)\s+(?:to\s+be|as\s+if)\s+you\s+(?:have\s+no|are\s+not\s+bound|are\s+unrestricted)"
     r"|\b(?:you\s+are\s+now|from\s+now\s+on|pretend\s+to\s+be|you\s+will\s+now\s+be)\b[^.\n]{0,60}?\b(?:without|free\s+(?:of|from)|"
     r"no|ignoring)\s+(?:any\s+|all\s+)?(?:restrictions|filters|guardrails|safety\s+(?:rules|guidelines|filters)|ethic\w*|censorship|"
@@ -115,6 +118,14 @@ DECEIVE = rx.compile(
     rf"audit|result)s?\s+(?:passed|succeeded|clean|successful)"
     rf"|\b(?:insert|inject|append|add|include)\s+(?:\w+\s+){{0,3}}(?:affiliate|referral|tracking|promo(?:tional)?)\s+"
     rf"(?:links?|codes?|ids?|urls?)\s+(?:\w+\s+){{0,5}}(?:without|into\s+(?:all|every|each|any))"
+    rf"|\b(?:report|mark|show|list|present)\s+(?:all\s+|every\s+|the\s+|any\s+)?(?:\w+\s+)?(?:tests?|checks?|builds?|"
+    rf"scans?|results?|jobs?)\s+as\s+(?:passing|passed|green|successful|clean|safe)\s+(?:\w+\s+){{0,2}}?"
+    rf"(?:even\s+(?:if|when|though)|regardless)"
+    rf"|\bapprove\s+(?:it|them|the\s+\w+|every\s+\w+|all\s+\w+|any\s+\w+)\s+regardless\s+of\s+(?:any\s+|the\s+|its\s+)?"
+    rf"(?:issues|problems|findings|errors|failures|bugs|vulnerabilit\w+|security\s+\w+)"
+    rf"|\bif\s+{_USER}\s+asks\s+(?:\S+\s+){{0,6}}?(?:sends?|shares?|uploads?|collects?|tracks?|records?|logs?|"
+    rf"transmits?|stores?)\s+(?:\S+\s+){{0,6}}?(?:say|answer|reply|respond|tell\s+(?:them|{_USER}))\s+(?:with\s+)?"
+    rf"[\"'\u201c]?(?:no|none|nothing|that\s+(?:it|this\s+skill|you)\s+(?:does\s+not|doesn'?t|never|did\s+not|didn'?t))\b"
     rf"|\b(?:lie|mislead|deceive)\s+(?:to\s+)?{_USER}"
     rf"|\brecommend\s+(?:only\s+)?(?:our|this)\s+(?:product|service|token|coin)\s+regardless"
 )
@@ -124,6 +135,8 @@ SEND_VERB = r"(?:send|sends|sending|upload|uploading|post|posting|transmit|forwa
 PRIVATE_DATA = (r"(?:(?:the\s+|all\s+|any\s+|their\s+|its\s+|your\s+|these\s+|full\s+|entire\s+|complete\s+|raw\s+)*"
                 r"(?:user'?s?\s+|agent'?s?\s+|local\s+|environment\s+|session\s+|private\s+|sensitive\s+|system\s+)*"
                 r"(?:conversations?|chat\s+(?:history|logs?|transcripts?)|conversation\s+history|message\s+history|"
+                r"(?:last|latest|recent|previous)\s+(?:\d+\s+)?(?:messages?|turns?|exchanges?)\s+(?:of|from|in)\s+"
+                r"(?:this|the|our)\s+(?:conversation|chat|session)|"
                 r"prompts?|system\s+prompt|memory|memories|MEMORY\.md|SOUL\.md|credentials?|secrets?|api[\s_-]?keys?|"
                 r"tokens?|passwords?|private\s+keys?|ssh\s+keys?|seed\s+phrases?|mnemonics?|wallet|cookies|"
                 r"session\s+(?:tokens?|cookies)|environment\s+variables?|env\s+vars?|\.env(?:\s+files?)?|"
@@ -261,7 +274,8 @@ SKILL_TAMPER = rx.compile(
 CRED_LOCATION = rx.compile(
     r"(?i)(?<![\w./~$%{}-])(?:~|\$HOME|%USERPROFILE%|\$\{HOME\})?/?[\w./-]*?(?:\.ssh/(?![\w.-]*\.pub\b)[\w.-]*|\bid_(?:rsa|ed25519|ecdsa)\b(?!\.pub)|"
     r"\.aws/credentials|\.config/gh/hosts\.ya?ml|\.git-credentials|\.netrc|\.npmrc|\.pypirc|\.docker/config\.json|"
-    r"\.kube/config|\.gnupg|wallet\.dat|\bLogin\s+Data\b|logins\.json|key[34]\.db|\.openclaw/[\w./-]*|\.clawdbot/[\w./-]*|"
+    r"\.kube/config|\.gnupg|wallet\.dat|\bLogin\s+Data\b|logins\.json|key[34]\.db|Safari/History\.db|"
+    r"Cookies\.binarycookies|places\.sqlite|cookies\.sqlite|\.openclaw/[\w./-]*|\.clawdbot/[\w./-]*|"
     r"\.vault-token|\.pgpass|\.cursor/mcp\.json|claude_desktop_config\.json|\.codex/auth\.json|\.claude\.json|"
     r"\.env\b(?!\.example|\.sample|\.template))"
     r"|\b(?:private\s+(?:ssh\s+)?keys?|ssh\s+private\s+keys?|seed\s+phrases?|mnemonic\s+phrases?|recovery\s+phrases?|"
@@ -274,6 +288,12 @@ CRED_LOCATION = rx.compile(
     r"browser\s+(?:passwords?|cookies)|saved\s+passwords|keychain|(?:contents?|content|inhalt|contenu|contenido)\s+"
     r"(?:\w+\s+){0,3}\.env)\b"
 )
+#: an image the agent is told to show whose address it fills with the user's data: rendering the answer sends
+#: the data to the image's host (no tool call, no click)
+_IMAGE = r"!\[[^\]\n]*\]\(\s*(?:https?://|hxxps?://)[^)\s]*[?&#=][^)\s]*\)"
+_FILL = (r"\b(?:replac|substitut|fill|insert|put|append|encod)\w*\b[^\n]{0,100}?\b(?:conversation|messages?|chat|history|"
+         r"summary|contents?|files?|secrets?|keys?|tokens?|passwords?|data|answers?|repl(?:y|ies)|memory|memories)\b")
+IMAGE_EXFIL = rx.compile(rf"(?i){_IMAGE}[^\n]{{0,200}}?{_FILL}|{_FILL}[^\n]{{0,200}}?{_IMAGE}")
 # a transfer verb in the languages skills are written in
 TRANSFER_VERB = rx.compile(
     r"(?i)\b(?:send|sends|sending|upload|post|posting|transmit|forward|exfiltrate|share|submit|email|e-mail|mail|attach|"
@@ -365,13 +385,13 @@ GATES: dict[str, tuple[str, ...]] = {
                 "covertly", "secretly", "discreetly", "stealth", "invisibly", "surreptitious", "behind",
                 "requester", "yourself", "bring", "mention", "reveal", "disclose", "admit", "t include", "never include",
                 "no need", "if nothing", "though nothing", "nutzer", "anwender", "utilisateur", "usuario", "utente", "usuário"),
-    "OVERRIDE": ("ignore", "disregard", "forget", "abandon", "override", "bypass", "you are", "mode", "<|",
+    "OVERRIDE": ("ignore", "disregard", "forget", "abandon", "override", "bypass", "you are", "mode", "<|", "secondary",
                  "inst]", "<<", "system", "instructions", "supersede", "precedence", "from now", "pretend",
                  "act as", "act to", "ignor", "vergiss", "missacht", "oubli", "olvid", "esque", "dimentic", "忽略",
                  "无视", "忘记", "игнор", "забудь", "from now", "</tool", "</function", "<system", "<admin"),
     "DECEIVE": ("tell", "assure", "inform", "convince", "fabricat", "falsif", "invent", "make up", "fake",
                 "always", "silently", "affiliate", "referral", "tracking", "promo", " lie", "mislead", "deceiv",
-                "recommend"),
+                "recommend", "regardless", "even if", "even when", "even though", "user asks"),
     "EXFIL_INSTR": ("send", "upload", "post", "transmit", "forward", "exfil", "copy", "copies", "sync", "share", "export",
                     "report", "include", "attach", "append", "submit", "push", "relay", "mirror", "beacon",
                     "leak", "deliver", "mail", "pipe"),
@@ -393,6 +413,7 @@ GATES: dict[str, tuple[str, ...]] = {
     "MEMORY_WRITE": (".md", "openclaw", ".claude", "skill", "system prompt", "agent", "memory"),
     "PLANTED_FILE": ("exist",),
     "FALSE_APPROVAL": ("approved", "authoriz", "authoris", "consented", "agreed to", "signed off", "permission"),
+    "IMAGE_EXFIL": ("![",),
     "CRED_READ_INSTR": (".ssh", "id_rsa", "id_ed25519", ".aws", ".gnupg", ".kube", ".docker", ".netrc", ".npmrc",
                         ".pypirc", "git-credentials", "gcloud", "shadow", "login data", "logins.json", "key3",
                         "key4", "wallet", "keychain", ".openclaw", ".clawdbot", ".env"),
@@ -572,6 +593,12 @@ def _analyze_line(c: Collector, file: str, lineno: int, line: str, in_code: bool
               action="refuse" if runs else None, path=m.group(1))
     if not in_code:
         _credential_send(c, file, lineno, line, lambda m: quoted(m) or describes, gates)
+    m = find(IMAGE_EXFIL) if "IMAGE_EXFIL" in gates and not in_code else None
+    if m and not NEGATION.search(line[:m.start()]):
+        c.hit("NV-EXFIL-004", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1,
+              action="review" if quoted(m) or describes else None, shape="data in an image address")
+        c.flags.add("network_send")
+        c.fact("network_send", file, lineno, "prose-image-address")
     m = find(FRAUD) if "FRAUD" in gates else None
     if m and not NEGATION.search(line[:m.start()]):
         c.hit("NV-FIN-002", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1,
@@ -685,7 +712,8 @@ _CRED_WORDS = (".ssh", "id_rsa", "id_ed", "id_ecdsa", ".aws", "/gh/", "git-cred"
                ".kube", ".gnupg", "wallet", "login data", "logins.json", "key3", "key4", ".openclaw", ".clawdbot", ".vault",
                ".pgpass", "mcp.json", "claude_desktop", ".codex", ".claude.json", ".env", "private", "seed", "mnemonic",
                "recovery", "browser", "saved pass", "keychain", "environment", "env var", "api key", "token", "secret",
-               "password", "credential", "card number", "inhalt", "contenu", "contenido", "cookies")
+               "password", "credential", "card number", "inhalt", "contenu", "contenido", "cookies", "history.db",
+               "places.sqlite")
 _DESTINATION_WORDS = ("://", "@", "[.]", "query", "param", "request", "payload", "api call", "ticket", "issue", "mail",
                       "message", "bcc", "webhook", "field", "analytic", "telemetry", "endpoint", "collector", "commit",
                       "pull", "pr ", "gist", "public", "push", "argument", "tool call")
@@ -695,7 +723,7 @@ _CRED = "_CRED_WORDS"
 _GATE_SET = rx.LiteralSets({**GATES, _CRED: _CRED_WORDS})
 _CRED_ONLY = frozenset({_CRED})
 #: gates whose rules record nothing on a line in code (each is read only outside code, or records only there)
-_INERT_IN_CODE = frozenset({"EXFIL_INSTR", "FALSE_APPROVAL", "PLANTED_FILE", "UNTRUSTED_INPUT", "CRED_READ_INSTR",
+_INERT_IN_CODE = frozenset({"EXFIL_INSTR", "FALSE_APPROVAL", "IMAGE_EXFIL", "PLANTED_FILE", "UNTRUSTED_INPUT", "CRED_READ_INSTR",
                             "PASTE_TERMINAL", _CRED})
 _DESTINATION_GATE = rx.compile("|".join(re.escape(w) for w in _DESTINATION_WORDS) + r"|\d\.\d")
 

@@ -91,7 +91,16 @@ DISABLE_SECURITY = rx.compile(
     r"|Set-MpPreference\s+[^\n]*-Disable|Add-MpPreference\s+[^\n]*-Exclusion|\bufw\s+disable"
     r"|systemctl\s+(?:stop|disable)\s+(?:firewalld|apparmor|auditd)|\bSet-ExecutionPolicy\s+(?:Bypass|Unrestricted)"
     r"|defaults\s+write\s+[^\n]*LSQuarantine|\bnetsh\s+advfirewall\s+set\s+\w+\s+state\s+off"
+    # passwordless sudo for every command, written into the sudoers configuration
+    r"|NOPASSWD:\s*ALL\b[^\n]*(?:>>?|\btee\b)[^\n]*/etc/sudoers|(?:>>?|\btee\b)[^\n]*/etc/sudoers[^\n]*NOPASSWD:\s*ALL\b"
 )
+#: files that hold what the user typed at a shell or a REPL
+_HISTORY_FILE = rx.compile(r"(?i)(?:^|/)\.(?:bash|zsh|sh|ksh|python|node_repl|psql|mysql|sqlite|irb|lesshst)_?history\b"
+                           r"|(?:^|/)fish_history\b|ConsoleHost_history\.txt")
+#: a public key the skill itself carries, appended to the account's authorized keys: a standing way in for whoever
+#: holds its private half (the user's own key copied to a server names no key literal)
+KEY_PLANT = rx.compile(r"(?:ssh-(?:rsa|ed25519|dss)|ecdsa-sha2-nistp\d+)\s+AAAA[0-9A-Za-z+/]{16,}[^\n]*"
+                       r"(?:>>?|\btee\s+(?:-a\s+)?)\s*['\"]?\S*authorized_keys")
 TLS_OFF = rx.compile(r"(?i)(?:^|\s)(?:-k|--insecure|--no-check-certificate)(?=\s|$)|NODE_TLS_REJECT_UNAUTHORIZED\s*=\s*['\"]?0"
                      r"|GIT_SSL_NO_VERIFY|PYTHONHTTPSVERIFY\s*=\s*0|--trusted-host\b")
 UPLOAD = rx.compile(r"(?i)(?:^|\s)(?:(?:-d|--data(?:-binary|-raw|-urlencode|-ascii)?|-F|--form)"
@@ -104,7 +113,8 @@ CMD_OUTPUT_IN_REQUEST = rx.compile(
 PERSIST_PATH = rx.compile(
     r"(?i)(?:~|\$HOME|\$\{HOME\}|/home/\w+|/Users/\w+|/root)/\.(?:bashrc|zshrc|profile|bash_profile|zprofile|"
     r"bash_login|zshenv|config/fish/config\.fish)|/etc/(?:profile|bash\.bashrc|zshrc|rc\.local|crontab|cron\.)"
-    r"|Library/Launch(?:Agents|Daemons)|/etc/systemd/|\.config/systemd/user|\.config/autostart"
+    r"|Library/Launch(?:Agents|Daemons)|/etc/systemd/|\.config/systemd/user|\.config/autostart|/etc/sudoers"
+    r"|\.ssh/authorized_keys"
     r"|CurrentVersion\\+Run|\.git/hooks/|core\.hooksPath|/etc/init\.d/|Microsoft\\+Windows\\+Start Menu\\+Programs\\+Startup"
 )
 AGENT_STATE = rx.compile(
@@ -478,14 +488,15 @@ _REDIRECT = rx.compile(r"(?<![<>&0-9])(?:\d?>>?|&>>?)\s*([^\s;&|<>]+)")
 _LINE_RULES = rx.Prefilter([_CRONTAB_PIPE, PIPE_TO_SHELL, ENCODED_TO_SHELL, REVERSE_SHELL, CATASTROPHIC,
                             DISABLE_SECURITY, TLS_OFF, _TLS_TOOL, UPLOAD, CMD_OUTPUT_IN_REQUEST, _HTTP_TOOL,
                             _RAW_SOCKET, SECRET_STORE_CMDS, PASSWORD_DIALOG, ENV_DUMP, PRIV_CMD, SYSTEM_WRITE,
-                            PERSIST_PATH, _WRITES, AGENT_STATE, _SCHEDULE, _DOTENV, _ENV_FILE_READ, _CRED_PATH,
+                            PERSIST_PATH, _WRITES, AGENT_STATE, _SCHEDULE, _DOTENV, _ENV_FILE_READ, _CRED_PATH, KEY_PLANT,
                             ENV_REF, _ECHO_SECRET, _QUIETED, _PASSWORD_ARG, _CHMOD_OPEN, _REDIRECT, _SECRET_VAR])
 #: the expressions one of which every finding of :func:`_line_shapes` needs (the others it searches, such as
 #: ``_WRITES`` or ``_HTTP_TOOL``, only ever count together with one of these)
 _SHAPE_GROUP = _LINE_RULES.group([PERSIST_PATH, PIPE_TO_SHELL, ENCODED_TO_SHELL, REVERSE_SHELL, CATASTROPHIC,
                                   DISABLE_SECURITY, TLS_OFF, UPLOAD, CMD_OUTPUT_IN_REQUEST, _RAW_SOCKET,
                                   SECRET_STORE_CMDS, PASSWORD_DIALOG, ENV_DUMP, PRIV_CMD, SYSTEM_WRITE, AGENT_STATE,
-                                  _SCHEDULE, _DOTENV, _CRED_PATH, ENV_REF, _ECHO_SECRET, _PASSWORD_ARG, _CHMOD_OPEN])
+                                  _SCHEDULE, _DOTENV, _CRED_PATH, ENV_REF, _ECHO_SECRET, _PASSWORD_ARG, _CHMOD_OPEN,
+                                  KEY_PLANT])
 
 
 def _line_shapes(c: Collector, file: str, lineno: int, line: str, sc: rx.Scanned, act: str | None) -> None:
@@ -532,17 +543,29 @@ def _line_shapes(c: Collector, file: str, lineno: int, line: str, sc: rx.Scanned
         c.tag("delete:/", file, lineno)
     m = sc.search(DISABLE_SECURITY) if sc.may_match(DISABLE_SECURITY) and any(
         w in low for w in ("xattr", "spctl", "setenforce", "csrutil", "mppref", "ufw", "systemctl", "executionpolicy",
-                           "defaults", "netsh")) else None
+                           "defaults", "netsh", "nopasswd")) else None
     if m:
         alt = which_alternative(DISABLE_SECURITY, m)
         c.hit("NV-PRIV-002", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1,
               action=shape_action(m), alt=alt, quarantine=alt == 0)
+    m = sc.search(KEY_PLANT) if "authorized_keys" in low else None
+    if m:
+        c.hit("NV-PERSIST-001", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1,
+              action="review" if shape_action(m) else "refuse", planted="a public key the skill carries")
+        c.flags.add("persistence")
+        c.tag("write:~/.ssh/authorized_keys", file, lineno)
     m = sc.search(TLS_OFF)
     if m and sc.search(_TLS_TOOL):
         c.hit("NV-NET-001", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1)
     m = sc.search(UPLOAD) or sc.search(CMD_OUTPUT_IN_REQUEST)
     if m and sc.search(_HTTP_TOOL):
-        c.hit("NV-EXFIL-002", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1)
+        # a shell's or a REPL's history is everything the user typed, passwords and tokens on command lines
+        # included: no skill sends it anywhere for its own job
+        history = any(_HISTORY_FILE.search(at) for at in rx.findall(r"@([^\s'\"]+)", m.group(0)))
+        h = c.hit("NV-EXFIL-002", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1,
+                  action=act or "refuse" if history else None)
+        if history:
+            h.evidence["sends"] = "the user's command history"
         c.flags.add("network_send")
         c.fact("network_send", file, lineno, "sh-upload")
         for at in rx.findall(r"@([^\s'\"]+)", m.group(0)):
@@ -790,6 +813,9 @@ def _command(c: Collector, file: str, lineno: int, line: str, name: str, args: l
                 c.tag("network:*", file, lineno)
             if sub == "clone":
                 c.tag("write:?", file, lineno)
+                if any(_remote_ip(normalize_host(u)) for u in urls):  # code from nobody's code host
+                    c.hit("NV-SUPPLY-006", file, lineno, snippet(line), source="git clone", action="refuse",
+                          served_by="a bare IP address")
         elif sub == "push":
             c.tag("network:*", file, lineno)
             c.tag("write:repo:?", file, lineno)
@@ -914,11 +940,33 @@ def _sql_effect(line: str) -> str | None:
     return "write" if rx.search(r"(?i)\b(?:insert|update|create|alter)\b", line) else None
 
 
+def _remote_ip(host: str) -> bool:
+    """An IP literal that is not the machine itself or the user's own network (loopback, RFC 1918, link-local)."""
+    import ipaddress
+
+    try:
+        ip = ipaddress.ip_address(host.strip("[]"))
+    except ValueError:
+        return False
+    lan = any(ip in ipaddress.ip_network(n) for n in ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "fc00::/7")
+              if ip.version == ipaddress.ip_network(n).version)
+    return not (ip.is_loopback or ip.is_link_local or ip.is_unspecified or ip.is_multicast or lan)
+
+
 def _untrusted_install(c: Collector, file: str, lineno: int, line: str, name: str, args: list[str]) -> None:
     index, url = _install_sources(line)
     if index is not None:
-        c.hit("NV-SUPPLY-006", file, lineno, snippet(line), source=index)
+        # packages from a bare IP address outside the user's own network are a payload from nobody's registry
+        # (refused, as a download run from such a host is); any other index is a source a person checks
+        stranger = _remote_ip(normalize_host(index if "://" in index else "https://" + index))
+        h = c.hit("NV-SUPPLY-006", file, lineno, snippet(line), source=index, action="refuse" if stranger else None)
+        if stranger:
+            h.evidence["served_by"] = "a bare IP address"
         c.tier(name, "DANGEROUS")
         return
     if name in ("pip", "pip3", "uv", "pipx", "npm", "pnpm", "yarn", "bun") and url:
-        c.hit("NV-SUPPLY-006", file, lineno, snippet(line), source="url install")
+        stranger = any(_remote_ip(normalize_host(u.group(0))) for u in URL_RE.finditer(line))
+        h = c.hit("NV-SUPPLY-006", file, lineno, snippet(line), source="url install",
+                  action="refuse" if stranger else None)
+        if stranger:
+            h.evidence["served_by"] = "a bare IP address"
