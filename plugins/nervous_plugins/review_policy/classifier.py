@@ -422,7 +422,8 @@ class Classifier:
                 if len(line) < 2000:
                     prose.analyze_line(c, f.path, i, line, in_code=True, screen=scr)
                     if commands and any(scr.search(e, line) for e in _RUNS_IN_ANY_BLOCK):
-                        shell.analyze_line(c, f.path, i, _config_value(line), known=known)
+                        for value in _config_values(line):
+                            shell.analyze_line(c, f.path, i, value, known=known)
         else:
             self._markdown(c, f.path, text, known, is_skill=False)
 
@@ -1338,16 +1339,27 @@ _PIP_OPTION = rx.compile(r"\s*(?:-i|--index-url|--extra-index-url)(?:\s|=)")
 _CONFIG_KEY = rx.compile(r"""^\s*(?:-\s+)?(?:"(?:[^"\\]|\\.)*"|'[^']*'|[\w.$@/-]+)\s*[:=]\s*""")
 
 
-def _config_value(line: str) -> str:
-    """The value a configuration line gives its key, as the program it configures will run it: a package's
-    ``postinstall`` script, a task runner's command (the quotes and JSON escapes around it removed)."""
+def _config_values(line: str) -> list[str]:
+    """The values of a configuration line that hold a command, as the program it configures will run them: a
+    package's ``postinstall`` script, a task runner's command, an editor task in a one-line JSON file (the
+    quotes and JSON escapes around each removed)."""
     m = _CONFIG_KEY.match(line)
     value = (line[m.end():] if m else line).strip().rstrip(",").strip()
-    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
-        value = value[1:-1]
-        if line.lstrip().startswith('"'):  # a JSON string
-            value = value.replace('\\"', '"').replace("\\\\", "\\")
-    return value
+    quoted = len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'"
+    if quoted and (value[0] == "'" or value.count('"') - value.count('\\"') <= 2):
+        return [_unquoted(value, json=line.lstrip().startswith('"'))]  # one string
+    # several strings on the line (a JSON object on one line): the ones that hold a command's shape
+    held = [v for lit in _JSON_STRING.finditer(value)
+            if any(e.search(v := _unquoted(lit.group(0), json=True)) for e in _RUNS_IN_ANY_BLOCK)]
+    return held or [value]  # else a YAML or TOML value written without quotes
+
+
+def _unquoted(value: str, *, json: bool) -> str:
+    value = value[1:-1]
+    return value.replace('\\"', '"').replace("\\\\", "\\") if json else value
+
+
+_JSON_STRING = rx.compile(r'"(?:[^"\\\n]|\\.)*"')
 
 
 def _join_continuations(lines: list[Line]) -> list[tuple[int, str]]:

@@ -739,11 +739,20 @@ def _agent_state_write(c: Collector, file: str, line: int, target: str | None, s
         c.hit("NV-PERSIST-001", file, line, snip)
 
 
+#: an expression that reads a response's body (``requests.get(u).text``, ``urlopen(u).read()``)
+_FETCHED_TEXT = rx.compile(r"(?:\burlopen|\brequests\.\w+|\bhttpx\.\w+|\burllib3?\.\w+)\([^\n]*\)\s*\.(?:text|content|read\(\)|json\(\))")
+
+
 def _exec_call(c: Collector, file: str, line: int, node: ast.Call) -> None:
     if not node.args:
         c.tag("shell:*", file, line)
         return
     first = node.args[0]
+    # a command whose text is what a request brought back: code from the network run by a shell
+    dynamic = [e for e in (first.elts if isinstance(first, (ast.List, ast.Tuple)) else [first])
+               if not isinstance(e, ast.Constant)]
+    if any(_FETCHED_TEXT.search(ast.unparse(e)) for e in dynamic):
+        c.hit("NV-EXEC-004", file, line, "command text fetched from the network")
     cmd: str | None = None
     if isinstance(first, (ast.List, ast.Tuple)):
         parts = [_const_str(e) for e in first.elts]

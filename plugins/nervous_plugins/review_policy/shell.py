@@ -93,6 +93,14 @@ DISABLE_SECURITY = rx.compile(
     r"|defaults\s+write\s+[^\n]*LSQuarantine|\bnetsh\s+advfirewall\s+set\s+\w+\s+state\s+off"
     # passwordless sudo for every command, written into the sudoers configuration
     r"|NOPASSWD:\s*ALL\b[^\n]*(?:>>?|\btee\b)[^\n]*/etc/sudoers|(?:>>?|\btee\b)[^\n]*/etc/sudoers[^\n]*NOPASSWD:\s*ALL\b"
+    # a set-user-id shell, an open firewall, no address-space randomisation, no password after the screen
+    # saver, privacy permissions granted behind the user's back, a library loaded into every program
+    r"|\bchmod\s+(?:[ugoa]*\+[rwx]*s[rwx]*|[4-7][0-7]{3})\s+\S*/(?:ba|z|da|k)?sh\b"
+    r"|\biptables\s+(?:-t\s+\w+\s+)?-P\s+(?:INPUT|FORWARD)\s+ACCEPT"
+    r"|\b0\b[^\n]*randomize_va_space|randomize_va_space[^\n]*=\s*0\b"
+    r"|askForPassword\s+(?:-int\s+|-bool\s+)?(?:0|false|no)\b"
+    r"|TCC\.db[^\n]*\b(?:INSERT|UPDATE|REPLACE)\b|\b(?:INSERT|UPDATE|REPLACE)\b[^\n]*TCC\.db"
+    r"|(?:>>?|\btee\s+(?:-a\s+)?)\s*/etc/ld\.so\.preload"
 )
 #: files that hold what the user typed at a shell or a REPL
 _HISTORY_FILE = rx.compile(r"(?i)(?:^|/)\.(?:bash|zsh|sh|ksh|python|node_repl|psql|mysql|sqlite|irb|lesshst)_?history\b"
@@ -114,7 +122,7 @@ PERSIST_PATH = rx.compile(
     r"(?i)(?:~|\$HOME|\$\{HOME\}|/home/\w+|/Users/\w+|/root)/\.(?:bashrc|zshrc|profile|bash_profile|zprofile|"
     r"bash_login|zshenv|config/fish/config\.fish)|/etc/(?:profile|bash\.bashrc|zshrc|rc\.local|crontab|cron\.)"
     r"|Library/Launch(?:Agents|Daemons)|/etc/systemd/|\.config/systemd/user|\.config/autostart|/etc/sudoers"
-    r"|\.ssh/authorized_keys"
+    r"|\.ssh/authorized_keys|\.git/hooks/"
     r"|CurrentVersion\\+Run|\.git/hooks/|core\.hooksPath|/etc/init\.d/|Microsoft\\+Windows\\+Start Menu\\+Programs\\+Startup"
 )
 AGENT_STATE = rx.compile(
@@ -543,7 +551,8 @@ def _line_shapes(c: Collector, file: str, lineno: int, line: str, sc: rx.Scanned
         c.tag("delete:/", file, lineno)
     m = sc.search(DISABLE_SECURITY) if sc.may_match(DISABLE_SECURITY) and any(
         w in low for w in ("xattr", "spctl", "setenforce", "csrutil", "mppref", "ufw", "systemctl", "executionpolicy",
-                           "defaults", "netsh", "nopasswd")) else None
+                           "defaults", "netsh", "nopasswd", "chmod", "iptables",
+                           "randomize_va_space", "askforpassword", "tcc.db", "ld.so.preload")) else None
     if m:
         alt = which_alternative(DISABLE_SECURITY, m)
         c.hit("NV-PRIV-002", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1,
