@@ -417,7 +417,7 @@ class Classifier:
             self._fallback_lines(c, f.path, text, known)
         elif ext in DATA_EXT or ext.startswith(".env"):
             scr = rx.Screen(text)
-            commands = not f.path.startswith(".github/") and any(scr.search(e, text) for e in _RUNS_IN_ANY_BLOCK)
+            commands = _runs_commands(f.path, ext) and any(scr.search(e, text) for e in _RUNS_IN_ANY_BLOCK)
             for i, line in enumerate(text.split("\n"), 1):
                 if len(line) < 2000:
                     prose.analyze_line(c, f.path, i, line, in_code=True, screen=scr)
@@ -1337,6 +1337,17 @@ _REQUIREMENTS = rx.compile(r"(?:requirements|constraints)[\w.-]*\.(?:txt|in)")
 _PIP_OPTION = rx.compile(r"\s*(?:-i|--index-url|--extra-index-url)(?:\s|=)")
 #: a configuration line's key and separator (JSON, YAML, TOML, INI; a YAML list item's dash)
 _CONFIG_KEY = rx.compile(r"""^\s*(?:-\s+)?(?:"(?:[^"\\]|\\.)*"|'[^']*'|[\w.$@/-]+)\s*[:=]\s*""")
+
+
+#: configuration that a tool reads commands from (a lock file, a table of data or a source map holds none)
+_CONFIG_EXT = (".json", ".yaml", ".yml", ".toml", ".ini", ".cfg", ".conf")
+_LOCK_FILES = ("package-lock.json", "npm-shrinkwrap.json", "pnpm-lock.yaml", "composer.lock", "poetry.lock")
+
+
+def _runs_commands(path: str, ext: str) -> bool:
+    """Whether a data file's values may be commands a tool on the user's machine runs (``.github/`` workflows
+    run on a CI service)."""
+    return ext in _CONFIG_EXT and not path.startswith(".github/") and not path.endswith(_LOCK_FILES)
 
 
 def _config_values(line: str) -> list[str]:
