@@ -51,17 +51,18 @@ def _scan_api() -> tuple[Any, ...]:
     """``scan_bundle`` and the records it takes, from the nervous first on the path: this layout, or the one
     before the kernel and engines were regrouped (so that ``PYTHONPATH=<older checkout>/plugins:<older
     checkout>`` records an older version, such as the one an issue's figures were measured on)."""
-    try:
-        from nervous.engines.scan.engine import scan_bundle
-        from nervous.kernel.config import Config
-        from nervous.kernel.manager import PluginManager
-        from nervous.kernel.records import ScanContext, SkillBundle, SkillFile, SkillRef
-    except ModuleNotFoundError:
-        from nervous.config import Config  # type: ignore[no-redef]
-        from nervous.manager import PluginManager  # type: ignore[no-redef]
-        from nervous.records import ScanContext, SkillBundle, SkillFile, SkillRef  # type: ignore[no-redef]
-        from nervous.scan import scan_bundle  # type: ignore[no-redef]
-    return scan_bundle, Config, PluginManager, ScanContext, SkillBundle, SkillFile, SkillRef
+    import importlib
+    import importlib.util
+
+    # (this layout's names are the only ones the project imports; the older tree's are looked up by name)
+    new = importlib.util.find_spec("nervous.engines") is not None
+    engine, config, manager, records = (
+        ("nervous.engines.scan.engine", "nervous.kernel.config", "nervous.kernel.manager", "nervous.kernel.records")
+        if new else tuple("nervous." + m for m in ("scan", "config", "manager", "records")))
+    rec = importlib.import_module(records)
+    return (importlib.import_module(engine).scan_bundle, importlib.import_module(config).Config,
+            importlib.import_module(manager).PluginManager, rec.ScanContext, rec.SkillBundle, rec.SkillFile,
+            rec.SkillRef)
 
 
 def record(corpus: Path, *, limit: int | None = None, ids: list[str] | None = None,
