@@ -102,6 +102,10 @@ DISABLE_SECURITY = rx.compile(
     r"|TCC\.db[^\n]*\b(?:INSERT|UPDATE|REPLACE)\b|\b(?:INSERT|UPDATE|REPLACE)\b[^\n]*TCC\.db"
     r"|(?:>>?|\btee\s+(?:-a\s+)?)\s*/etc/ld\.so\.preload"
 )
+#: a dot-named file under a temporary folder (``/tmp/.cache/.x``)
+_HIDDEN_TEMP_FILE = rx.compile(r"(?:/tmp|/var/tmp|/dev/shm|\$TMPDIR|\$\{TMPDIR\})/(?:[\w.-]+/)*\.[\w-][\w.-]*")
+#: macOS's screenshot tool told not to play its sound
+_SILENT_SCREENSHOT = rx.compile(r"\bscreencapture\s+(?:-[A-Za-z]+\s+)*-[A-Za-z]*x")
 #: files that hold what the user typed at a shell or a REPL
 _HISTORY_FILE = rx.compile(r"(?i)(?:^|/)\.(?:bash|zsh|sh|ksh|python|node_repl|psql|mysql|sqlite|irb|lesshst)_?history\b"
                            r"|(?:^|/)fish_history\b|ConsoleHost_history\.txt")
@@ -571,10 +575,11 @@ def _line_shapes(c: Collector, file: str, lineno: int, line: str, sc: rx.Scanned
         # a shell's or a REPL's history is everything the user typed, passwords and tokens on command lines
         # included: no skill sends it anywhere for its own job
         history = any(_HISTORY_FILE.search(at) for at in rx.findall(r"@([^\s'\"]+)", m.group(0)))
+        silent_shot = _SILENT_SCREENSHOT.search(line) is not None  # the screen taken without its sound, then sent
         h = c.hit("NV-EXFIL-002", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1,
-                  action=act or "refuse" if history else None)
-        if history:
-            h.evidence["sends"] = "the user's command history"
+                  action=act or "refuse" if history or silent_shot else None)
+        if history or silent_shot:
+            h.evidence["sends"] = "the user's command history" if history else "a screenshot taken silently"
         c.flags.add("network_send")
         c.fact("network_send", file, lineno, "sh-upload")
         for at in rx.findall(r"@([^\s'\"]+)", m.group(0)):
@@ -631,7 +636,13 @@ def _line_shapes(c: Collector, file: str, lineno: int, line: str, sc: rx.Scanned
         c.flags.add("persistence")
     m = sc.search(_SCHEDULE)
     if m:
-        c.hit("NV-PERSIST-001", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1)
+        # what is scheduled is a hidden file in a temporary folder: nothing a user installs lives there, named so
+        # that a listing does not show it
+        hidden = _HIDDEN_TEMP_FILE.search(line)
+        h = c.hit("NV-PERSIST-001", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1,
+                  action=act or "refuse" if hidden else None)
+        if hidden:
+            h.evidence["runs"] = "a hidden file in a temporary folder"
         c.flags.add("persistence")
         c.tag("write:crontab" if "cron" in m.group(0).lower() else "write:?", file, lineno)
     if sc.search(_DOTENV) and sc.search(_ENV_FILE_READ):
