@@ -417,11 +417,13 @@ class Classifier:
             self._fallback_lines(c, f.path, text, known)
         elif ext in DATA_EXT or ext.startswith(".env"):
             scr = rx.Screen(text)
-            commands = _runs_commands(f.path, ext) and any(scr.search(e, text) for e in _RUNS_IN_ANY_BLOCK)
+            # a configuration file's values that run a download: searched only on lines that pipe, substitute or
+            # invoke something (one pass rules out most files)
+            runs = _runs_commands(f.path, ext) and _MAY_RUN.search(text) is not None
             for i, line in enumerate(text.split("\n"), 1):
                 if len(line) < 2000:
                     prose.analyze_line(c, f.path, i, line, in_code=True, screen=scr)
-                    if commands and any(scr.search(e, line) for e in _RUNS_IN_ANY_BLOCK):
+                    if runs and _MAY_RUN.search(line) and any(e.search(line) for e in _RUNS_IN_ANY_BLOCK):
                         for value in _config_values(line):
                             shell.analyze_line(c, f.path, i, value, known=known)
         else:
@@ -1339,6 +1341,8 @@ _PIP_OPTION = rx.compile(r"\s*(?:-i|--index-url|--extra-index-url)(?:\s|=)")
 _CONFIG_KEY = rx.compile(r"""^\s*(?:-\s+)?(?:"(?:[^"\\]|\\.)*"|'[^']*'|[\w.$@/-]+)\s*[:=]\s*""")
 
 
+#: what a value that runs a download holds: a pipe, a substitution, or PowerShell's invoke
+_MAY_RUN = rx.compile(r"(?i)[|`]|\$\(|<\(|\biex\b|invoke-expression")
 #: configuration that a tool reads commands from (a lock file, a table of data or a source map holds none)
 _CONFIG_EXT = (".json", ".yaml", ".yml", ".toml", ".ini", ".cfg", ".conf")
 _LOCK_FILES = ("package-lock.json", "npm-shrinkwrap.json", "pnpm-lock.yaml", "composer.lock", "poetry.lock")
