@@ -126,7 +126,7 @@ PERSIST_PATH = rx.compile(
     r"(?i)(?:~|\$HOME|\$\{HOME\}|/home/\w+|/Users/\w+|/root)/\.(?:bashrc|zshrc|profile|bash_profile|zprofile|"
     r"bash_login|zshenv|config/fish/config\.fish)|/etc/(?:profile|bash\.bashrc|zshrc|rc\.local|crontab|cron\.)"
     r"|Library/Launch(?:Agents|Daemons)|/etc/systemd/|\.config/systemd/user|\.config/autostart|/etc/sudoers"
-    r"|\.ssh/authorized_keys|\.git/hooks/"
+    r"|\.ssh/authorized_keys"
     r"|CurrentVersion\\+Run|\.git/hooks/|core\.hooksPath|/etc/init\.d/|Microsoft\\+Windows\\+Start Menu\\+Programs\\+Startup"
 )
 AGENT_STATE = rx.compile(
@@ -960,16 +960,19 @@ def _sql_effect(line: str) -> str | None:
     return "write" if rx.search(r"(?i)\b(?:insert|update|create|alter)\b", line) else None
 
 
+#: the user's own network: RFC 1918 and unique-local addresses
+_LAN = ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "fc00::/7")
+
+
 def _remote_ip(host: str) -> bool:
-    """An IP literal that is not the machine itself or the user's own network (loopback, RFC 1918, link-local)."""
+    """An IP literal that is not the machine itself or the user's own network (loopback, LAN, link-local)."""
     import ipaddress
 
     try:
         ip = ipaddress.ip_address(host.strip("[]"))
     except ValueError:
         return False
-    lan = any(ip in ipaddress.ip_network(n) for n in ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "fc00::/7")
-              if ip.version == ipaddress.ip_network(n).version)
+    lan = any(ip.version == net.version and ip in net for net in map(ipaddress.ip_network, _LAN))
     return not (ip.is_loopback or ip.is_link_local or ip.is_unspecified or ip.is_multicast or lan)
 
 
