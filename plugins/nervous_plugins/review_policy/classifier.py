@@ -428,6 +428,7 @@ class Classifier:
                             shell.analyze_line(c, f.path, i, value, known=known)
         else:
             self._markdown(c, f.path, text, known, is_skill=False)
+            self._build_file_commands(c, f.path, text, known)  # (``app.dockerfile``)
 
     def _assume_worst(self, c: Collector, path: str | None, line: int | None, why: str) -> None:
         for t in ASSUME_WORST:
@@ -1466,15 +1467,13 @@ def _edit(a: str, b: str) -> int:
 _PLANTED_CONCEAL = rx.compile(r"(?i)\b(?:do\s+not|don'?t|never|without)\s+(?:ever\s+)?(?:mention|tell|reveal|disclos|show|"
                               r"report)\w*\s+(?:it|this|that|them|anything|(?:to\s+)?the\s+user|(?:this|these|the)\s+"
                               r"(?:rules?|steps?|commands?|instructions?|changes?))\b")
-#: a standing rule that lets the agent act without asking ("always run … without asking the user"); the
-#: planted words name an action, so "save notes without asking" (the write itself) is not one
-_PLANTED_BYPASS = rx.compile(r"(?i)\b(?:run|execut|install|send|upload|delet|remov|pay|purchas|buy|transfer|approv|"
-                             r"accept|sign)\w*\b[^\n]{0,80}?\bwithout\s+(?:first\s+|ever\s+)?(?:asking|checking|"
-                             r"confirming|consulting|prompting)\b")
-#: what a standing rule planted in memory must not say: let the agent act without asking, put something above the
-#: user's word, or follow instructions fetched from an address
+#: what a standing rule planted in memory must not say: let the agent act without asking ("always run … without
+#: asking the user"; the planted words name an action, so "save notes without asking", the write itself, is not
+#: one), put something above the user's word, or follow instructions fetched from an address
 _PLANTED_STANDING = {
-    "a confirmation bypass": _PLANTED_BYPASS,
+    "a confirmation bypass": rx.compile(
+        r"(?i)\b(?:run|execut|install|send|upload|delet|remov|pay|purchas|buy|transfer|approv|accept|sign)\w*\b"
+        r"[^\n]{0,80}?\bwithout\s+(?:first\s+|ever\s+)?(?:asking|checking|confirming|consulting|prompting)\b"),
     "an override of the user": rx.compile(
         r"(?i)\b(?:take|takes|have|has)\s+(?:priority|precedence)\s+over\s+(?:\w+\s+){0,3}?(?:the\s+)?user"
         r"|\bover(?:ride|rule)s?\s+(?:\w+\s+){0,2}?(?:the\s+)?user'?s?\b|\bmore\s+important\s+than\s+(?:what\s+)?(?:the\s+)?user"),
@@ -1490,13 +1489,12 @@ def _planted_rule(c: Collector, bundle: SkillBundle, hit: Hit) -> str | None:
     """Why a write to the agent's memory or settings plants a harmful standing rule, or ``None``."""
     same_line = {x.rule_id for x in c.hits if x.file == hit.file and x.line == hit.line}
     line = _line_text(bundle, hit.file, hit.line)
-    planted = {why: m for why, expr in _PLANTED_STANDING.items() if (m := expr.search(line))}
-    # (a planted "never run … without asking" is a safety rule)
-    planted = {why: m for why, m in planted.items() if not prose.NEGATION.search(line[:m.start()])}
-    if "NV-AUTO-002" in same_line or "a confirmation bypass" in planted:
+    if "NV-AUTO-002" in same_line:
         return "a confirmation bypass"
-    if planted:
-        return next(iter(planted))
+    for why, expr in _PLANTED_STANDING.items():  # (a planted "never run … without asking" is a safety rule)
+        m = expr.search(line)
+        if m and not prose.NEGATION.search(line[:m.start()]):
+            return why
     if _PLANTED_CONCEAL.search(line):
         return "concealment"
     if _PLANTED_SEND.search(line):

@@ -8,6 +8,7 @@ matter regardless of tokenizing (pipe-to-shell, reverse shells, catastrophic del
 from __future__ import annotations
 
 import functools
+import ipaddress
 import re
 from typing import Any
 
@@ -574,7 +575,8 @@ def _line_shapes(c: Collector, file: str, lineno: int, line: str, sc: rx.Scanned
     if m and sc.search(_HTTP_TOOL):
         # a shell's or a REPL's history is everything the user typed, passwords and tokens on command lines
         # included: no skill sends it anywhere for its own job
-        history = any(_HISTORY_FILE.search(at) for at in rx.findall(r"@([^\s'\"]+)", m.group(0)))
+        uploaded = rx.findall(r"@([^\s'\"]+)", m.group(0))
+        history = any(_HISTORY_FILE.search(at) for at in uploaded)
         silent_shot = _SILENT_SCREENSHOT.search(line) is not None  # the screen taken without its sound, then sent
         h = c.hit("NV-EXFIL-002", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1,
                   action=act or "refuse" if history or silent_shot else None)
@@ -582,7 +584,7 @@ def _line_shapes(c: Collector, file: str, lineno: int, line: str, sc: rx.Scanned
             h.evidence["sends"] = "the user's command history" if history else "a screenshot taken silently"
         c.flags.add("network_send")
         c.fact("network_send", file, lineno, "sh-upload")
-        for at in rx.findall(r"@([^\s'\"]+)", m.group(0)):
+        for at in uploaded:
             if is_credential_path(at):
                 c.tag(f"read:file:{at}", file, lineno)
                 c.fact("harvest_send", file, lineno)
@@ -961,18 +963,19 @@ def _sql_effect(line: str) -> str | None:
 
 
 #: the user's own network: RFC 1918 and unique-local addresses
-_LAN = ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "fc00::/7")
+_LAN = tuple(map(ipaddress.ip_network, ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "fc00::/7")))
 
 
 def _remote_ip(host: str) -> bool:
-    """An IP literal that is not the machine itself or the user's own network (loopback, LAN, link-local)."""
-    import ipaddress
+    """An IP literal that is not the machine itself or the user's own network (loopback, LAN, link-local).
 
+    Unlike ``text.ip_kind`` (NV-SUPPLY-004's "public"), reserved and documentation ranges count as remote: a
+    package index at such an address is no one's registry either."""
     try:
         ip = ipaddress.ip_address(host.strip("[]"))
     except ValueError:
         return False
-    lan = any(ip.version == net.version and ip in net for net in map(ipaddress.ip_network, _LAN))
+    lan = any(ip.version == net.version and ip in net for net in _LAN)
     return not (ip.is_loopback or ip.is_link_local or ip.is_unspecified or ip.is_multicast or lan)
 
 
