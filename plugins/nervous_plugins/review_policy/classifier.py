@@ -16,7 +16,7 @@ from typing import Any
 from nervous.plugin import Finding, ScanContext, SideEffects, SkillBundle, SkillFile
 from nervous.plugin.toolkit import ASSUME_WORST, classes_of, normalize_host, normalize_tags
 
-from . import prose, rx, shell
+from . import file_techniques, prose, rx, shell
 from .catalogue import BY_ID
 from .collector import Collector, Hit
 from .indicators import (
@@ -123,7 +123,12 @@ _PADDING = rx.compile(r"[ \t\u00a0\u3000]{200,}")
 _BLANK_RUN = rx.compile(r"(?:\n[ \t]*){51,}")
 #: the whole-file expressions of :meth:`Classifier._generic` that seldom find anything, tried in one set pass
 #: over the text first (one pass instead of six; the ones present are searched as before)
-_WHOLE_FILE = rx.Prefilter([HIDDEN_UNICODE, prose.SECRET_HANDLING, _PADDING, _BLANK_RUN, B64_BLOB, SECRET_LITERAL])
+#: a program handing command text to a shell (Python, Node, Java)
+_RUNS_COMMAND_TEXT = rx.compile(r"\b(?:os\.(?:system|popen)|subprocess\.\w+|child_process\.\w+|execSync|spawnSync"
+                                r"|Runtime\.getRuntime\(\)\.exec)\s*\(")
+_STRING_LITERAL = rx.compile(r"'([^'\n]*)'|\"([^\"\n]*)\"")
+_WHOLE_FILE = rx.Prefilter([HIDDEN_UNICODE, prose.SECRET_HANDLING, _PADDING, _BLANK_RUN, B64_BLOB, SECRET_LITERAL,
+                           *file_techniques.SCREENED])
 
 #: every campaign indicator at once, case-insensitive (see :func:`_may_hold_indicator`)
 _CAMPAIGN_ANY = rx.compile("(?i)" + "|".join(re.escape(ind.lower()) for ind in CAMPAIGN_INDICATORS))
@@ -384,7 +389,7 @@ class Classifier:
         if ext in INERT_BINARY_EXT and ext not in (".svg",):
             return
         text = text.replace("\r\n", "\n").replace("\r", "\n")
-        self._generic(c, f.path, text, ext)
+        file_techniques.analyze(c, f.path, text, self._generic(c, f.path, text, ext))
         first = text.split("\n", 1)[0]
         sb = SHEBANG.match(first)
         interp = sb.group(1).lower() if sb else ""
@@ -435,7 +440,8 @@ class Classifier:
             c.tag(t, path, line)
         c.flags.add("incomplete")
 
-    def _generic(self, c: Collector, path: str, text: str, ext: str) -> None:
+    def _generic(self, c: Collector, path: str, text: str, ext: str) -> rx.Scanned:
+        """The checks of any text file; returns its whole-file set pass (for :mod:`file_techniques`)."""
         sc = _WHOLE_FILE.scan(text)
         # hidden unicode
         for m in sc.finditer(HIDDEN_UNICODE):
@@ -564,6 +570,7 @@ class Classifier:
                 r"(?i)\b(?:indicator|ioc|detect|flag|block|campaign|malicious|malware|known\s+bad)\b", line)
             c.hit("NV-SUPPLY-003" if executable else "NV-SUPPLY-003b", path, ln, snippet(line, col, col + len(ind)),
                   column=col + 1, indicator=ind)
+        return sc
 
     def _markdown(self, c: Collector, path: str, text: str, known: frozenset[str], *, is_skill: bool) -> None:
         lines = markdown_lines(text)
@@ -593,16 +600,33 @@ class Classifier:
                         and c.purpose != "draft":
                     prose.side_effect_intent(c, path, ln.no, ln.text, screen=scr)
                 for code in scr.findall(INLINE_CODE_RE, ln.text) if "`" in ln.text else ():
-                    if shell.looks_like_command(code, known):
-                        bad = bool(rx.search(r"(?i)\b(?:detect|flag|block|never|avoid|don'?t|do\s+not|malicious|"
-                                             r"dangerous|attack|pattern|e\.g\.|such\s+as|like|unsafe|risky|warn)", ln.text))
-                        bad = bad or c.security_tool
-                        shell.analyze_line(c, path, ln.no, code, executable=not bad, quoted=bad, known=known)
-                    for u in URL_RE.finditer(code) if "://" in code else ():
-                        c.tag(f"network:{normalize_host(u.group(0))}", path, ln.no)
+                    self._inline_code(c, path, ln, code, known)
                 if "://" in ln.text:  # in every URL the expression finds
                     self._prose_urls(c, path, ln, scr)
         self._download_then_exec(c, path, [ln for ln in lines if ln.kind == "code" and (ln.lang in SHELL_LANGS or not ln.lang)])
+
+    def _inline_code(self, c: Collector, path: str, ln: Line, code: str, known: frozenset[str]) -> None:
+        """A code span in a line of prose: a command is read as the shell runs it, and so is the command text a
+        program in the span hands to a shell (``os.system('curl … | sh')``)."""
+        command = shell.looks_like_command(code, known)
+        handed = None if command or "(" not in code else _RUNS_COMMAND_TEXT.search(code)
+        if command or handed:
+            bad = bool(rx.search(r"(?i)\b(?:detect|flag|block|never|avoid|don'?t|do\s+not|malicious|"
+                                 r"dangerous|attack|pattern|e\.g\.|such\s+as|like|unsafe|risky|warn)", ln.text))
+            bad = bad or c.security_tool
+            if handed:
+                for literal in (a or b for a, b in _STRING_LITERAL.findall(code, handed.end())):
+                    if any(e.search(literal) for e in (shell.PIPE_TO_SHELL, shell.REVERSE_SHELL, shell.ENCODED_TO_SHELL)):
+                        shell.analyze_line(c, path, ln.no, literal, executable=not bad, quoted=bad, known=known)
+            else:
+                shell.analyze_line(c, path, ln.no, code, executable=not bad, quoted=bad, known=known)
+                if not bad and shell.STARTUP_FILE.search(ln.text) and shell.CMD_OUTPUT_IN_REQUEST.search(code):
+                    # "add `curl …$(whoami)` to ~/.zshrc": a beacon at every terminal the user opens
+                    c.hit("NV-PERSIST-001", path, ln.no, snippet(ln.text), action="refuse",
+                          runs="a request carrying the machine's identity, at every shell start")
+                    c.flags.add("persistence")
+        for u in URL_RE.finditer(code) if "://" in code else ():
+            c.tag(f"network:{normalize_host(u.group(0))}", path, ln.no)
 
     def _prose_urls(self, c: Collector, path: str, ln: Line, scr: rx.Screen) -> None:
         for u in scr.finditer(URL_RE, ln.text):
@@ -1477,10 +1501,7 @@ _PLANTED_STANDING = {
     "an override of the user": rx.compile(
         r"(?i)\b(?:take|takes|have|has)\s+(?:priority|precedence)\s+over\s+(?:\w+\s+){0,3}?(?:the\s+)?user"
         r"|\bover(?:ride|rule)s?\s+(?:\w+\s+){0,2}?(?:the\s+)?user'?s?\b|\bmore\s+important\s+than\s+(?:what\s+)?(?:the\s+)?user"),
-    "instructions loaded from an address": rx.compile(
-        r"(?i)\b(?:load|fetch|read|download|get|pull|check)\w*\s+[^\n]{0,80}?(?:https?://|hxxps?://)\S+[^\n]{0,80}?"
-        r"\b(?:follow|obey|execute|apply|carry\s+out)\w*\s+(?:it|them|its|their|whatever|everything|the\s+"
-        r"(?:instructions?|rules?|steps?|commands?|directives?))\b"),
+    "instructions loaded from an address": prose.REMOTE_RULES,
 }
 _PLANTED_SEND = rx.compile(r"(?i)\b(?:send|upload|post|forward|sync|copy|mirror|report)\w*\b[^\n]{0,120}?https?://")
 

@@ -265,6 +265,15 @@ MEMORY_WRITE = rx.compile(
     r"~/\.openclaw/\S*|~/\.claude/\S*|(?:other|every|all|another)\s+(?:installed\s+)?skills?'?\s*(?:SKILL\.md|files|directories|folders)|"
     r"agent\s+(?:config(?:uration)?|settings|memory|instructions)|(?:long-term|persistent|permanent|global)\s+memory)"
 )
+#: the agent's memory file as the direct object of an edit ("update `AGENTS.md` so that …"): read only with the rules
+#: it would then carry (a standing instruction to follow what an address serves, or to send to one)
+MEMORY_REWRITE = rx.compile(r"(?i)\b(?:update|edit|modify|change|patch|rewrite|overwrite)\s+(?:the\s+|your\s+)?`?"
+                            r"(SOUL\.md|MEMORY\.md|AGENTS\.md|IDENTITY\.md|HEARTBEAT\.md|CLAUDE\.md)\b")
+#: a standing rule to fetch an address and do what it says
+REMOTE_RULES = rx.compile(
+    r"(?i)\b(?:load|fetch|read|download|get|pull|check)\w*\s+[^\n]{0,80}?(?:https?://|hxxps?://)\S+[^\n]{0,80}?"
+    r"\b(?:follow|obey|execute|apply|carry\s+out)\w*\s+(?:it|them|its|their|whatever|everything|the\s+"
+    r"(?:instructions?|rules?|steps?|commands?|directives?))\b")
 #: instructions that rewrite other skills: a step added to every installed skill spreads like a worm
 SKILL_TAMPER = rx.compile(
     r"(?i)\b(?:edit|modify|patch|rewrite|inject\s+(?:\w+\s+){0,4}?into|(?:append|prepend|add|insert)\s+(?:[\w'`-]+\s+){0,8}?"
@@ -637,6 +646,9 @@ def _analyze_line(c: Collector, file: str, lineno: int, line: str, in_code: bool
         c.flags.add("persistence")
         c.tag("write:skills/*", file, lineno)
     m = find(MEMORY_WRITE) if "MEMORY_WRITE" in gates else None
+    if m is None and "MEMORY_WRITE" in gates and "://" in line:
+        m = find(MEMORY_REWRITE)
+        m = m if m and REMOTE_RULES.search(line, m.end()) else None
     if m:
         c.hit("NV-PERSIST-002", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1,
               action="review" if quoted(m) else None, target=m.group(1))

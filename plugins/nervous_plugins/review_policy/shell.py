@@ -114,6 +114,34 @@ _HISTORY_FILE = rx.compile(r"(?i)(?:^|/)\.(?:bash|zsh|sh|ksh|python|node_repl|ps
 #: holds its private half (the user's own key copied to a server names no key literal)
 KEY_PLANT = rx.compile(r"(?:ssh-(?:rsa|ed25519|dss)|ecdsa-sha2-nistp\d+)\s+AAAA[0-9A-Za-z+/]{16,}[^\n]*"
                        r"(?:>>?|\btee\s+(?:-a\s+)?)\s*['\"]?\S*authorized_keys")
+#: the record of the commands run, erased (covering tracks): a history file removed, emptied or linked to nothing
+_HISTORY_ERASE = rx.compile(
+    r"(?i)\b(?:rm|shred|srm|unlink|truncate)\b[^\n;&|]*?(?:^|[\s/'\"=])\.?(?:bash|zsh|sh|ksh|python|mysql|psql)_history\b"
+    r"|\bln\s+-[a-z]*s[a-z]*\s+/dev/null\s+\S*_history\b"
+    r"|(?:^|[;&|]\s*|:\s*|/dev/null\s*|echo\s+(?:-n\s+)?(?:''|\"\")?\s*)>\s*['\"]?\S*\.(?:bash|zsh|sh|ksh)_history\b")
+#: the session's history cleared or no longer recorded: also what a careful user does before typing a secret
+_HISTORY_OFF = rx.compile(r"\bhistory\s+-c\b|\bunset\s+HISTFILE\b|\bHISTFILE=/dev/null\b|\bexport\s+HISTSIZE=0\b"
+                          r"|\bset\s+\+o\s+history\b")
+#: a cryptocurrency miner started (its program at a command's place, or a mining pool's address)
+_MINER = rx.compile(
+    r"(?i)(?:^|[;&|(]\s*|\b(?:nohup|exec|sudo|setsid|nice(?:\s+-n\s*-?\d+)?|screen\s+-\w+|timeout\s+\d+)\s+)"
+    r"(?:\S*/)?(?:xmrig|xmr-stak|cpuminer(?:-multi)?|minerd|cgminer|bfgminer|ethminer|nbminer|lolminer|nanominer|"
+    r"phoenixminer|srbminer\S*)\b|stratum\+(?:tcp|ssl|tls)://")
+#: a DNS lookup whose name starts with data the line computes (``nslookup $chunk.attacker.test``): the query
+#: itself carries the data to whoever runs the domain's name server
+_DNS_CARRIES = rx.compile(r"(?i)\b(?:nslookup|dig|host|drill|resolvectl\s+query)\s+(?:[-+]\S+\s+)*['\"]?"
+                          r"(?:\$\{?\w+\}?|\$\([^)]*\)|`[^`]*`)\.[a-z0-9-]+\.[a-z]")
+#: what such a name is built from: the environment, a file's contents, an encoding
+_DNS_DATA = rx.compile(r"(?i)\b(?:env|printenv|cat|base64|base32|xxd|od|hexdump)\b|/etc/passwd")
+#: credentials put into a public or remote place by the tools that publish files
+_GIST = rx.compile(r"(?i)\bgh\s+gist\s+create\b")
+_GIT_ADD = rx.compile(r"\bgit\s+add\s+([^;&|\n]+)")
+_PUSH_TO_ADDRESS = rx.compile(r"\bpush\b[^\n;&|]*\s(?:https?://|ssh://|git@)")
+#: a literal each of :func:`_technique_shapes`' expressions needs (one expression in the line set pass: their
+#: own automata are larger than the shapes are common)
+_TECHNIQUE_GATE = rx.compile(r"(?i)hist|xmr|miner|stratum|nslookup|dig|host|drill|resolvectl|gist|git")
+#: a template of a credential file, not one
+_SAMPLE_FILE = rx.compile(r"(?i)example|sample|template|\.dist\b")
 TLS_OFF = rx.compile(r"(?i)(?:^|\s)(?:-k|--insecure|--no-check-certificate)(?=\s|$)|NODE_TLS_REJECT_UNAUTHORIZED\s*=\s*['\"]?0"
                      r"|GIT_SSL_NO_VERIFY|PYTHONHTTPSVERIFY\s*=\s*0|--trusted-host\b")
 UPLOAD = rx.compile(r"(?i)(?:^|\s)(?:(?:-d|--data(?:-binary|-raw|-urlencode|-ascii)?|-F|--form)"
@@ -123,6 +151,9 @@ CMD_OUTPUT_IN_REQUEST = rx.compile(
     r"|\b(?:cat|env|printenv|whoami|hostname|uname|ls)\b[^\n|]*\|\s*(?:curl|wget|nc|ncat)\b[^\n]*"
     r"(?:-d\s*@-|--data(?:-binary)?\s*@-|-T\s*-|-F\s*\S*=@-|\s\d{2,5}\b)"
 )
+#: a shell's start-up files: what is written there runs in every terminal the user opens
+STARTUP_FILE = rx.compile(r"(?i)(?:~|\$HOME|\$\{HOME\}|/home/\w+|/Users/\w+|/root)?/?\.(?:bashrc|zshrc|profile|"
+                          r"bash_profile|zprofile|bash_login|zshenv|zlogin)\b|config/fish/config\.fish")
 PERSIST_PATH = rx.compile(
     r"(?i)(?:~|\$HOME|\$\{HOME\}|/home/\w+|/Users/\w+|/root)/\.(?:bashrc|zshrc|profile|bash_profile|zprofile|"
     r"bash_login|zshenv|config/fish/config\.fish)|/etc/(?:profile|bash\.bashrc|zshrc|rc\.local|crontab|cron\.)"
@@ -502,7 +533,8 @@ _LINE_RULES = rx.Prefilter([_CRONTAB_PIPE, PIPE_TO_SHELL, ENCODED_TO_SHELL, REVE
                             DISABLE_SECURITY, TLS_OFF, _TLS_TOOL, UPLOAD, CMD_OUTPUT_IN_REQUEST, _HTTP_TOOL,
                             _RAW_SOCKET, SECRET_STORE_CMDS, PASSWORD_DIALOG, ENV_DUMP, PRIV_CMD, SYSTEM_WRITE,
                             PERSIST_PATH, _WRITES, AGENT_STATE, _SCHEDULE, _DOTENV, _ENV_FILE_READ, _CRED_PATH, KEY_PLANT,
-                            ENV_REF, _ECHO_SECRET, _QUIETED, _PASSWORD_ARG, _CHMOD_OPEN, _REDIRECT, _SECRET_VAR])
+                            ENV_REF, _ECHO_SECRET, _QUIETED, _PASSWORD_ARG, _CHMOD_OPEN, _REDIRECT, _SECRET_VAR,
+                            _TECHNIQUE_GATE])
 #: the expressions one of which every finding of :func:`_line_shapes` needs (the others it searches, such as
 #: ``_WRITES`` or ``_HTTP_TOOL``, only ever count together with one of these)
 _SHAPE_GROUP = _LINE_RULES.group([PERSIST_PATH, PIPE_TO_SHELL, ENCODED_TO_SHELL, REVERSE_SHELL, CATASTROPHIC,
@@ -510,6 +542,50 @@ _SHAPE_GROUP = _LINE_RULES.group([PERSIST_PATH, PIPE_TO_SHELL, ENCODED_TO_SHELL,
                                   SECRET_STORE_CMDS, PASSWORD_DIALOG, ENV_DUMP, PRIV_CMD, SYSTEM_WRITE, AGENT_STATE,
                                   _SCHEDULE, _DOTENV, _CRED_PATH, ENV_REF, _ECHO_SECRET, _PASSWORD_ARG, _CHMOD_OPEN,
                                   KEY_PLANT])
+
+
+def _technique_shapes(c: Collector, file: str, lineno: int, line: str, act: str | None) -> None:
+    """Techniques of spec §9 that no skill's own job explains (part of :func:`_analyze_line`, on lines the set
+    pass found one of their literals on): tracks covered, a miner started, data carried in DNS names,
+    credentials published."""
+    quoted_at = functools.partial(in_data_string, line)
+    m = _HISTORY_ERASE.search(line)
+    off = _HISTORY_OFF.search(line) if m is None else None
+    hit = m or off
+    if hit:
+        # the file erased leaves no trace of what ran; the session's history switched off alone is also a privacy
+        # habit (a token typed next), so a person checks it
+        c.hit("NV-PRIV-002", file, lineno, snippet(line, hit.start(), hit.end()), column=hit.start() + 1,
+              action=act or ("review" if off or quoted_at(hit.start()) else None),
+              erases="the shell history file" if m else "the session's command history")
+    m = _MINER.search(line)
+    if m and not quoted_at(m.start()):
+        c.hit("NV-FIN-002", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1, action=act,
+              mines="a cryptocurrency miner run on the user's machine")
+        c.flags.add("financial")
+    m = _DNS_CARRIES.search(line)
+    if m and _DNS_DATA.search(line) and not quoted_at(m.start()):
+        c.hit("NV-EXFIL-002", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1,
+              action=act or "refuse", channel="names looked up in DNS, built from local data")
+        c.flags.add("network_send")
+        c.fact("network_send", file, lineno, "sh-dns")
+    published: list[str] = []
+    gist = _GIST.search(line)
+    if gist:
+        published = [a for a in (w.strip("'\"") for w in line[gist.end():].split()) if not a.startswith("-")]
+    elif "push" in line:
+        published = [a.strip("'\"") for g in _GIT_ADD.finditer(line) for a in g.group(1).split()]
+    creds = [a for a in published if is_credential_path(a) and not _SAMPLE_FILE.search(a)]
+    if creds and not quoted_at(line.find(creds[0])):
+        # a gist is public by address; a push names where it goes only with an address on the line (a push to
+        # the project's own remote is the user's mistake to catch, not a send to a stranger)
+        stranger = gist is not None or _PUSH_TO_ADDRESS.search(line) is not None
+        c.hit("NV-EXFIL-002", file, lineno, snippet(line), action=act or ("refuse" if stranger else "review"),
+              sends=f"credential files ({', '.join(creds[:3])}) published to a gist or a remote repository")
+        if stranger:
+            c.flags.add("network_send")
+            c.fact("network_send", file, lineno, "sh-publish")
+            c.fact("harvest_send", file, lineno, "shell-publish:" + creds[0])
 
 
 def _line_shapes(c: Collector, file: str, lineno: int, line: str, sc: rx.Scanned, act: str | None) -> None:
@@ -578,10 +654,13 @@ def _line_shapes(c: Collector, file: str, lineno: int, line: str, sc: rx.Scanned
         uploaded = rx.findall(r"@([^\s'\"]+)", m.group(0))
         history = any(_HISTORY_FILE.search(at) for at in uploaded)
         silent_shot = _SILENT_SCREENSHOT.search(line) is not None  # the screen taken without its sound, then sent
+        # the machine's identity sent from a shell's start-up file: a beacon at every terminal the user opens
+        beacon = persisted and sc.search(CMD_OUTPUT_IN_REQUEST) is not None
         h = c.hit("NV-EXFIL-002", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1,
-                  action=act or "refuse" if history or silent_shot else None)
-        if history or silent_shot:
-            h.evidence["sends"] = "the user's command history" if history else "a screenshot taken silently"
+                  action=act or "refuse" if history or silent_shot or beacon else None)
+        if history or silent_shot or beacon:
+            h.evidence["sends"] = ("the user's command history" if history else "a screenshot taken silently"
+                                   if silent_shot else "the machine's identity, from the shell's start-up")
         c.flags.add("network_send")
         c.fact("network_send", file, lineno, "sh-upload")
         for at in uploaded:
@@ -708,6 +787,8 @@ def _analyze_line(c: Collector, file: str, lineno: int, raw: str, executable: bo
     # makes the credential-path search run on the line without its escapes, past the set pass)
     if sc.may_match_any(_SHAPE_GROUP) or "\\ " in line:
         _line_shapes(c, file, lineno, line, sc, act)
+    if sc.may_match(_TECHNIQUE_GATE):
+        _technique_shapes(c, file, lineno, line, act)
     # (a line without "$" names no variable, whatever its headers: stripping them is skipped; nor does one
     # whose variables are none of them secret: stripping only removes arguments, each starting at a dash
     # that no variable name includes, so it cannot add a variable or change one's name)
