@@ -121,12 +121,13 @@ SHEBANG = rx.compile(r"^#!\s*(?:/usr/bin/env\s+(?:-S\s+)?)?(?:/\S*/)?(\w+)")
 
 _PADDING = rx.compile(r"[ \t\u00a0\u3000]{200,}")
 _BLANK_RUN = rx.compile(r"(?:\n[ \t]*){51,}")
-#: the whole-file expressions of :meth:`Classifier._generic` that seldom find anything, tried in one set pass
-#: over the text first (one pass instead of six; the ones present are searched as before)
 #: a program handing command text to a shell (Python, Node, Java)
 _RUNS_COMMAND_TEXT = rx.compile(r"\b(?:os\.(?:system|popen)|subprocess\.\w+|child_process\.\w+|execSync|spawnSync"
                                 r"|Runtime\.getRuntime\(\)\.exec)\s*\(")
 _STRING_LITERAL = rx.compile(r"'([^'\n]*)'|\"([^\"\n]*)\"")
+#: the whole-file expressions of :meth:`Classifier._generic` that seldom find anything, tried in one set pass
+#: over the text first (one pass instead of six; the ones present are searched as before), and the gate of
+#: :mod:`file_techniques`
 _WHOLE_FILE = rx.Prefilter([HIDDEN_UNICODE, prose.SECRET_HANDLING, _PADDING, _BLANK_RUN, B64_BLOB, SECRET_LITERAL,
                            *file_techniques.SCREENED])
 

@@ -33,9 +33,6 @@ _IMPORT_LINE = rx.compile(r"""['"]\s*import\s+\w|\bimport\s+\w+\s*[;,]""")
 #: a program a launch agent or a systemd unit starts, when it is a dot-named file under a temporary folder
 _HIDDEN_PROGRAM = rx.compile(r"(?:<string>\s*|Exec(?:Start|StartPre|StartPost)\s*=\s*)"
                              r"(?:/usr/bin/env\s+\w+\s+)?(?:/private)?(?:/tmp|/var/tmp|/dev/shm)/(?:[\w.-]+/)*\.[\w-][\w.-]*")
-_START_ENTRY = ("LaunchAgents", "LaunchDaemons", "ProgramArguments", "ExecStart", "systemd")
-
-
 #: a global keyboard hook (``pynput``'s listener, the ``keyboard`` module's callbacks)
 _KEY_HOOK = rx.compile(r"\bListener\s*\(|\bkeyboard\.(?:on_press|on_release|hook)\s*\(")
 #: the literals the checks below need, one of them at least (the caller's whole-file set pass, which includes
