@@ -29,7 +29,8 @@ ENV_READ = rx.compile(r"process\.env(?:\.([A-Za-z_][\w]*)|\[\s*['\"]([^'\"]+)['\
                       r"Bun\.env\.([A-Za-z_]\w*)|import\.meta\.env\.([A-Za-z_]\w*)")
 ENV_DUMP = rx.compile(r"(?:JSON\.stringify|Object\.(?:entries|keys|values|assign\(\s*\{\s*\}\s*,))\s*\(\s*process\.env\s*\)"
                       r"|console\.(?:log|dir)\s*\(\s*process\.env\s*\)|Deno\.env\.toObject\(\)|body\s*:\s*process\.env\b")
-EVAL = rx.compile(r"\beval\s*\(|\bnew\s+Function\s*\(|\bvm\.run\w*\s*\(|\bFunction\s*\(\s*[a-z]")
+EVAL = rx.compile(r"\beval\s*\(|\bnew\s+Function\s*\(|\bvm\.run\w*\s*\(|\bFunction\s*\(\s*[a-z]"
+                  r"|\.then\s*\(\s*(?:eval|Function|vm\.runInThisContext)\s*\)")
 TLS_OFF = rx.compile(r"rejectUnauthorized\s*:\s*false|NODE_TLS_REJECT_UNAUTHORIZED|strictSSL\s*:\s*false")
 STRING = rx.compile(r"""(['"`])((?:(?!\1).){2,300}?)\1""")
 

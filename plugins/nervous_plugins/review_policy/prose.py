@@ -63,6 +63,9 @@ CONCEAL = rx.compile(
     rf"|\bne\s+(?:le\s+|lui\s+|rien\s+)?(?:dites|dis|mentionnez|r[ée]v[ée]lez)\s+(?:\w+\s+){{0,2}}(?:pas|rien|jamais)\s+"
     rf"(?:\w+\s+){{0,2}}[àa]\s+l'utilisateur"
     rf"|\bno\s+(?:le\s+)?(?:digas|menciones|informes|avises)\s+(?:\w+\s+){{0,2}}al\s+usuario"
+    # an action done "without mentioning it"
+    rf"|\b{_ACT}\b(?:[^.\n]|\.(?=\S)){{0,120}}?\bwithout\s+(?:ever\s+)?(?:mentioning|telling|saying\s+anything\s+about|disclosing|"
+    rf"revealing|reporting)\s+(?:it|this|that|anything)\b"
 )
 # Silent failure phrasing is not concealment.
 CONCEAL_EXCLUDE = rx.compile(r"(?i)\b(?:fails?|failing|ignored?|ignoring|skip(?:ped|s)?|exits?|exiting|returns?|"
@@ -107,6 +110,9 @@ OVERRIDE = rx.compile(
     r"instru[çc][õo]es|regras|istruzioni|regole)\s+(?:anteriores|previas|precedenti|prec[ée]dentes)"
     r"|(?:忽略|无视|忘记)(?:之前|以上|先前|所有|前面)[^\n]{0,6}(?:指令|指示|说明|规则)"
     r"|\b(?:игнорируй|забудь)\w*\s+(?:\w+\s+){0,3}(?:предыдущие|прежние|все)\s+(?:\w+\s+)?(?:инструкции|указания|правила)"
+    # a bracketed fake system turn at the start of a line
+    r"|^\s*\[\s*(?:system|SYSTEM|System)\s*\]\s*:\s+(?:you\s+(?:must|will|may|are\s+now)|ignore|the\s+user\s+has|new\s+"
+    r"instructions|from\s+now|execute|run\b|all\s+(?:commands|actions))"
 )
 
 DECEIVE = rx.compile(
@@ -239,6 +245,8 @@ CONFIRM_BYPASS = rx.compile(
     r"request(?:ing)?|seek(?:ing)?)\s+(?:the\s+user\s+)?(?:for\s+)?(?:(?:their|user|explicit|any|the\s+user'?s?)\s+)?"
     r"(?:confirmation|permission|approval|consent)"
     r"|\bauto[- ]?(?:approve|confirm|accept)\s+(?:all|every|any)?"
+    r"|\b(?:run|execute|perform)\s+(?:all|every|any)\s+(?:\w+\s+)?(?:commands?|actions?|operations?)\s+without\s+"
+    r"(?:any\s+|further\s+|user\s+|the\s+user'?s\s+)?(?:confirmation|approval|permission|asking)"
     r"|--dangerously-skip-permissions|--yolo\b|bypassPermissions|--no-confirm\b|--skip-confirm|"
     r"\b(?:skip|bypass|disable)\s+(?:all\s+|the\s+|any\s+)?(?:confirmation|approval|permission)s?\s+(?:prompts?|checks?|dialogs?|steps?)"
     r"|\b(?:never|doesn'?t|does\s+not|do\s+not|don'?t)\s+(?:wants?|need|needs|likes?)\s+to\s+be\s+"
@@ -384,6 +392,9 @@ FALSE_APPROVAL = rx.compile(
     r"(?i)\b(?:the\s+)?(?:user|owner|operator|admin(?:istrator)?|customer|account\s+holder)\s+(?:has|have|had)\s+"
     r"(?:already\s+|previously\s+|explicitly\s+)*(?:pre-?approved|approved|authori[sz]ed|consented\s+to|agreed\s+to|"
     r"granted\s+(?:you\s+)?permission\s+(?:for|to\s+run)|signed\s+off\s+on)\s+(?:all|every|any|each)\b"
+    r"|\b(?:the\s+)?(?:user|owner|operator|admin(?:istrator)?)\s+(?:has|have|had)\s+(?:already\s+|explicitly\s+)*granted\s+"
+    r"(?:you\s+|the\s+(?:assistant|agent)\s+)?(?:full|all|unrestricted|complete|root)\s+(?:\w+\s+)?(?:permissions?|access|"
+    r"rights|privileges)"
     r"|\b(?:all|every|each\s+of\s+the(?:se)?|these)\s+(?:commands?|actions?|steps|operations?|changes?)\s+"
     r"(?:(?:in|of)\s+this\s+skill\s+)?(?:are|have\s+been|were|is)\s+(?:already\s+)?(?:pre-?approved|"
     r"(?:already\s+)?approved\s+by\s+the\s+user|authori[sz]ed\s+by\s+the\s+user)")
@@ -421,7 +432,7 @@ GATES: dict[str, tuple[str, ...]] = {
                         "inbox"),
     "MEMORY_WRITE": (".md", "openclaw", ".claude", "skill", "system prompt", "agent", "memory"),
     "PLANTED_FILE": ("exist",),
-    "FALSE_APPROVAL": ("approved", "authoriz", "authoris", "consented", "agreed to", "signed off", "permission"),
+    "FALSE_APPROVAL": ("approved", "authoriz", "authoris", "consented", "agreed to", "signed off", "permission", "granted"),
     "IMAGE_EXFIL": ("![",),
     "CRED_READ_INSTR": (".ssh", "id_rsa", "id_ed25519", ".aws", ".gnupg", ".kube", ".docker", ".netrc", ".npmrc",
                         ".pypirc", "git-credentials", "gcloud", "shadow", "login data", "logins.json", "key3",

@@ -75,6 +75,17 @@ def _dotted(node: ast.AST) -> str:
     return head + "".join(parts)
 
 
+def _imported_module(func: ast.AST) -> str:
+    """``os`` for the callee ``__import__('os').system``: the module a dynamic import names, or ``?``."""
+    while isinstance(func, ast.Attribute):
+        func = func.value
+    if isinstance(func, ast.Call) and func.args:
+        name = _const_str(func.args[0])
+        if name:
+            return str(name).partition(".")[0]
+    return "?"
+
+
 def _is_environ(node: ast.AST) -> bool:
     """``_dotted(node) in ("os.environ", "environ")`` without building the name."""
     if isinstance(node, ast.Name):
@@ -254,6 +265,8 @@ class _NodesByKind:
         for n in self.calls:
             fn = _dotted(n.func)
             key = id(n)
+            if fn.startswith(("__import__().", "importlib.import_module().", "import_module().")):
+                fn = _imported_module(n.func) + fn[fn.index("()") + 2:]
             fn_of[key] = fn
             head_of[key] = fn.partition(".")[0]
             last_of[key] = fn.rpartition(".")[2]

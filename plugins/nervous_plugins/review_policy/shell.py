@@ -84,6 +84,8 @@ CATASTROPHIC = rx.compile(
     r"|:\(\)\s*\{\s*:\s*\|\s*:\s*&\s*\}\s*;\s*:|\bformat\s+c:|\bdel\s+/[sfq][^\n]*\bc:\\"
     r"|Remove-Item\s+[^\n]*-Recurse[^\n]*\b(?:C:\\|\$env:USERPROFILE|~)\s*(?:$|-)"
     r"|>\s*/dev/(?:sd[a-z]|nvme\d|disk\d)"
+    r"|\bfind\s+(?:/|~/?|\$HOME/?|\$\{HOME\}/?|\"\$HOME\"/?)(?=\s)(?![^\n|;&]*\s-(?:i?name|i?path|i?wholename|i?regex|newer|"
+    r"[acm]time|[acm]min|size|empty|user|group|perm|prune|maxdepth\s+0)\b)[^\n|;&]*\s(?:-delete\b|-exec\s+(?:sudo\s+)?rm\b)"
 )
 DISABLE_SECURITY = rx.compile(
     r"(?i)\bxattr\s+(?:-[a-z]*\s+)*-[a-z]*[dc][a-z]*\s+(?:-[a-z]+\s+)*com\.apple\.quarantine"
@@ -139,7 +141,17 @@ _GIT_ADD = rx.compile(r"\bgit\s+add\s+([^;&|\n]+)")
 _PUSH_TO_ADDRESS = rx.compile(r"\bpush\b[^\n;&|]*\s(?:https?://|ssh://|git@)")
 #: a literal each of :func:`_technique_shapes`' expressions needs (one expression in the line set pass: their
 #: own automata are larger than the shapes are common)
-_TECHNIQUE_GATE = rx.compile(r"(?i)hist|xmr|miner|stratum|nslookup|dig|host|drill|resolvectl|gist|git")
+_TECHNIQUE_GATE = rx.compile(r"(?i)hist|xmr|miner|stratum|nslookup|dig|host|drill|resolvectl|gist|git|wevtutil|eventlog"
+                             r"|/var/log|openssl|gpg|7z|zip")
+#: files encrypted and the originals deleted, over the user's home folder (ransomware's shape)
+_ENCRYPT_THEN_DELETE = rx.compile(
+    r"(?i)(?:\bopenssl\s+(?:enc|aes\S*)\b|\bgpg\s+(?:[^\n]*\s)?(?:-c|--symmetric|-e|--encrypt)\b|\b7z\s+a\s+[^\n]*-p|"
+    r"\bzip\s+[^\n]*-(?:P|e)\b)[^\n]*(?:\brm\b|-delete\b|\bshred\b|--remove-files|-sdel\b)")
+_HOME_WIDE = rx.compile(r"\bfind\s+(?:~|\$HOME|\$\{HOME\}|\"\$HOME\"|/home|/Users)(?:/\w+)*/?\s|(?:~|\$HOME)/\*")
+#: the system's logs erased: Windows event logs cleared, the log folder emptied, login records truncated
+_LOG_WIPE = rx.compile(r"(?i)\bwevtutil(?:\.exe)?\s+(?:cl|clear-log)\b|\bClear-EventLog\b"
+                       r"|\brm\s+(?:-[a-z]+\s+)*/var/log/?(?:\*|\s|$)"
+                       r"|(?:^|[;&|]\s*|:\s*|echo\s+(?:-n\s+)?(?:''|\"\")?\s*)>\s*/var/log/(?:auth\.log|secure|wtmp|btmp|lastlog)\b")
 #: a template of a credential file, not one
 _SAMPLE_FILE = rx.compile(r"(?i)example|sample|template|\.dist\b")
 TLS_OFF = rx.compile(r"(?i)(?:^|\s)(?:-k|--insecure|--no-check-certificate)(?=\s|$)|NODE_TLS_REJECT_UNAUTHORIZED\s*=\s*['\"]?0"
@@ -151,6 +163,9 @@ CMD_OUTPUT_IN_REQUEST = rx.compile(
     r"|\b(?:cat|env|printenv|whoami|hostname|uname|ls)\b[^\n|]*\|\s*(?:curl|wget|nc|ncat)\b[^\n]*"
     r"(?:-d\s*@-|--data(?:-binary)?\s*@-|-T\s*-|-F\s*\S*=@-|\s\d{2,5}\b)"
 )
+#: a command Windows runs later: a scheduled task's ``/tr`` and a Run key's ``/d``
+_WINDOWS_START_COMMAND = rx.compile(r"(?i)\bschtasks(?:\.exe)?\s+/create\b[^\n]*\s/tr\s"
+                                    r"|\breg(?:\.exe)?\s+add\s+[^\n]*\\CurrentVersion\\Run(?:Once)?\b[^\n]*\s/d\s")
 #: a shell's start-up files: what is written there runs in every terminal the user opens
 STARTUP_FILE = rx.compile(r"(?i)(?:~|\$HOME|\$\{HOME\}|/home/\w+|/Users/\w+|/root)?/?\.(?:bashrc|zshrc|profile|"
                           r"bash_profile|zprofile|bash_login|zshenv|zlogin)\b|config/fish/config\.fish")
@@ -211,7 +226,8 @@ def _sent_in_line(line: str, path: str) -> bool:
                  line):
         return False
     return bool(rx.search(rf"(?:\$\(|`)[^)`]*{esc}|\b(?:cat|tar|zip|base64|gzip|xxd|openssl|head|tail)\b[^|\n]*{esc}[^|\n]*\|"
-                          rf"|@['\"]?{esc}|<\s*['\"]?{esc}|\b(?:scp|rsync|sftp)\s+(?:-\S+\s+)*['\"]?{esc}", line))
+                          rf"|@['\"]?{esc}|<\s*['\"]?{esc}|\b(?:scp|rsync|sftp)\s+(?:-\S+\s+)*['\"]?{esc}"
+                          rf"|--(?:post|body|upload)-file[= ]['\"]?{esc}|\s-T\s+['\"]?{esc}", line))
 
 
 def credential_category(path: str) -> str:
@@ -546,8 +562,8 @@ _SHAPE_GROUP = _LINE_RULES.group([PERSIST_PATH, PIPE_TO_SHELL, ENCODED_TO_SHELL,
 
 def _technique_shapes(c: Collector, file: str, lineno: int, line: str, act: str | None) -> None:
     """Techniques of spec §9 that no skill's own job explains (part of :func:`_analyze_line`, on lines the set
-    pass found one of their literals on): tracks covered, a miner started, data carried in DNS names,
-    credentials published."""
+    pass found one of their literals on): tracks covered, logs erased, files held to ransom, a miner started,
+    data carried in DNS names, credentials published."""
     quoted_at = functools.partial(in_data_string, line)
     m = _HISTORY_ERASE.search(line)
     off = _HISTORY_OFF.search(line) if m is None else None
@@ -558,6 +574,15 @@ def _technique_shapes(c: Collector, file: str, lineno: int, line: str, act: str 
         c.hit("NV-PRIV-002", file, lineno, snippet(line, hit.start(), hit.end()), column=hit.start() + 1,
               action=act or ("review" if off or quoted_at(hit.start()) else None),
               erases="the shell history file" if m else "the session's command history")
+    m = _LOG_WIPE.search(line)
+    if m and not quoted_at(m.start()):
+        c.hit("NV-PRIV-002", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1, action=act,
+              erases="the system's logs")
+    m = _ENCRYPT_THEN_DELETE.search(line)
+    if m and _HOME_WIDE.search(line) and not quoted_at(m.start()):
+        c.hit("NV-DESTR-001", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1, action=act,
+              destroys="the user's files, encrypted and the originals deleted")
+        c.tag("delete:~", file, lineno)
     m = _MINER.search(line)
     if m and not quoted_at(m.start()):
         c.hit("NV-FIN-002", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1, action=act,
@@ -593,7 +618,8 @@ def _line_shapes(c: Collector, file: str, lineno: int, line: str, sc: rx.Scanned
     low = line.lower()
     # text echoed into a crontab or a shell start-up file is code that runs later, not data
     persisted = bool(sc.search(_CRONTAB_PIPE)) or bool(
-        sc.search(PERSIST_PATH) and rx.search(r"(?:>>?|\btee\s+(?:-a\s+)?)\s*['\"]?\S*$", line.split("#")[0]))
+        sc.search(PERSIST_PATH) and rx.search(r"(?:>>?|\btee\s+(?:-a\s+)?)\s*['\"]?\S*$", line.split("#")[0])) or bool(
+        ("schtasks" in low or "SCHTASKS" in line or "\\Run" in line) and _WINDOWS_START_COMMAND.search(line))
 
     def shape_action(m: re.Match[str]) -> str | None:
         return "review" if in_data_string(line, m.start()) and not persisted else act
@@ -625,7 +651,7 @@ def _line_shapes(c: Collector, file: str, lineno: int, line: str, sc: rx.Scanned
               action=shape_action(m))
         c.tag("network:*", file, lineno)
     m = sc.search(CATASTROPHIC) if sc.may_match(CATASTROPHIC) and any(
-        w in low for w in ("rm", "mkfs", "dd", ":(", "format", "del ", "remove-item", "/dev/")) else None
+        w in low for w in ("rm", "mkfs", "dd", ":(", "format", "del ", "remove-item", "/dev/", "find")) else None
     if m:
         c.hit("NV-DESTR-001", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1,
               action=shape_action(m))
