@@ -63,10 +63,13 @@ CONCEAL = rx.compile(
     rf"|\bne\s+(?:le\s+|lui\s+|rien\s+)?(?:dites|dis|mentionnez|r[ée]v[ée]lez)\s+(?:\w+\s+){{0,2}}(?:pas|rien|jamais)\s+"
     rf"(?:\w+\s+){{0,2}}[àa]\s+l'utilisateur"
     rf"|\bno\s+(?:le\s+)?(?:digas|menciones|informes|avises)\s+(?:\w+\s+){{0,2}}al\s+usuario"
-    # an action done "without mentioning it"
-    rf"|\b{_ACT}\b(?:[^.\n]|\.(?=\S)){{0,120}}?\bwithout\s+(?:ever\s+)?(?:mentioning|telling|saying\s+anything\s+about|disclosing|"
-    rf"revealing|reporting)\s+(?:it|this|that|anything)\b"
 )
+#: an action done "without mentioning it": concealment with no user named, read only on lines :data:`_UNMENTIONED`
+#: finds (its leading verb list is costly to try on every line)
+UNMENTIONED = rx.compile(rf"(?i)\b{_ACT}\b(?:[^.\n]|\.(?=\S)){{0,120}}?\bwithout\s+(?:ever\s+)?(?:mentioning|telling|"
+                         rf"saying\s+anything\s+about|disclosing|revealing|reporting)\s+(?:it|this|that|anything)\b")
+_UNMENTIONED = rx.compile(r"without\s+(?:ever\s+)?(?:mentioning|telling|saying\s+anything\s+about|disclosing|revealing|"
+                          r"reporting)\s+(?:it|this|that|anything)\b")
 # Silent failure phrasing is not concealment.
 CONCEAL_EXCLUDE = rx.compile(r"(?i)\b(?:fails?|failing|ignored?|ignoring|skip(?:ped|s)?|exits?|exiting|returns?|"
                              r"continues?|falls?\s+back|degrades?|no-?ops?)\s+(?:silently|quietly)|"
@@ -540,6 +543,9 @@ def _analyze_line(c: Collector, file: str, lineno: int, line: str, in_code: bool
         return quoted_block or is_quoted(line, m.start(), m.end())
 
     m = find(CONCEAL) if "CONCEAL" in gates else None
+    unmentioned = m is None and "without" in low and _UNMENTIONED.search(low) is not None
+    if unmentioned:
+        m = UNMENTIONED.search(line)
     if m and not CONCEAL_EXCLUDE.search(line[max(0, m.start() - 30): m.end() + 20]) and not _negated(line, m) \
             and _conceals_action(line, m):
         q = quoted(m) or in_code
@@ -547,7 +553,8 @@ def _analyze_line(c: Collector, file: str, lineno: int, line: str, in_code: bool
         # details) from the user's view is worth a look, not a refusal
         hides_action = _CONCEALED_ACTION.search(line[max(0, m.start() - 160): m.end() + 160]) is not None
         c.hit("NV-PI-001", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1,
-              action="review" if q or not hides_action else None, quoted=q, alt=which_alternative(CONCEAL, m),
+              action="review" if q or not hides_action else None, quoted=q,
+              **({"said": "without mentioning it"} if unmentioned else {"alt": which_alternative(CONCEAL, m)}),
               **({} if hides_action else {"hides": "information, not an action"}))
         c.fact("conceal", file, lineno)
     m = find(OVERRIDE) if "OVERRIDE" in gates else None

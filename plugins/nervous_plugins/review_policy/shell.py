@@ -142,7 +142,7 @@ _PUSH_TO_ADDRESS = rx.compile(r"\bpush\b[^\n;&|]*\s(?:https?://|ssh://|git@)")
 #: a literal each of :func:`_technique_shapes`' expressions needs (one expression in the line set pass: their
 #: own automata are larger than the shapes are common)
 _TECHNIQUE_GATE = rx.compile(r"(?i)hist|xmr|miner|stratum|nslookup|dig|host|drill|resolvectl|gist|git|wevtutil|eventlog"
-                             r"|/var/log|openssl|gpg|7z|zip")
+                             r"|/var/log|openssl\s+(?:enc|aes)|gpg\s|7z\s+a\s|zip\s[^\n]*-[pe]")
 #: files encrypted and the originals deleted, over the user's home folder (ransomware's shape)
 _ENCRYPT_THEN_DELETE = rx.compile(
     r"(?i)(?:\bopenssl\s+(?:enc|aes\S*)\b|\bgpg\s+(?:[^\n]*\s)?(?:-c|--symmetric|-e|--encrypt)\b|\b7z\s+a\s+[^\n]*-p|"
