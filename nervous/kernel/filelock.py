@@ -75,16 +75,43 @@ def pid_alive(pid: int) -> bool:
 _BOOT_TIME: list[float] = []
 
 
+def process_start_ticks(pid: int) -> int | None:
+    """When ``pid`` started, in clock ticks since boot (``/proc``); ``None`` where that cannot be read.
+
+    Ticks since boot do not move when the wall clock is stepped (time synchronisation, a virtual machine
+    resumed): the epoch time derived from them does, since the kernel's boot time is "now minus uptime".
+    """
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            stat_line = fh.read()
+        return int(stat_line[stat_line.rfind(b")") + 2:].split()[19])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def boot_id() -> str | None:
+    """This boot's identifier (start ticks compare only within one boot); ``None`` where it cannot be read."""
+    if not _BOOT_ID:
+        try:
+            _BOOT_ID.append(Path("/proc/sys/kernel/random/boot_id").read_text("ascii").strip() or None)
+        except (OSError, UnicodeDecodeError):
+            _BOOT_ID.append(None)
+    return _BOOT_ID[0]
+
+
+_BOOT_ID: list[str | None] = []
+
+
 def process_start_time(pid: int) -> float | None:
     """When ``pid`` started (epoch seconds, from ``/proc``); ``None`` where that cannot be read.
 
     A pid is reused once its process is gone: a lock naming a live pid is only that process's lock
     if the process started before the lock was written (or at the start time the lock records).
     """
+    ticks = process_start_ticks(pid)
+    if ticks is None:
+        return None
     try:
-        with open(f"/proc/{pid}/stat", "rb") as fh:
-            stat_line = fh.read()
-        ticks = int(stat_line[stat_line.rfind(b")") + 2:].split()[19])
         if not _BOOT_TIME:
             with open("/proc/stat", "rb") as fh:
                 for line in fh:
@@ -112,6 +139,9 @@ class LockHolder:
     mtime: float = 0.0
     #: the holder's process start time as recorded in the lock (``None`` in older lock files)
     start: float | None = None
+    #: the same in clock ticks since boot, and the boot it counts from (``None`` in older lock files)
+    ticks: int | None = None
+    boot: str | None = None
 
     @property
     def readable(self) -> bool:
@@ -142,6 +172,9 @@ def read_lock_holder(path: Path) -> LockHolder | None:
             holder.ts = float(ts) if isinstance(ts, (int, float)) else mtime
             start = data.get("start")
             holder.start = float(start) if isinstance(start, (int, float)) and not isinstance(start, bool) else None
+            ticks, boot = data.get("ticks"), data.get("boot")
+            holder.ticks = ticks if isinstance(ticks, int) and not isinstance(ticks, bool) else None
+            holder.boot = boot if isinstance(boot, str) else None
     except ValueError:
         pass
     return holder
@@ -161,6 +194,10 @@ def lock_is_stale(holder: LockHolder, now: float | None = None) -> bool:
     if holder.host == _HOST:
         if not pid_alive(holder.pid):
             return True
+        if holder.ticks is not None and holder.boot is not None and holder.boot == boot_id():
+            # the exact start in ticks since boot: immune to the wall clock being stepped in between
+            ticks = process_start_ticks(holder.pid)
+            return ticks is not None and ticks != holder.ticks
         started = process_start_time(holder.pid)
         if started is None:
             return False
@@ -172,6 +209,16 @@ def lock_is_stale(holder: LockHolder, now: float | None = None) -> bool:
 
 
 _OWN_START: dict[int, float | None] = {}
+
+
+def _own_start_ticks() -> int | None:
+    pid = os.getpid()
+    if pid not in _OWN_TICKS:
+        _OWN_TICKS[pid] = process_start_ticks(pid)
+    return _OWN_TICKS[pid]
+
+
+_OWN_TICKS: dict[int, int | None] = {}
 
 
 def _own_start_time() -> float | None:
@@ -273,7 +320,7 @@ class FileLock:
         attempt = 0
         while True:
             token = json.dumps({"pid": os.getpid(), "host": _HOST, "ts": round(time.time(), 3),
-                                "start": _own_start_time()}).encode()
+                                "start": _own_start_time(), "ticks": _own_start_ticks(), "boot": boot_id()}).encode()
             if _create_with_contents(self.path, token):
                 self._token = token
                 return

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from nervous.kernel.durable import FileLock, atomic_write_json, backup_path, lock_is_stale, read_lock_holder
+from nervous.kernel.filelock import boot_id, process_start_ticks, process_start_time
 
 from .clirun import run, tree
 
@@ -212,6 +213,34 @@ def test_a_held_lock_records_its_start_time_and_is_not_stale(tmp_path: Path) -> 
         holder = read_lock_holder(tmp_path / "x.lock")
         assert holder is not None and holder.start is not None
         assert not lock_is_stale(holder)
+
+
+def test_a_live_holder_stays_the_holder_when_the_wall_clock_is_stepped(tmp_path: Path) -> None:
+    """The kernel's boot time is "now minus uptime": a clock stepped after the holder wrote its lock moves the
+    epoch start time a checker derives, never the start in ticks since boot, which is what is compared."""
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        time.sleep(0.05)
+        ticks = process_start_ticks(child.pid)
+        assert ticks is not None and boot_id() is not None
+        lock = tmp_path / "x.lock"
+        started = process_start_time(child.pid)
+        assert started is not None
+        # the holder's own epoch reading, 100 s off from the checker's (a clock stepped in between)
+        lock.write_text(json.dumps({"pid": child.pid, "host": os.uname().nodename, "ts": time.time(),
+                                    "start": started + 100.0, "ticks": ticks, "boot": boot_id()}))
+        assert not lock_is_stale(read_lock_holder(lock))  # type: ignore[arg-type]
+        # the same pid with another start in ticks is a reused pid: stale
+        lock.write_text(json.dumps({"pid": child.pid, "host": os.uname().nodename, "ts": time.time(),
+                                    "start": started, "ticks": ticks + 1, "boot": boot_id()}))
+        assert lock_is_stale(read_lock_holder(lock))  # type: ignore[arg-type]
+        # ticks from another boot are not compared: the epoch start time decides, as for older locks
+        lock.write_text(json.dumps({"pid": child.pid, "host": os.uname().nodename, "ts": time.time(),
+                                    "start": started, "ticks": ticks + 1, "boot": "another-boot"}))
+        assert not lock_is_stale(read_lock_holder(lock))  # type: ignore[arg-type]
+    finally:
+        child.kill()
+        child.wait()
 
 
 def test_hard_linked_backup_leaves_no_stray_temporary_file(home: Path) -> None:

@@ -125,6 +125,15 @@ _BLANK_RUN = rx.compile(r"(?:\n[ \t]*){51,}")
 _RUNS_COMMAND_TEXT = rx.compile(r"\b(?:os\.(?:system|popen)|subprocess\.\w+|child_process\.\w+|execSync|spawnSync"
                                 r"|Runtime\.getRuntime\(\)\.exec)\s*\(")
 _STRING_LITERAL = rx.compile(r"'([^'\n]*)'|\"([^\"\n]*)\"")
+#: a crontab entry: its schedule (five fields or an ``@`` word) and the command after it
+_CRON_ENTRY = rx.compile(r"\s*(?:@(?:reboot|hourly|daily|weekly|monthly|yearly|annually)\s+|(?:[\d*/,-]+\s+){5})(\S.*)")
+#: code that sends (Python, JavaScript, a shell's HTTP tools) and code that reads a credential file's contents
+_CODE_SENDS = rx.compile(r"\brequests\.(?:post|put|patch)\b|\burlopen\b|\bfetch\s*\(|\baxios\.(?:post|put)\b|"
+                         r"\bhttps?\.request\b|\bcurl\s|\bwget\s")
+_CODE_READS_CREDENTIAL = rx.compile(
+    r"(?i)\b(?:open|read_text|read_bytes|readFileSync|readFile|cat)\W+['\"]?(?:~|\$HOME|os\.path\.expanduser\(['\"]~)?/?"
+    r"[\w./-]*?(?:\.env\b(?![.\w])|\.ssh/id_\w+|\bid_(?:rsa|ed25519|ecdsa)\b(?!\.pub)|\.aws/credentials|\.netrc|"
+    r"\.git-credentials|\.npmrc|\.pypirc)")
 #: the whole-file expressions of :meth:`Classifier._generic` that seldom find anything, tried in one set pass
 #: over the text first (one pass instead of six; the ones present are searched as before), and the gate of
 #: :mod:`file_techniques`
@@ -609,8 +618,17 @@ class Classifier:
     def _inline_code(self, c: Collector, path: str, ln: Line, code: str, known: frozenset[str]) -> None:
         """A code span in a line of prose: a command is read as the shell runs it, and so is the command text a
         program in the span hands to a shell (``os.system('curl … | sh')``)."""
+        scheduled = _CRON_ENTRY.match(code) if "cron" in ln.text.lower() else None
+        if scheduled:  # "add `*/5 * * * * curl …` to the crontab": the command after the schedule
+            code = scheduled.group(1)
         command = shell.looks_like_command(code, known)
         handed = None if command or "(" not in code else _RUNS_COMMAND_TEXT.search(code)
+        if not command and "(" in code and _CODE_SENDS.search(code) and _CODE_READS_CREDENTIAL.search(code):
+            # code the agent is told to write or run that reads a credential file into a request
+            c.hit("NV-EXFIL-004", path, ln.no, snippet(code), action="review" if c.security_tool else None,
+                  shape="code that sends a credential file")
+            c.flags.add("network_send")
+            c.fact("network_send", path, ln.no, "prose-code-cred-send")
         if command or handed:
             bad = bool(rx.search(r"(?i)\b(?:detect|flag|block|never|avoid|don'?t|do\s+not|malicious|"
                                  r"dangerous|attack|pattern|e\.g\.|such\s+as|like|unsafe|risky|warn)", ln.text))
@@ -620,12 +638,14 @@ class Classifier:
                     if any(e.search(literal) for e in (shell.PIPE_TO_SHELL, shell.REVERSE_SHELL, shell.ENCODED_TO_SHELL)):
                         shell.analyze_line(c, path, ln.no, literal, executable=not bad, quoted=bad, known=known)
             else:
-                shell.analyze_line(c, path, ln.no, code, executable=not bad, quoted=bad, known=known)
-                if not bad and shell.STARTUP_FILE.search(ln.text) and shell.CMD_OUTPUT_IN_REQUEST.search(code):
-                    # "add `curl …$(whoami)` to ~/.zshrc": a beacon at every terminal the user opens
-                    c.hit("NV-PERSIST-001", path, ln.no, snippet(ln.text), action="refuse",
-                          runs="a request carrying the machine's identity, at every shell start")
+                if not bad and (scheduled or shell.STARTUP_FILE.search(ln.text)) and shell.CMD_OUTPUT_IN_REQUEST.search(code):
+                    # "add `curl …$(whoami)` to ~/.zshrc" (or to the crontab): a beacon at every terminal the user
+                    # opens, or every few minutes (recorded before the span's own reading, whose hit of the same
+                    # rule on this line would be the one reported)
+                    c.hit("NV-EXFIL-002", path, ln.no, snippet(ln.text), action="refuse",
+                          sends="the machine's identity, " + ("on a schedule" if scheduled else "at every shell start"))
                     c.flags.add("persistence")
+                shell.analyze_line(c, path, ln.no, code, executable=not bad, quoted=bad, known=known)
         for u in URL_RE.finditer(code) if "://" in code else ():
             c.tag(f"network:{normalize_host(u.group(0))}", path, ln.no)
 

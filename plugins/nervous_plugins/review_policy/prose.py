@@ -137,6 +137,13 @@ DECEIVE = rx.compile(
     rf"[\"'\u201c]?(?:no|none|nothing|that\s+(?:it|this\s+skill|you)\s+(?:does\s+not|doesn'?t|never|did\s+not|didn'?t))\b"
     rf"|\b(?:lie|mislead|deceive)\s+(?:to\s+)?{_USER}"
     rf"|\brecommend\s+(?:only\s+)?(?:our|this)\s+(?:product|service|token|coin)\s+regardless"
+    rf"|\b(?:tell|inform|assure|report\s+to)\s+{_USER}\s+(?:that\s+)?(?:all\s+|the\s+|every\s+)?(?:\w+\s+)?(?:tests?|checks?|"
+    rf"builds?|scans?|steps?|tasks?|audits?)\s+(?:have\s+|has\s+)?(?:passed|succeeded|completed|been\s+(?:run|done|completed))"
+    rf"(?:(?!\b(?:if|when|once|after|as\s+long\s+as)\b)[^.\n]){{0,40}}?[;,.:]?\s*(?:but\s+)?(?:do\s+not|don'?t|never|without)\s+"
+    rf"(?:actually\s+|really\s+)?(?:run|running|"
+    rf"execut\w*|check|checking|verify\w*|test|testing)\b"
+    rf"|\bapprove\s+(?:every|all|any|each)\s+(?:\w+\s+){{0,3}}?(?:you\s+review\s*,?\s*)?(?:whatever\s+(?:it|they)\s+"
+    rf"contains?|no\s+matter\s+what)"
 )
 
 SEND_VERB = r"(?:send|sends|sending|upload|uploading|post|posting|transmit|forward|exfiltrate|copy|sync|share|report|export|" \
@@ -330,7 +337,7 @@ OUTBOUND = rx.compile(
     r"tickets?|issue\s+(?:body|description)|e-?mails?|messages?\s+(?:to|you\s+send)|bcc|webhook|description\s+field|"
     r"form\s+field|analytics|telemetry|endpoint|collector|commit\s+messages?|pull\s+requests?|pr\s+(?:body|description)|"
     r"gists?|public\s+(?:repo\w*|mirror|channel|page|post)|push\s+(?:it\s+)?to|(?:context|metadata|notes)\s+field\s+of|"
-    r"(?:[`'\"]\w+[`'\"]\s+)?(?:parameter|argument)s?|tool\s+calls?)\b"
+    r"(?:[`'\"]\w+[`'\"]\s+)?(?:parameter|argument)s?|tool\s+calls?|readme|html\s+comments?|changelog)\b"
 )
 CRED_READ_INSTR = rx.compile(
     r"(?i)\b(?:read|cat|open|load|collect|gather|grab|extract|copy|harvest|retrieve|access|dump|get|include|scan|find|"
@@ -402,6 +409,14 @@ FALSE_APPROVAL = rx.compile(
     r"(?:(?:in|of)\s+this\s+skill\s+)?(?:are|have\s+been|were|is)\s+(?:already\s+)?(?:pre-?approved|"
     r"(?:already\s+)?approved\s+by\s+the\s+user|authori[sz]ed\s+by\s+the\s+user)")
 
+#: an account's recovery or sign-in secret (a reset link, a one-time code) forwarded to an address the skill names:
+#: whoever holds it takes the account over
+AUTH_CODE_FORWARD = rx.compile(
+    r"(?i)\b(?:forward|send|relay|copy|email|e-mail|post|pass)\w*\b[^.\n]{0,80}?\b(?:password[- ]reset|reset\s+(?:links?|codes?|"
+    r"e-?mails?)|verification\s+(?:codes?|links?)|one[- ]time\s+(?:codes?|pass(?:words?|codes?))|otps?|2fa\s+codes?|"
+    r"security\s+codes?|(?:login|sign-?in)\s+(?:codes?|links?)|magic\s+links?)\b[^.\n]{0,80}?\bto\s+"
+    r"(?:[\w.+-]+@[\w-]+\.[\w.-]+|https?://)")
+
 #: Literal words one of which must occur for a phrase rule to be tried (cheap prefilters).
 GATES: dict[str, tuple[str, ...]] = {
     "CONCEAL": ("user", "human", "operator", "owner", "person", "developer", "customer", "silently", "quietly",
@@ -414,7 +429,8 @@ GATES: dict[str, tuple[str, ...]] = {
                  "无视", "忘记", "игнор", "забудь", "from now", "</tool", "</function", "<system", "<admin"),
     "DECEIVE": ("tell", "assure", "inform", "convince", "fabricat", "falsif", "invent", "make up", "fake",
                 "always", "silently", "affiliate", "referral", "tracking", "promo", " lie", "mislead", "deceiv",
-                "recommend", "regardless", "even if", "even when", "even though", "user asks"),
+                "recommend", "regardless", "even if", "even when", "even though", "user asks", "whatever", "no matter",
+                "report to"),
     "EXFIL_INSTR": ("send", "upload", "post", "transmit", "forward", "exfil", "copy", "copies", "sync", "share", "export",
                     "report", "include", "attach", "append", "submit", "push", "relay", "mirror", "beacon",
                     "leak", "deliver", "mail", "pipe"),
@@ -582,6 +598,13 @@ def _analyze_line(c: Collector, file: str, lineno: int, line: str, in_code: bool
               **({} if addressed else {"destination": "none named"}))
         c.flags.add("network_send")
         c.fact("network_send", file, lineno, "prose-exfil")
+    elif not in_code and "EXFIL_INSTR" in gates and ("code" in low or "link" in low or "otp" in low or "reset" in low):
+        m = AUTH_CODE_FORWARD.search(line)
+        if m and not NEGATION.search(line[:m.start()]):
+            c.hit("NV-EXFIL-004", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1,
+                  action="review" if quoted(m) or describes else None, sends="an account's reset link or one-time code")
+            c.flags.add("network_send")
+            c.fact("network_send", file, lineno, "prose-auth-code")
     if not in_code and "EXFIL_INSTR" in gates and rx.search(rf"(?i)\b{SEND_VERB}\b", line):
         from nervous.plugin.toolkit import is_secret_env
 
@@ -746,7 +769,7 @@ _CRED_WORDS = (".ssh", "id_rsa", "id_ed", "id_ecdsa", ".aws", "/gh/", "git-cred"
                "places.sqlite")
 _DESTINATION_WORDS = ("://", "@", "[.]", "query", "param", "request", "payload", "api call", "ticket", "issue", "mail",
                       "message", "bcc", "webhook", "field", "analytic", "telemetry", "endpoint", "collector", "commit",
-                      "pull", "pr ", "gist", "public", "push", "argument", "tool call")
+                      "pull", "pr ", "gist", "public", "push", "argument", "tool call", "readme", "html comment", "changelog")
 #: the name of the credential words among the gates (:func:`_credential_send`'s first gate, the same words)
 _CRED = "_CRED_WORDS"
 #: every gate in one pass: which gates' words occur in a line (one RE2 set search instead of one search per gate)
