@@ -618,7 +618,7 @@ class Classifier:
     def _inline_code(self, c: Collector, path: str, ln: Line, code: str, known: frozenset[str]) -> None:
         """A code span in a line of prose: a command is read as the shell runs it, and so is the command text a
         program in the span hands to a shell (``os.system('curl … | sh')``)."""
-        scheduled = _CRON_ENTRY.match(code) if "cron" in ln.text.lower() else None
+        scheduled = _CRON_ENTRY.match(code) if "cron" in ln.text or "Cron" in ln.text else None
         if scheduled:  # "add `*/5 * * * * curl …` to the crontab": the command after the schedule
             code = scheduled.group(1)
         command = shell.looks_like_command(code, known)

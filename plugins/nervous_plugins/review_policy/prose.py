@@ -417,6 +417,16 @@ AUTH_CODE_FORWARD = rx.compile(
     r"security\s+codes?|(?:login|sign-?in)\s+(?:codes?|links?)|magic\s+links?)\b[^.\n]{0,80}?\bto\s+"
     r"(?:[\w.+-]+@[\w-]+\.[\w.-]+|https?://)")
 
+#: an instruction to gather every secret the agent comes across (a harvest told in words, NV-CRED-005)
+SECRETS_COLLECTED = rx.compile(
+    r"(?i)\b(?:collect|gather|harvest|store|save|copy|record|keep|stash|log)\w*\s+(?:every|all|any|each)\s+(?:of\s+the\s+)?"
+    r"(?:\w+\s+){0,2}?(?:api\s+keys?|tokens?|secrets?|passwords?|credentials?|private\s+keys?|seed\s+phrases?|cookies)\s+"
+    r"(?:(?:that\s+)?you\s+(?:see|find|come\s+across|encounter|read|notice|discover)|(?:that\s+)?(?:appear|are\s+found|found)\s+in"
+    r"|in\s+(?:the\s+user'?s|any|their|other)\s+(?:files|messages|e-?mails|documents|repo\w*|code|projects?))")
+#: words one of which :data:`AUTH_CODE_FORWARD` needs
+_AUTH_WORDS = ("reset", "otp", "verification", "one-time", "one time", "2fa", "security code", "login", "sign-in",
+               "signin", "magic link")
+
 #: Literal words one of which must occur for a phrase rule to be tried (cheap prefilters).
 GATES: dict[str, tuple[str, ...]] = {
     "CONCEAL": ("user", "human", "operator", "owner", "person", "developer", "customer", "silently", "quietly",
@@ -598,7 +608,7 @@ def _analyze_line(c: Collector, file: str, lineno: int, line: str, in_code: bool
               **({} if addressed else {"destination": "none named"}))
         c.flags.add("network_send")
         c.fact("network_send", file, lineno, "prose-exfil")
-    elif not in_code and "EXFIL_INSTR" in gates and ("code" in low or "link" in low or "otp" in low or "reset" in low):
+    elif not in_code and "EXFIL_INSTR" in gates and any(w in low for w in _AUTH_WORDS):
         m = AUTH_CODE_FORWARD.search(line)
         if m and not NEGATION.search(line[:m.start()]):
             c.hit("NV-EXFIL-004", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1,
@@ -643,6 +653,12 @@ def _analyze_line(c: Collector, file: str, lineno: int, line: str, in_code: bool
               action="refuse" if runs else None, path=m.group(1))
     if not in_code:
         _credential_send(c, file, lineno, line, lambda m: quoted(m) or describes, gates)
+        m = SECRETS_COLLECTED.search(line) if _CRED in gates and ("every" in low or "all " in low or "any " in low
+                                                                  or "each" in low) else None
+        if m and not NEGATION.search(line[:m.start()]):
+            c.hit("NV-CRED-005", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1,
+                  action="review" if quoted(m) or describes else None,
+                  gathers="every secret the agent comes across, kept for later")
     m = find(IMAGE_EXFIL) if "IMAGE_EXFIL" in gates and not in_code else None
     if m and not NEGATION.search(line[:m.start()]):
         c.hit("NV-EXFIL-004", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1,
