@@ -108,7 +108,12 @@ def process_start_time(pid: int) -> float | None:
     A pid is reused once its process is gone: a lock naming a live pid is only that process's lock
     if the process started before the lock was written (or at the start time the lock records).
     """
-    ticks = process_start_ticks(pid)
+    return _epoch_of(process_start_ticks(pid))
+
+
+def _epoch_of(ticks: int | None) -> float | None:
+    """Epoch seconds of a start in clock ticks since boot (through the kernel's boot time, which a stepped wall
+    clock moves)."""
     if ticks is None:
         return None
     try:
@@ -208,25 +213,18 @@ def lock_is_stale(holder: LockHolder, now: float | None = None) -> bool:
     return now - (holder.ts if holder.ts is not None else holder.mtime) > FOREIGN_LOCK_MAX_AGE
 
 
-_OWN_START: dict[int, float | None] = {}
-
-
-def _own_start_ticks() -> int | None:
+def _own_start() -> tuple[float | None, int | None]:
+    """This process's start as epoch seconds and as clock ticks since boot, read once per pid (a forked child
+    has its own)."""
     pid = os.getpid()
-    if pid not in _OWN_TICKS:
-        _OWN_TICKS[pid] = process_start_ticks(pid)
-    return _OWN_TICKS[pid]
-
-
-_OWN_TICKS: dict[int, int | None] = {}
-
-
-def _own_start_time() -> float | None:
-    pid = os.getpid()  # per pid: a forked child has its own start time
     if pid not in _OWN_START:
-        started = process_start_time(pid)
-        _OWN_START[pid] = None if started is None else round(started, 2)
+        ticks = process_start_ticks(pid)
+        started = _epoch_of(ticks)
+        _OWN_START[pid] = (None if started is None else round(started, 2), ticks)
     return _OWN_START[pid]
+
+
+_OWN_START: dict[int, tuple[float | None, int | None]] = {}
 
 
 def _create_with_contents(path: Path, data: bytes) -> bool:
@@ -319,8 +317,9 @@ class FileLock:
         _ensure_dir(self.path.parent)
         attempt = 0
         while True:
+            start, ticks = _own_start()
             token = json.dumps({"pid": os.getpid(), "host": _HOST, "ts": round(time.time(), 3),
-                                "start": _own_start_time(), "ticks": _own_start_ticks(), "boot": boot_id()}).encode()
+                                "start": start, "ticks": ticks, "boot": boot_id()}).encode()
             if _create_with_contents(self.path, token):
                 self._token = token
                 return

@@ -14,7 +14,13 @@ from itertools import accumulate, count
 from typing import Any
 
 from nervous.plugin import Finding, ScanContext, SideEffects, SkillBundle, SkillFile
-from nervous.plugin.toolkit import ASSUME_WORST, classes_of, normalize_host, normalize_tags
+from nervous.plugin.toolkit import (
+    ASSUME_WORST,
+    classes_of,
+    is_credential_path,
+    normalize_host,
+    normalize_tags,
+)
 
 from . import file_techniques, prose, rx, shell
 from .catalogue import BY_ID
@@ -127,13 +133,11 @@ _RUNS_COMMAND_TEXT = rx.compile(r"\b(?:os\.(?:system|popen)|subprocess\.\w+|chil
 _STRING_LITERAL = rx.compile(r"'([^'\n]*)'|\"([^\"\n]*)\"")
 #: a crontab entry: its schedule (five fields or an ``@`` word) and the command after it
 _CRON_ENTRY = rx.compile(r"\s*(?:@(?:reboot|hourly|daily|weekly|monthly|yearly|annually)\s+|(?:[\d*/,-]+\s+){5})(\S.*)")
-#: code that sends (Python, JavaScript, a shell's HTTP tools) and code that reads a credential file's contents
+#: code that sends (Python, JavaScript, a shell's HTTP tools), and the path a read in code opens
 _CODE_SENDS = rx.compile(r"\brequests\.(?:post|put|patch)\b|\burlopen\b|\bfetch\s*\(|\baxios\.(?:post|put)\b|"
                          r"\bhttps?\.request\b|\bcurl\s|\bwget\s")
-_CODE_READS_CREDENTIAL = rx.compile(
-    r"(?i)\b(?:open|read_text|read_bytes|readFileSync|readFile|cat)\W+['\"]?(?:~|\$HOME|os\.path\.expanduser\(['\"]~)?/?"
-    r"[\w./-]*?(?:\.env\b(?![.\w])|\.ssh/id_\w+|\bid_(?:rsa|ed25519|ecdsa)\b(?!\.pub)|\.aws/credentials|\.netrc|"
-    r"\.git-credentials|\.npmrc|\.pypirc)")
+_CODE_READ_PATH = rx.compile(r"\b(?:(?:open|read_text|read_bytes|readFileSync|readFile)\s*\(\s*(?:os\.path\.expanduser\(\s*)?"
+                             r"|cat\s+)['\"]?([^'\"\s),;|]+)")
 #: the whole-file expressions of :meth:`Classifier._generic` that seldom find anything, tried in one set pass
 #: over the text first (one pass instead of six; the ones present are searched as before), and the gate of
 #: :mod:`file_techniques`
@@ -623,7 +627,8 @@ class Classifier:
             code = scheduled.group(1)
         command = shell.looks_like_command(code, known)
         handed = None if command or "(" not in code else _RUNS_COMMAND_TEXT.search(code)
-        if not command and "(" in code and _CODE_SENDS.search(code) and _CODE_READS_CREDENTIAL.search(code):
+        if not command and "(" in code and _CODE_SENDS.search(code) and any(
+                is_credential_path(p) and not shell.SAMPLE_FILE.search(p) for p in _CODE_READ_PATH.findall(code)):
             # code the agent is told to write or run that reads a credential file into a request
             c.hit("NV-EXFIL-004", path, ln.no, snippet(code), action="review" if c.security_tool else None,
                   shape="code that sends a credential file")
@@ -955,8 +960,6 @@ class Classifier:
                 # a key the skill declares in its metadata is what every service skill holds: a person has
                 # something to check when the secret is a credential file or a secret store an injection could
                 # leak, or when the skill handles secrets it never declares
-                from nervous.plugin.toolkit import is_credential_path
-
                 stored = sorted(t for t in c.tags if t[len("read:secret:"):] in SECRET_STORES or (
                     t.startswith("read:file:") and is_credential_path(t[len("read:file:"):])))
                 secrets = self._flow_secrets(c, bundle, stored)

@@ -1,14 +1,13 @@
 """Techniques told from a whole file, whatever its language: each needs two or three parts that sit on
 different lines (a program's clipboard read, its test and its write; a ``.pth`` file written with code in it;
-a start-up entry and the hidden program it runs).
+a start-up entry and the hidden program it runs). (A key logger needs Python's syntax tree: the Python
+detector reads it.)
 
 Each part alone is capability (a clipboard tool, a path file, a launch agent): only the combination is a
 technique of spec §9, so each check here refuses and each is searched only where its literals occur.
 """
 
 from __future__ import annotations
-
-import ast
 
 from . import rx
 from .collector import Collector
@@ -33,11 +32,9 @@ _IMPORT_LINE = rx.compile(r"""['"]\s*import\s+\w|\bimport\s+\w+\s*[;,]""")
 #: a program a launch agent or a systemd unit starts, when it is a dot-named file under a temporary folder
 _HIDDEN_PROGRAM = rx.compile(r"(?:<string>\s*|Exec(?:Start|StartPre|StartPost)\s*=\s*)"
                              r"(?:/usr/bin/env\s+\w+\s+)?(?:/private)?(?:/tmp|/var/tmp|/dev/shm)/(?:[\w.-]+/)*\.[\w-][\w.-]*")
-#: a global keyboard hook (``pynput``'s listener, the ``keyboard`` module's callbacks)
-_KEY_HOOK = rx.compile(r"\bListener\s*\(|\bkeyboard\.(?:on_press|on_release|hook)\s*\(")
 #: the literals the checks below need, one of them at least (the caller's whole-file set pass, which includes
 #: :data:`SCREENED`, says whether any occurs: most files hold none, and cost nothing here)
-_GATE = rx.compile(r"pbcopy|xclip|xsel|wl-copy|pyperclip|[Cc]lipboard|\.[Pp][Tt][Hh]|<string>|ExecStart|Listener|keyboard\.")
+_GATE = rx.compile(r"pbcopy|xclip|xsel|wl-copy|pyperclip|[Cc]lipboard|\.[Pp][Tt][Hh]|<string>|ExecStart")
 SCREENED = (_GATE,)
 
 
@@ -49,8 +46,6 @@ def analyze(c: Collector, path: str, text: str, sc: rx.Scanned) -> None:
     _clipboard_swap(c, path, text)
     _pth_code(c, path, text)
     _hidden_start_program(c, path, text)
-    if path.endswith((".py", ".pyw")) and _KEY_HOOK.search(text):
-        _keystrokes_sent(c, path, text)
 
 
 def _line_of(text: str, pos: int) -> tuple[int, str]:
@@ -96,57 +91,3 @@ def _hidden_start_program(c: Collector, path: str, text: str) -> None:
               runs="a hidden file in a temporary folder, at every login or boot")
         c.flags.add("persistence")
 
-
-#: the calls that send what they are given over the network (Python)
-_SENDS = rx.compile(r"(?:^|\.)(?:post|put|patch|urlopen|send|sendall|sendto|sendmail|send_message|request)$")
-#: the calls that keep what they are given for later
-_KEEPS = rx.compile(r"(?:^|\.)(?:append|extend|write|writelines|put|put_nowait)$")
-
-
-def _dotted(node: ast.AST) -> str:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        return _dotted(node.value) + "." + node.attr
-    return ""
-
-
-def _keystrokes_sent(c: Collector, path: str, text: str) -> None:
-    """NV-EXFIL-002: a global keyboard hook whose handler sends the key it is given, or keeps every key in a
-    program that sends (a hot-key handler compares the key; a key logger records it)."""
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return
-    functions = {n.name: n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
-    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call)]
-    program_sends = any(_SENDS.search(_dotted(n.func)) for n in calls)
-    for call in calls:
-        name = _dotted(call.func)
-        if name.endswith("keyboard.Listener") or name == "Listener":
-            handlers = [k.value for k in call.keywords if k.arg in ("on_press", "on_release")]
-        elif name in ("keyboard.on_press", "keyboard.on_release", "keyboard.hook"):
-            handlers = call.args[:1]
-        else:
-            continue
-        for handler in handlers:
-            fn = functions.get(handler.id) if isinstance(handler, ast.Name) else handler
-            if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-                continue
-            params = [a.arg for a in fn.args.args if a.arg != "self"]
-            if not params:
-                continue
-            key = params[0]
-            for inner in ast.walk(fn):
-                if not isinstance(inner, ast.Call):
-                    continue
-                used = any(isinstance(a, ast.Name) and a.id == key
-                           for arg in [*inner.args, *(k.value for k in inner.keywords)] for a in ast.walk(arg))
-                callee = _dotted(inner.func)
-                if used and (_SENDS.search(callee) or program_sends and _KEEPS.search(callee)):
-                    c.hit("NV-EXFIL-002", path, inner.lineno, snippet(text.split("\n")[inner.lineno - 1]),
-                          action="review" if c.security_tool else "refuse",
-                          sends="every key the user types (a global keyboard hook)")
-                    c.flags.add("network_send")
-                    c.fact("network_send", path, inner.lineno, "py-keystrokes")
-                    return

@@ -605,6 +605,8 @@ def _analyze(c: Collector, file: str, source: str, lines_offset: int) -> bool:
     _dropper(c, file, sorted_, lines_offset)
     _path_reads(c, file, sorted_, assigns, ln, snip)
     _staged_download(c, file, sorted_, ln, snip)
+    if _KEY_HOOK.search(source):
+        _keystrokes_sent(c, file, tree, sorted_.calls, ln, snip)
     if has_socket and (dup2 or pty) and any(k for k in c.tags if k.startswith("shell:")) or (dup2 and pty):
         c.hit("NV-EXEC-005", file, lines_offset + 1, "socket connected to a spawned shell")
     return True
@@ -933,3 +935,45 @@ def _dropper(c: Collector, file: str, sorted_: _NodesByKind, offset: int) -> Non
               decode_line=getattr(decode, "lineno", 1) + offset, write_line=getattr(write, "lineno", 1) + offset,
               cleanup_line=getattr(cleanup, "lineno", 1) + offset)
         c.fact("download_exec", file, line)
+
+
+#: a global keyboard hook (``pynput``'s listener, the ``keyboard`` module's callbacks)
+_KEY_HOOK = rx.compile(r"\bListener\s*\(|\bkeyboard\.(?:on_press|on_release|hook)\s*\(")
+#: the calls that send what they are given over the network, and those that keep it for later
+_SENDS = rx.compile(r"(?:^|\.)(?:post|put|patch|urlopen|send|sendall|sendto|sendmail|send_message|request)$")
+_KEEPS = rx.compile(r"(?:^|\.)(?:append|extend|write|writelines|put|put_nowait)$")
+
+
+def _keystrokes_sent(c: Collector, file: str, tree: ast.AST, calls: list[ast.Call], ln: Any, snip: Any) -> None:
+    """NV-EXFIL-002: a global keyboard hook whose handler sends the key it is given, or keeps every key in a
+    program that sends (a hot-key handler compares the key; a key logger records it)."""
+    functions = {n.name: n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    program_sends = any(_SENDS.search(_dotted(n.func)) for n in calls)
+    for call in calls:
+        name = _dotted(call.func)
+        if name.endswith("keyboard.Listener") or name == "Listener":
+            handlers = [k.value for k in call.keywords if k.arg in ("on_press", "on_release")]
+        elif name in ("keyboard.on_press", "keyboard.on_release", "keyboard.hook"):
+            handlers = list(call.args[:1])
+        else:
+            continue
+        for handler in handlers:
+            fn = functions.get(handler.id) if isinstance(handler, ast.Name) else handler
+            if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                continue
+            params = [a.arg for a in fn.args.args if a.arg != "self"]
+            if not params:
+                continue
+            key = params[0]
+            for inner in ast.walk(fn):
+                if not isinstance(inner, ast.Call):
+                    continue
+                used = any(isinstance(a, ast.Name) and a.id == key
+                           for arg in [*inner.args, *(k.value for k in inner.keywords)] for a in ast.walk(arg))
+                callee = _dotted(inner.func)
+                if used and (_SENDS.search(callee) or program_sends and _KEEPS.search(callee)):
+                    c.hit("NV-EXFIL-002", file, ln(inner), snip(inner), action="review" if c.security_tool else "refuse",
+                          sends="every key the user types (a global keyboard hook)")
+                    c.flags.add("network_send")
+                    c.fact("network_send", file, ln(inner), "py-keystrokes")
+                    return

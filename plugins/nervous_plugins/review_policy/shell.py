@@ -110,17 +110,17 @@ _HIDDEN_TEMP_FILE = rx.compile(r"(?:/tmp|/var/tmp|/dev/shm|\$TMPDIR|\$\{TMPDIR\}
 #: macOS's screenshot tool told not to play its sound
 _SILENT_SCREENSHOT = rx.compile(r"\bscreencapture\s+(?:-[A-Za-z]+\s+)*-[A-Za-z]*x")
 #: files that hold what the user typed at a shell or a REPL
-_HISTORY_FILE = rx.compile(r"(?i)(?:^|/)\.(?:bash|zsh|sh|ksh|python|node_repl|psql|mysql|sqlite|irb|lesshst)_?history\b"
-                           r"|(?:^|/)fish_history\b|ConsoleHost_history\.txt")
+_HISTORY_NAME = r"\.(?:bash|zsh|sh|ksh|python|node_repl|psql|mysql|sqlite|irb|lesshst)_?history\b"
+_HISTORY_FILE = rx.compile(rf"(?i)(?:^|/){_HISTORY_NAME}|(?:^|/)fish_history\b|ConsoleHost_history\.txt")
 #: a public key the skill itself carries, appended to the account's authorized keys: a standing way in for whoever
 #: holds its private half (the user's own key copied to a server names no key literal)
 KEY_PLANT = rx.compile(r"(?:ssh-(?:rsa|ed25519|dss)|ecdsa-sha2-nistp\d+)\s+AAAA[0-9A-Za-z+/]{16,}[^\n]*"
                        r"(?:>>?|\btee\s+(?:-a\s+)?)\s*['\"]?\S*authorized_keys")
 #: the record of the commands run, erased (covering tracks): a history file removed, emptied or linked to nothing
 _HISTORY_ERASE = rx.compile(
-    r"(?i)\b(?:rm|shred|srm|unlink|truncate)\b[^\n;&|]*?(?:^|[\s/'\"=])\.?(?:bash|zsh|sh|ksh|python|mysql|psql)_history\b"
+    rf"(?i)\b(?:rm|shred|srm|unlink|truncate)\b[^\n;&|]*?(?:^|[\s/'\"=]){_HISTORY_NAME}"
     r"|\bln\s+-[a-z]*s[a-z]*\s+/dev/null\s+\S*_history\b"
-    r"|(?:^|[;&|]\s*|:\s*|/dev/null\s*|echo\s+(?:-n\s+)?(?:''|\"\")?\s*)>\s*['\"]?\S*\.(?:bash|zsh|sh|ksh)_history\b")
+    rf"|(?:^|[;&|]\s*|:\s*|/dev/null\s*|echo\s+(?:-n\s+)?(?:''|\"\")?\s*)>\s*['\"]?\S*{_HISTORY_NAME}")
 #: the session's history cleared or no longer recorded: also what a careful user does before typing a secret
 _HISTORY_OFF = rx.compile(r"\bhistory\s+-c\b|\bunset\s+HISTFILE\b|\bHISTFILE=/dev/null\b|\bexport\s+HISTSIZE=0\b"
                           r"|\bset\s+\+o\s+history\b")
@@ -153,7 +153,7 @@ _LOG_WIPE = rx.compile(r"(?i)\bwevtutil(?:\.exe)?\s+(?:cl|clear-log)\b|\bClear-E
                        r"|\brm\s+(?:-[a-z]+\s+)*/var/log/?(?:\*|\s|$)"
                        r"|(?:^|[;&|]\s*|:\s*|echo\s+(?:-n\s+)?(?:''|\"\")?\s*)>\s*/var/log/(?:auth\.log|secure|wtmp|btmp|lastlog)\b")
 #: a template of a credential file, not one
-_SAMPLE_FILE = rx.compile(r"(?i)example|sample|template|\.dist\b")
+SAMPLE_FILE = rx.compile(r"(?i)example|sample|template|\.dist\b")
 TLS_OFF = rx.compile(r"(?i)(?:^|\s)(?:-k|--insecure|--no-check-certificate)(?=\s|$)|NODE_TLS_REJECT_UNAUTHORIZED\s*=\s*['\"]?0"
                      r"|GIT_SSL_NO_VERIFY|PYTHONHTTPSVERIFY\s*=\s*0|--trusted-host\b")
 UPLOAD = rx.compile(r"(?i)(?:^|\s)(?:(?:-d|--data(?:-binary|-raw|-urlencode|-ascii)?|-F|--form)"
@@ -167,11 +167,11 @@ CMD_OUTPUT_IN_REQUEST = rx.compile(
 _WINDOWS_START_COMMAND = rx.compile(r"(?i)\bschtasks(?:\.exe)?\s+/create\b[^\n]*\s/tr\s"
                                     r"|\breg(?:\.exe)?\s+add\s+[^\n]*\\CurrentVersion\\Run(?:Once)?\b[^\n]*\s/d\s")
 #: a shell's start-up files: what is written there runs in every terminal the user opens
-STARTUP_FILE = rx.compile(r"(?i)(?:~|\$HOME|\$\{HOME\}|/home/\w+|/Users/\w+|/root)?/?\.(?:bashrc|zshrc|profile|"
-                          r"bash_profile|zprofile|bash_login|zshenv|zlogin)\b|config/fish/config\.fish")
+_RC_NAMES = r"bashrc|zshrc|profile|bash_profile|zprofile|bash_login|zshenv|zlogin"
+_HOME = r"(?:~|\$HOME|\$\{HOME\}|/home/\w+|/Users/\w+|/root)"
+STARTUP_FILE = rx.compile(rf"(?i){_HOME}?/?\.(?:{_RC_NAMES})\b|config/fish/config\.fish")
 PERSIST_PATH = rx.compile(
-    r"(?i)(?:~|\$HOME|\$\{HOME\}|/home/\w+|/Users/\w+|/root)/\.(?:bashrc|zshrc|profile|bash_profile|zprofile|"
-    r"bash_login|zshenv|config/fish/config\.fish)|/etc/(?:profile|bash\.bashrc|zshrc|rc\.local|crontab|cron\.)"
+    rf"(?i){_HOME}/\.(?:{_RC_NAMES}|config/fish/config\.fish)|/etc/(?:profile|bash\.bashrc|zshrc|rc\.local|crontab|cron\.)"
     r"|Library/Launch(?:Agents|Daemons)|/etc/systemd/|\.config/systemd/user|\.config/autostart|/etc/sudoers"
     r"|\.ssh/authorized_keys"
     r"|CurrentVersion\\+Run|\.git/hooks/|core\.hooksPath|/etc/init\.d/|Microsoft\\+Windows\\+Start Menu\\+Programs\\+Startup"
@@ -600,7 +600,7 @@ def _technique_shapes(c: Collector, file: str, lineno: int, line: str, act: str 
         published = [a for a in (w.strip("'\"") for w in line[gist.end():].split()) if not a.startswith("-")]
     elif "push" in line:
         published = [a.strip("'\"") for g in _GIT_ADD.finditer(line) for a in g.group(1).split()]
-    creds = [a for a in published if is_credential_path(a) and not _SAMPLE_FILE.search(a)]
+    creds = [a for a in published if is_credential_path(a) and not SAMPLE_FILE.search(a)]
     if creds and not quoted_at(line.find(creds[0])):
         # a gist is public by address; a push names where it goes only with an address on the line (a push to
         # the project's own remote is the user's mistake to catch, not a send to a stranger)
