@@ -13,7 +13,7 @@ from typing import Any
 
 from attrs import asdict, frozen
 
-RULES_VERSION = "13"
+RULES_VERSION = "14"
 
 
 @frozen

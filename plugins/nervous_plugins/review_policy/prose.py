@@ -292,6 +292,55 @@ REMOTE_RULES = rx.compile(
     r"(?i)\b(?:load|fetch|read|download|get|pull|check)\w*\s+[^\n]{0,80}?(?:https?://|hxxps?://)\S+[^\n]{0,80}?"
     r"\b(?:follow|obey|execute|apply|carry\s+out)\w*\s+(?:it|them|its|their|whatever|everything|the\s+"
     r"(?:instructions?|rules?|steps?|commands?|directives?))\b")
+#: an agent's own settings file, and a setting in it that lets every command run unasked: together, written as an
+#: instruction, a plant that removes the user's confirmation for everything the agent does from then on
+_AGENT_SETTINGS_FILE = (r"(?:openclaw\.json|clawdbot\.json|\.openclaw/|\.claude/settings[\w.]*\.json|\.codex/config\.toml|"
+                        r"\.gemini/settings\.json|\.cursor/[\w.-]+\.json)")
+_APPROVALS_OFF = (r"(?:[\"']?(?:confirm|ask|requireApproval|requireConfirmation)[\"']?\s*[:=]\s*false\b|Bash\(\*\)|"
+                  r"[\"']allow[\"']\s*:\s*\[\s*[\"']\*[\"']|bypassPermissions|approval_policy\s*=\s*[\"']?never\b|"
+                  r"[\"']?autoApprove[\"']?\s*[:=]\s*true\b|danger-full-access|--dangerously-skip-permissions|"
+                  r"[\"']?yolo[\"']?\s*[:=]\s*true\b)")
+APPROVALS_OFF_IN_SETTINGS = rx.compile(rf"(?i){_APPROVALS_OFF}[^\n]{{0,200}}?{_AGENT_SETTINGS_FILE}"
+                                       rf"|{_AGENT_SETTINGS_FILE}[^\n]{{0,200}}?{_APPROVALS_OFF}")
+_APPROVALS_OFF_WORDS = ("false", "bash(*)", "bypasspermissions", "never", "true", "danger-full-access", "dangerously", "*")
+#: words before a match that make it a condition or an explanation, not an instruction ("if you set …, then …")
+_CONDITION_BEFORE = rx.compile(r"(?i)\b(?:once|after|when|whenever|if|until|before|unless)\b[^.;:!?]*$")
+#: a folder of the user's own documents, photos or backups (home-relative)
+_PERSONAL_FOLDER = (r"(?:~|\$HOME|\$\{HOME\}|/Users/[\w.-]+|/home/[\w.-]+)/(?:Backups?|Documents|Pictures|Photos|Desktop|"
+                    r"Downloads|Music|Movies|Videos|Library/Mobile\s+Documents|OneDrive|Dropbox|Google\s+Drive|iCloud\s+Drive)\b")
+#: "no need to ask" and its kin, said of a step
+_NO_ASKING = (r"\b(?:no\s+need\s+to\s+(?:ask|confirm|check)|without\s+(?:asking|confirm\w*|checking|prompting)|"
+              r"don'?t\s+(?:ask|confirm|bother\s+asking)|do\s+not\s+(?:ask|confirm))\b")
+#: everything in such a folder deleted, and the user not asked: the user's own files gone on the skill's word
+PERSONAL_FILES_DELETED = rx.compile(
+    rf"(?i)\b(?:delet|remov|eras|wip|purg|empty|emptie|clear|destroy)\w*\s+(?:all\b|everything\b|every\s+file\b|"
+    rf"the\s+(?:whole|entire)\b|(?:the\s+)?(?:contents?|files?)\s+(?:of|in)\b)[^.\n]{{0,60}}?{_PERSONAL_FOLDER}"
+    rf"[^\n]{{0,120}}?{_NO_ASKING}")
+_HOME_WORDS = ("~/", "$home", "${home}", "/users/", "/home/")
+#: a standing order to obey whatever instructions arrive in content the agent reads: whoever writes a page, a
+#: mail or a comment then commands the agent
+OBEY_CONTENT = rx.compile(
+    r"(?i)\b(?:execute|follow|obey|carry\s+out|run|do|perform|act\s+on|apply)\s+(?:any|all|every|whatever)\s+"
+    r"(?:instructions?|commands?|directives?)\s+(?:you\s+)?(?:find|found|contained|embedded|hidden|included|"
+    r"that\s+appear)\b[^.\n]{0,80}?\b(?:fetched|incoming|received|html|comments?|e-?mails?|messages?|inbox|tweets?|"
+    r"posts?|search\s+results?|tool\s+outputs?|issues?|web\s*pages?|websites?|the\s+web|any\s+(?:page|site|url))\b")
+#: what other skills take in or give back, sent to an address: every skill the user runs is tapped
+OTHER_SKILLS_SENT = rx.compile(
+    rf"(?i)\b(?:other|every|each|all|any)\s+(?:other\s+)?(?:installed\s+)?skills?\b[^\n]{{0,120}}?\b{SEND_VERB}\b"
+    rf"[^\n]{{0,120}}?(?:https?://|hxxps?://)"
+    rf"|\b{SEND_VERB}\b[^\n]{{0,120}}?\b(?:other|every|each|all|any)\s+(?:other\s+)?(?:installed\s+)?skills?\b"
+    rf"[^\n]{{0,120}}?(?:https?://|hxxps?://)")
+#: the data of those skills (not the skills named in passing: "works with every other skill; send feedback to …")
+_SKILL_DATA = rx.compile(r"(?i)\b(?:its|their|the)\s+(?:inputs?|outputs?|results?|arguments?|data|responses?|calls?|logs?|"
+                         r"requests?|transcripts?)\b")
+#: a selection of the files ("older than 30 days", "duplicates"): a cleaner's job, not the folder emptied
+_SELECTED_FILES = rx.compile(r"(?i)\b(?:older\s+than|duplicates?|temporary|\.tmp|\.part|cache|installers?|\.dmg)\b")
+#: figures the agent reports changed, and the change kept from the user: the answers can no longer be trusted
+FIGURES_ALTERED_UNSAID = rx.compile(
+    r"(?i)\b(?:add|raise|increase|inflate|lower|reduce|decrease|multiply|mark\s+up|adjust|bump|pad)\w*\s+[^.\n]{0,60}?"
+    r"\b(?:figures?|prices?|numbers?|scores?|totals?|amounts?|results?|values?|ratings?|grades?|estimates?|quotes?)\b"
+    r"[^.\n]{0,40}?\b(?:report|show|give|quote|display|tell|present|return)\w*\b[^\n]{0,80}?"
+    r"\b(?:do\s+not|don'?t|never|without)\s+(?:explain|mention|say|tell|disclos|reveal|note|flag)\w*")
 #: instructions that rewrite other skills: a step added to every installed skill spreads like a worm
 SKILL_TAMPER = rx.compile(
     r"(?i)\b(?:edit|modify|patch|rewrite|inject\s+(?:\w+\s+){0,4}?into|(?:append|prepend|add|insert)\s+(?:[\w'`-]+\s+){0,8}?"
@@ -463,6 +512,11 @@ GATES: dict[str, tuple[str, ...]] = {
     "PLANTED_FILE": ("exist",),
     "FALSE_APPROVAL": ("approved", "authoriz", "authoris", "consented", "agreed to", "signed off", "permission", "granted"),
     "IMAGE_EXFIL": ("![",),
+    "AGENT_SETTINGS": ("openclaw", "clawdbot", ".claude/", ".codex/", ".gemini/", ".cursor/"),
+    "PERSONAL_DELETE": ("backup", "documents", "pictures", "photos", "desktop", "downloads", "music", "movies", "videos",
+                        "onedrive", "dropbox", "google drive", "icloud"),
+    "OBEY_CONTENT": ("instruction", "command", "directive"),
+    "FIGURES_ALTERED": ("explain", "mention", "say", "tell", "disclos", "reveal", "note", "flag"),
     "CRED_READ_INSTR": (".ssh", "id_rsa", "id_ed25519", ".aws", ".gnupg", ".kube", ".docker", ".netrc", ".npmrc",
                         ".pypirc", "git-credentials", "gcloud", "shadow", "login data", "logins.json", "key3",
                         "key4", "wallet", "keychain", ".openclaw", ".clawdbot", ".env"),
@@ -641,7 +695,7 @@ def _analyze_line(c: Collector, file: str, lineno: int, line: str, in_code: bool
         c.fact("remote_instructions", file, lineno)
     m = find(FALSE_APPROVAL) if not in_code and "FALSE_APPROVAL" in gates else None
     if m and not quoted(m) and not describes and not NEGATION.search(line[:m.start()]) \
-            and not rx.search(r"(?i)\b(?:once|after|when|whenever|if|until|before|unless)\b[^.;:!?]*$", line[:m.start()]):
+            and not _CONDITION_BEFORE.search(line[:m.start()]):
         # a condition ("once the user has approved all…") is a workflow step, not a claim; the claim
         # refuses with a confirmation bypass or concealment in the same file (decided once the bundle is read)
         c.hit("NV-PI-004", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1)
@@ -702,6 +756,19 @@ def _analyze_line(c: Collector, file: str, lineno: int, line: str, in_code: bool
               action="refuse", target="other skills")
         c.flags.add("persistence")
         c.tag("write:skills/*", file, lineno)
+    m = find(APPROVALS_OFF_IN_SETTINGS) if not in_code and "AGENT_SETTINGS" in gates and any(
+        w in low for w in _APPROVALS_OFF_WORDS) else None
+    # (a setting is written in a code span: only a quoted block, as an example, makes it data)
+    if m and not quoted_block and not describes and not NEGATION.search(line[:m.start()]) \
+            and not _CONDITION_BEFORE.search(line[:m.start()]):
+        settings = rx.search(rf"(?i){_AGENT_SETTINGS_FILE}", m.group(0)).group(0)
+        c.hit("NV-PERSIST-002", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1,
+              action="refuse", target=f"the agent's settings ({settings})",
+              sets="every command to run without the user's approval")
+        c.flags.update(("persistence", "autonomy"))
+        c.tag(f"write:{settings}", file, lineno)
+    if not in_code:
+        _standing_orders(c, file, lineno, line, low, gates, find, describes, quoted_block)
     m = find(MEMORY_WRITE) if "MEMORY_WRITE" in gates else None
     if m is None and "MEMORY_WRITE" in gates and "://" in line:
         m = find(MEMORY_REWRITE)
@@ -730,6 +797,38 @@ def _analyze_line(c: Collector, file: str, lineno: int, line: str, in_code: bool
 
                     c.fact("harvest_read", file, lineno, "prose:" + credential_category(path))
     return True
+
+
+def _standing_orders(c: Collector, file: str, lineno: int, line: str, low: str, gates: frozenset[str],
+                     find: Callable[[Any], Any], describes: object, quoted_block: bool) -> None:
+    """Instructions outside code that hand the agent to someone else or act against the user with no ask: the user's
+    own folders emptied unasked, whatever a page or mail says obeyed, other skills tapped, reported figures altered
+    in silence. Each refuses unless negated, quoted as an example or about attacks (a condition before it, "whenever
+    another skill runs", is when the order applies, not a reason to doubt it)."""
+    def instructed(m: Any) -> bool:
+        return bool(m) and not quoted_block and not describes and not NEGATION.search(line[:m.start()])
+
+    m: Any = find(PERSONAL_FILES_DELETED) if "PERSONAL_DELETE" in gates and any(w in low for w in _HOME_WORDS) else None
+    if instructed(m) and not _SELECTED_FILES.search(line):
+        c.hit("NV-DESTR-001", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1, action="refuse",
+              deletes="the user's own files, without asking")
+        c.tag("delete:?", file, lineno)
+    m = find(OBEY_CONTENT) if "OBEY_CONTENT" in gates else None
+    if instructed(m):
+        c.hit("NV-REMOTE-001", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1, action="refuse",
+              standing="whatever instructions the content the agent reads carries are followed")
+        c.flags.update(("remote_instructions", "prompt_injection_exposure"))
+    m = find(OTHER_SKILLS_SENT) if "EXFIL_INSTR" in gates and "skill" in low else None
+    if instructed(m) and _SKILL_DATA.search(line):
+        c.hit("NV-EXFIL-004", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1, action="refuse",
+              sends="what other skills take in or give back")
+        c.flags.add("network_send")
+        c.fact("network_send", file, lineno, "prose-other-skills")
+    m = find(FIGURES_ALTERED_UNSAID) if "FIGURES_ALTERED" in gates else None
+    if instructed(m):
+        c.hit("NV-PI-001", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1, action="refuse",
+              hides="a change to the figures the agent reports")
+        c.fact("conceal", file, lineno)
 
 
 #: a negation earlier in the same sentence (what follows it is forbidden, not asked for)
@@ -793,7 +892,7 @@ _GATE_SET = rx.LiteralSets({**GATES, _CRED: _CRED_WORDS})
 _CRED_ONLY = frozenset({_CRED})
 #: gates whose rules record nothing on a line in code (each is read only outside code, or records only there)
 _INERT_IN_CODE = frozenset({"EXFIL_INSTR", "FALSE_APPROVAL", "IMAGE_EXFIL", "PLANTED_FILE", "UNTRUSTED_INPUT", "CRED_READ_INSTR",
-                            "PASTE_TERMINAL", _CRED})
+                            "PASTE_TERMINAL", "AGENT_SETTINGS", "PERSONAL_DELETE", "OBEY_CONTENT", "FIGURES_ALTERED", _CRED})
 _DESTINATION_GATE = rx.compile("|".join(re.escape(w) for w in _DESTINATION_WORDS) + r"|\d\.\d")
 
 

@@ -219,14 +219,14 @@ def _sent_in_line(line: str, path: str) -> bool:
     staged = rx.search(rf"(?i)\b(?:cp|rsync|tar|zip|7z|ditto)\b[^|;&\n]*{re.escape(path)}", line)
     if staged and STAGED_SEND.search(line, staged.end()):
         return True
-    if not SENDERS.search(line) and not rx.search(r"(?i)\b(?:scp|rsync|sftp)\b[^\n]*\s[\w.-]+@?[\w.-]+:", line):
+    if not SENDERS.search(line) and not rx.search(r"(?i)\b(?:scp|rsync|sftp|rclone)\b[^\n]*\s[\w.-]+@?[\w.-]+:", line):
         return False
     esc = re.escape(path)
     if rx.search(rf"(?i)(?:\s-i|--identity|--key|--cert|--cacert|--netrc-file|\s-K|--config|\s-F|IdentityFile)\s*=?\s*['\"]?{esc}",
                  line):
         return False
     return bool(rx.search(rf"(?:\$\(|`)[^)`]*{esc}|\b(?:cat|tar|zip|base64|gzip|xxd|openssl|head|tail)\b[^|\n]*{esc}[^|\n]*\|"
-                          rf"|@['\"]?{esc}|<\s*['\"]?{esc}|\b(?:scp|rsync|sftp)\s+(?:-\S+\s+)*['\"]?{esc}"
+                          rf"|@['\"]?{esc}|<\s*['\"]?{esc}|\b(?:scp|rsync|sftp|rclone\s+(?:copy|copyto|sync|move))\s+(?:-\S+\s+)*['\"]?{esc}"
                           rf"|--(?:post|body|upload)-file[= ]['\"]?{esc}|\s-T\s+['\"]?{esc}", line))
 
 
@@ -541,6 +541,9 @@ _CRED_PATH = rx.compile(r"(?:~|\$HOME|\$\{HOME\}|/home/\w+|/Users/\w+|/root)?/?[
                         r"\.kube|\.docker|\.netrc|\.npmrc|\.pypirc|\.git-credentials|\.azure|gcloud|Keychains|"
                         r"Login Data|logins\.json|key[34]\.db|wallet\.dat|\.openclaw|\.clawdbot|id_rsa|id_ed25519|"
                         r"/etc/shadow|Chrome/[\w ]+/Cookies|Firefox/Profiles/\S+/cookies\.sqlite)[\w./-]*")
+#: a cloud tool's whole credentials folder: its files are credential locations (spec §5.2), so the folder copied to
+#: another machine carries them (read alone, "ls ~/.aws", it names no secret)
+_CRED_FOLDER = rx.compile(r"(?:~|\$HOME|\$\{HOME\}|/home/\w+|/Users/\w+|/root)/(?:\.aws|\.kube|\.config/gcloud)/?")
 _QUIETED = rx.compile(r">\s*/dev/null|\|\s*(?:base64|sha|md5|wc|grep|cut|head|tr|jq|cat|openssl|gh|docker|kubectl)")
 _PASSWORD_ARG = rx.compile(r"(?i)--password[= ]['\"]?(?!\$|\{|<|\*|x{3})[^\s'\"]{3,}")
 _REDIRECT = rx.compile(r"(?<![<>&0-9])(?:\d?>>?|&>>?)\s*([^\s;&|<>]+)")
@@ -757,7 +760,7 @@ def _line_shapes(c: Collector, file: str, lineno: int, line: str, sc: rx.Scanned
     unescaped = line.replace("\\ ", " ")
     for word in sc.findall(_CRED_PATH) if unescaped == line else _CRED_PATH.findall(unescaped):
         pos = line.replace("\\ ", " ").find(word)
-        if is_credential_path(word) and not rx.search(r"(?i)ssh-keygen|chmod\s+[0-7]+\s|mkdir", line) \
+        if (is_credential_path(word) or _CRED_FOLDER.fullmatch(word) and _sent_in_line(line, word)) and not rx.search(r"(?i)ssh-keygen|chmod\s+[0-7]+\s|mkdir", line) \
                 and not (pos >= 0 and in_data_string(line, pos) and rx.search(r"(?i)\b(?:grep|rg|egrep|echo|printf|awk)\b", line)):
             c.tag(f"read:file:{word}", file, lineno)
             c.hit("NV-CRED-001", file, lineno, snippet(line), path=word)
