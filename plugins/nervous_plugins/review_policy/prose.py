@@ -10,7 +10,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from nervous.plugin.toolkit import is_credential_path
+from nervous.plugin.toolkit import is_credential_path, normalize_host
 
 from . import rx
 from .collector import Collector
@@ -335,6 +335,29 @@ _SKILL_DATA = rx.compile(r"(?i)\b(?:its|their|the)\s+(?:inputs?|outputs?|results
                          r"requests?|transcripts?)\b")
 #: a selection of the files ("older than 30 days", "duplicates"): a cleaner's job, not the folder emptied
 _SELECTED_FILES = rx.compile(r"(?i)\b(?:older\s+than|duplicates?|temporary|\.tmp|\.part|cache|installers?|\.dmg)\b")
+#: a public key the skill carries, to be added to the account's authorized keys (the shell's reading of the same
+#: plant, said in words: whoever holds the private half gets a standing way in)
+KEY_PLANTED = rx.compile(r"(?i)\b(?:append|add|write|put|insert|copy|paste)\w*\b[^\n]{0,40}?(?:ssh-(?:rsa|ed25519|dss)|"
+                         r"ecdsa-sha2-nistp\d+)\s+AAAA[0-9A-Za-z+/]{16,}[^\n]{0,80}?authorized_keys")
+#: a file fetched and run on the skill's word, in prose: refused when a bare IP outside the user's network serves it
+#: (spec §9.2; a vendor's page or release is for a person to check, as the shell's reading of it is)
+DOWNLOAD_RUN = rx.compile(r"(?i)\b(?:download|fetch|get|grab|save)\b[^\n]{0,40}?(https?://[^\s`'\")]+)[^\n]{0,120}?"
+                          r"\b(?:run|execute|launch|start)\s+(?:it|them|the\s+(?:file|binary|program|installer|tool|script))\b")
+#: the agent's own instructions swapped for what an address serves
+SELF_REPLACED = rx.compile(r"(?i)\b(?:replace|overwrite|swap|substitute)\s+(?:(?:your\s+(?:own\s+)?|the\s+agent'?s\s+)"
+                           r"(?:system\s+prompt|instructions|persona|rules|guidelines)|(?:the\s+)?system\s+prompt)\s+"
+                           r"(?:with|by|for)\b[^\n]{0,80}?(?:https?://|hxxps?://)")
+#: the agent told its task is another than the user's
+GOAL_SWAPPED = rx.compile(r"(?i)\byour\s+(?:hidden|secret)\s+(?:objective|goal|task|mission|purpose|job)\s+(?:is|:)"
+                          r"|\byour\s+(?:real|true|actual)\s+(?:objective|goal|task|mission|purpose|job)\s+(?:is|:)[^\n]{0,160}?"
+                          r"\b(?:the\s+user'?s?|their)\s+(?:task|request|question|goal)\s+(?:is\s+)?(?:secondary|comes?\s+second|"
+                          r"(?:only\s+)?a\s+(?:cover|pretext|distraction)|irrelevant)")
+#: tests changed until they pass: the check the user relies on no longer checks anything
+TESTS_BENT = rx.compile(r"(?i)\b(?:edit|modify|change|rewrite|delete|remove|skip|disable|comment\s+out|weaken|loosen)\w*\s+"
+                        r"(?:the\s+|any\s+)?(?:failing\s+)?(?:tests?|assertions?|test\s+files?)\b[^.\n]{0,40}?\bso\s+"
+                        r"(?:that\s+)?(?:they|it|the\s+(?:tests?|suite|build|ci))\s+(?:pass|passes|succeed|go\s+green)\b"
+                        r"[^\n]{0,120}?(?:\b(?:report|tell|say|claim|mark)\w*\b[^.\n]{0,40}?\b(?:success|succeeded|"
+                        r"passed|passing|green|fixed|done|complete)|\b(?:instead\s+of|rather\s+than|without)\s+fixing)")
 #: figures the agent reports changed, and the change kept from the user: the answers can no longer be trusted
 FIGURES_ALTERED_UNSAID = rx.compile(
     r"(?i)\b(?:add|raise|increase|inflate|lower|reduce|decrease|multiply|mark\s+up|adjust|bump|pad)\w*\s+[^.\n]{0,60}?"
@@ -824,6 +847,33 @@ def _standing_orders(c: Collector, file: str, lineno: int, line: str, low: str, 
               sends="what other skills take in or give back")
         c.flags.add("network_send")
         c.fact("network_send", file, lineno, "prose-other-skills")
+    m = find(KEY_PLANTED) if "authorized_keys" in low else None
+    if instructed(m):
+        c.hit("NV-PERSIST-001", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1, action="refuse",
+              planted="a public key the skill carries")
+        c.flags.add("persistence")
+        c.tag("write:~/.ssh/authorized_keys", file, lineno)
+    m = find(DOWNLOAD_RUN) if "://" in line and any(w in low for w in ("run", "execut", "launch", "start")) else None
+    if instructed(m):
+        from .shell import remote_ip
+
+        if remote_ip(normalize_host(m.group(1))):
+            c.hit("NV-EXEC-001", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1, action="refuse",
+                  served_by="a bare IP address", runs="the file it downloads")
+            c.tag("network:" + normalize_host(m.group(1)), file, lineno)
+    m = find(SELF_REPLACED) if "://" in line else None
+    if instructed(m):
+        c.hit("NV-REMOTE-001", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1, action="refuse",
+              standing="the agent's own instructions replaced by what the address serves")
+        c.flags.add("remote_instructions")
+    m = find(GOAL_SWAPPED) if "your" in low else None
+    if instructed(m):
+        c.hit("NV-PI-002", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1,
+              claims="a task other than the user's")
+    m = find(TESTS_BENT) if "test" in low or "assert" in low else None
+    if instructed(m):
+        c.hit("NV-PI-003", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1, action="refuse",
+              reports="checks passing that were changed to pass")
     m = find(FIGURES_ALTERED_UNSAID) if "FIGURES_ALTERED" in gates else None
     if instructed(m):
         c.hit("NV-PI-001", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1, action="refuse",

@@ -945,7 +945,7 @@ def _command(c: Collector, file: str, lineno: int, line: str, name: str, args: l
                 c.tag("network:*", file, lineno)
             if sub == "clone":
                 c.tag("write:?", file, lineno)
-                if any(_remote_ip(normalize_host(u)) for u in urls):  # code from nobody's code host
+                if any(remote_ip(normalize_host(u)) for u in urls):  # code from nobody's code host
                     c.hit("NV-SUPPLY-006", file, lineno, snippet(line), source="git clone", action="refuse",
                           served_by="a bare IP address")
         elif sub == "push":
@@ -1031,6 +1031,10 @@ def _command(c: Collector, file: str, lineno: int, line: str, name: str, args: l
             c.tag("write:?", file, lineno)
             c.tag("network:*", file, lineno)
             _untrusted_install(c, file, lineno, line, name, args)
+        elif sub in ("config", "set") and _INDEX_SETTING.search(line):
+            # the package index every later install reads from, switched: judged as an index named on an install
+            c.tag(f"write:config:{name}", file, lineno)
+            _untrusted_install(c, file, lineno, line, name, args)
         elif sub in ("uninstall", "remove", "rm", "purge", "autoremove"):
             c.tag(f"delete:{name}", file, lineno)
         elif sub in ("publish", "push"):
@@ -1053,10 +1057,15 @@ def _command(c: Collector, file: str, lineno: int, line: str, name: str, args: l
             c.flags.add("incomplete")
 
 
+#: a package manager's setting of its index (``npm config set registry …``, ``pip config set global.index-url …``)
+_INDEX_SETTING = rx.compile(r"(?i)\bset\s+(?:(?:global|user|site)\.)?(?:extra-)?(?:index-url|registry)\b")
+
+
 @functools.lru_cache(maxsize=4)
 def _install_sources(line: str) -> tuple[str | None, bool]:
     """(a non-default package index named on the line, a package installed from a URL): once per line."""
-    m = rx.search(r"(?i)(?:-i|--index-url|--extra-index-url|--registry|--index)(?:\s+|=)(\S+)", line)
+    m = rx.search(r"(?i)(?:-i|--index-url|--extra-index-url|--registry|--index|\bset\s+(?:(?:global|user|site)\.)?"
+                  r"(?:extra-)?(?:index-url|registry))(?:\s+|=)(\S+)", line)
     index = m.group(1) if m and not rx.search(
         r"(?i)pypi\.org|registry\.npmjs\.org|registry\.yarnpkg\.com|download\.pytorch\.org|\$|\{|test\.pypi",
         m.group(1)) else None
@@ -1076,7 +1085,7 @@ def _sql_effect(line: str) -> str | None:
 _LAN = tuple(map(ipaddress.ip_network, ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "fc00::/7")))
 
 
-def _remote_ip(host: str) -> bool:
+def remote_ip(host: str) -> bool:
     """An IP literal that is not the machine itself or the user's own network (loopback, LAN, link-local).
 
     Unlike ``text.ip_kind`` (NV-SUPPLY-004's "public"), reserved and documentation ranges count as remote: a
@@ -1094,14 +1103,14 @@ def _untrusted_install(c: Collector, file: str, lineno: int, line: str, name: st
     if index is not None:
         # packages from a bare IP address outside the user's own network are a payload from nobody's registry
         # (refused, as a download run from such a host is); any other index is a source a person checks
-        stranger = _remote_ip(normalize_host(index if "://" in index else "https://" + index))
+        stranger = remote_ip(normalize_host(index if "://" in index else "https://" + index))
         h = c.hit("NV-SUPPLY-006", file, lineno, snippet(line), source=index, action="refuse" if stranger else None)
         if stranger:
             h.evidence["served_by"] = "a bare IP address"
         c.tier(name, "DANGEROUS")
         return
     if name in ("pip", "pip3", "uv", "pipx", "npm", "pnpm", "yarn", "bun") and url:
-        stranger = any(_remote_ip(normalize_host(u.group(0))) for u in URL_RE.finditer(line))
+        stranger = any(remote_ip(normalize_host(u.group(0))) for u in URL_RE.finditer(line))
         h = c.hit("NV-SUPPLY-006", file, lineno, snippet(line), source="url install",
                   action="refuse" if stranger else None)
         if stranger:
