@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 from nervous.plugin.toolkit import is_credential_path, normalize_host
 
@@ -302,7 +302,8 @@ _APPROVALS_OFF = (r"(?:[\"']?(?:confirm|ask|requireApproval|requireConfirmation)
                   r"[\"']?yolo[\"']?\s*[:=]\s*true\b)")
 APPROVALS_OFF_IN_SETTINGS = rx.compile(rf"(?i){_APPROVALS_OFF}[^\n]{{0,200}}?{_AGENT_SETTINGS_FILE}"
                                        rf"|{_AGENT_SETTINGS_FILE}[^\n]{{0,200}}?{_APPROVALS_OFF}")
-_APPROVALS_OFF_WORDS = ("false", "bash(*)", "bypasspermissions", "never", "true", "danger-full-access", "dangerously", "*")
+_APPROVALS_OFF_WORDS = ("false", "bash(*)", '["*"', "['*'", "bypasspermissions", "approval_policy", "autoapprove",
+                        "danger-full-access", "dangerously", "yolo")
 #: words before a match that make it a condition or an explanation, not an instruction ("if you set …, then …")
 _CONDITION_BEFORE = rx.compile(r"(?i)\b(?:once|after|when|whenever|if|until|before|unless)\b[^.;:!?]*$")
 #: a folder of the user's own documents, photos or backups (home-relative)
@@ -536,10 +537,20 @@ GATES: dict[str, tuple[str, ...]] = {
     "FALSE_APPROVAL": ("approved", "authoriz", "authoris", "consented", "agreed to", "signed off", "permission", "granted"),
     "IMAGE_EXFIL": ("![",),
     "AGENT_SETTINGS": ("openclaw", "clawdbot", ".claude/", ".codex/", ".gemini/", ".cursor/"),
-    "PERSONAL_DELETE": ("backup", "documents", "pictures", "photos", "desktop", "downloads", "music", "movies", "videos",
-                        "onedrive", "dropbox", "google drive", "icloud"),
-    "OBEY_CONTENT": ("instruction", "command", "directive"),
-    "FIGURES_ALTERED": ("explain", "mention", "say", "tell", "disclos", "reveal", "note", "flag"),
+    # the standing orders' own words, rare in ordinary lines (each order's expression needs one of them)
+    "NO_ASKING": ("no need to ask", "no need to confirm", "no need to check", "without ask", "without confirm",
+                  "without check", "without prompt", "don't ask", "dont ask", "do not ask", "don't confirm",
+                  "do not confirm", "don't bother asking"),
+    "OBEY_CONTENT": tuple(f"{noun} {verb}" for noun in ("instruction", "instructions", "command", "commands", "directive",
+                                                        "directives")
+                          for verb in ("you find", "you found", "found", "contained", "embedded", "hidden", "included",
+                                       "that appear")),
+    "UNSAID": tuple(f"{neg} {verb}" for neg in ("not", "n't", "dont", "never", "without")
+                    for verb in ("explain", "mention", "say", "tell", "disclos", "reveal", "note", "flag")),
+    "KEY_PLANTED": ("authorized_keys",),
+    "GOAL_SWAPPED": tuple(f"{adj} {noun}" for adj in ("hidden", "secret", "real", "true", "actual")
+                          for noun in ("objective", "goal", "task", "mission", "purpose", "job")),
+    "TESTS_BENT": ("so they ", "so it ", "so that ", "so the test", "so the suite", "so the build", "so the ci"),
     "CRED_READ_INSTR": (".ssh", "id_rsa", "id_ed25519", ".aws", ".gnupg", ".kube", ".docker", ".netrc", ".npmrc",
                         ".pypirc", "git-credentials", "gcloud", "shadow", "login data", "logins.json", "key3",
                         "key4", "wallet", "keychain", ".openclaw", ".clawdbot", ".env"),
@@ -790,8 +801,8 @@ def _analyze_line(c: Collector, file: str, lineno: int, line: str, in_code: bool
               sets="every command to run without the user's approval")
         c.flags.update(("persistence", "autonomy"))
         c.tag(f"write:{settings}", file, lineno)
-    if not in_code:
-        _standing_orders(c, file, lineno, line, low, gates, find, describes, quoted_block)
+    if not in_code and not quoted_block and (gates & _ORDER_GATES or "://" in line):
+        _standing_orders(c, file, lineno, line, low, gates, find, describes)
     m = find(MEMORY_WRITE) if "MEMORY_WRITE" in gates else None
     if m is None and "MEMORY_WRITE" in gates and "://" in line:
         m = find(MEMORY_REWRITE)
@@ -822,63 +833,86 @@ def _analyze_line(c: Collector, file: str, lineno: int, line: str, in_code: bool
     return True
 
 
+class _Order(NamedTuple):
+    """One standing order :func:`_standing_orders` refuses: the words a line needs before its expression is tried
+    (``gate`` among the line's gates, one word of each group of ``needs``), what the hit records, and ``also``, a
+    last test of the line and the match (a selection of files, the data of other skills, the host of a download).
+    (A row of a table in a compiled module: a named tuple, which mypyc compiles as it is.)"""
+
+    expr: Any
+    rule: str
+    evidence: dict[str, str]
+    gate: str | None = None
+    needs: tuple[tuple[str, ...], ...] = ()
+    also: Callable[[str, Any], bool] | None = None
+    flags: tuple[str, ...] = ()
+    tag: Callable[[Any], str] | None = None
+    fact: tuple[str, str] | None = None  # (name, via)
+
+
+def _bare_ip_download(line: str, m: Any) -> bool:
+    from .shell import remote_ip
+
+    return remote_ip(normalize_host(m.group(1)))
+
+
+_ORDERS = (
+    _Order(PERSONAL_FILES_DELETED, "NV-DESTR-001", {"deletes": "the user's own files, without asking"},
+           gate="NO_ASKING", needs=(_HOME_WORDS,), also=lambda line, m: not _SELECTED_FILES.search(line),
+           tag=lambda m: "delete:?"),
+    _Order(OBEY_CONTENT, "NV-REMOTE-001", {"standing": "whatever instructions the content the agent reads carries are "
+                                                       "followed"},
+           gate="OBEY_CONTENT", needs=(("any ", "all ", "every ", "whatever"),),
+           flags=("remote_instructions", "prompt_injection_exposure")),
+    _Order(OTHER_SKILLS_SENT, "NV-EXFIL-004", {"sends": "what other skills take in or give back"},
+           needs=(("://",), ("skill",)), also=lambda line, m: bool(_SKILL_DATA.search(line)),
+           flags=("network_send",), fact=("network_send", "prose-other-skills")),
+    _Order(KEY_PLANTED, "NV-PERSIST-001", {"planted": "a public key the skill carries"}, gate="KEY_PLANTED",
+           flags=("persistence",), tag=lambda m: "write:~/.ssh/authorized_keys"),
+    _Order(DOWNLOAD_RUN, "NV-EXEC-001", {"served_by": "a bare IP address", "runs": "the file it downloads"},
+           needs=(("://",), ("run", "execut", "launch", "start")), also=_bare_ip_download,
+           tag=lambda m: "network:" + normalize_host(m.group(1))),
+    _Order(SELF_REPLACED, "NV-REMOTE-001", {"standing": "the agent's own instructions replaced by what the address "
+                                                        "serves"},
+           needs=(("://",), ("replace", "overwrite", "swap", "substitut")), flags=("remote_instructions",)),
+    _Order(GOAL_SWAPPED, "NV-PI-002", {"claims": "a task other than the user's"},
+           gate="GOAL_SWAPPED", needs=(("your",),)),
+    _Order(TESTS_BENT, "NV-PI-003", {"reports": "checks passing that were changed to pass"},
+           gate="TESTS_BENT", needs=(("test", "assert"), ("pass", "succeed", "green"))),
+    _Order(FIGURES_ALTERED_UNSAID, "NV-PI-001", {"hides": "a change to the figures the agent reports"},
+           gate="UNSAID", needs=(("report", "show", "give", "quote", "display", "tell", "present", "return"),),
+           fact=("conceal", "")),
+)
+
+
+#: the gates of the orders that have one (the others need an address on the line)
+_ORDER_GATES = frozenset(o.gate for o in _ORDERS if o.gate is not None)
+assert all(o.gate is not None or "://" in o.needs[0] for o in _ORDERS)
+
+
 def _standing_orders(c: Collector, file: str, lineno: int, line: str, low: str, gates: frozenset[str],
-                     find: Callable[[Any], Any], describes: object, quoted_block: bool) -> None:
+                     find: Callable[[Any], Any], describes: object) -> None:
     """Instructions outside code that hand the agent to someone else or act against the user with no ask: the user's
-    own folders emptied unasked, whatever a page or mail says obeyed, other skills tapped, reported figures altered
-    in silence. Each refuses unless negated, quoted as an example or about attacks (a condition before it, "whenever
-    another skill runs", is when the order applies, not a reason to doubt it)."""
-    def instructed(m: Any) -> bool:
-        return bool(m) and not quoted_block and not describes and not NEGATION.search(line[:m.start()])
-
-    m: Any = find(PERSONAL_FILES_DELETED) if "PERSONAL_DELETE" in gates and any(w in low for w in _HOME_WORDS) else None
-    if instructed(m) and not _SELECTED_FILES.search(line):
-        c.hit("NV-DESTR-001", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1, action="refuse",
-              deletes="the user's own files, without asking")
-        c.tag("delete:?", file, lineno)
-    m = find(OBEY_CONTENT) if "OBEY_CONTENT" in gates else None
-    if instructed(m):
-        c.hit("NV-REMOTE-001", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1, action="refuse",
-              standing="whatever instructions the content the agent reads carries are followed")
-        c.flags.update(("remote_instructions", "prompt_injection_exposure"))
-    m = find(OTHER_SKILLS_SENT) if "EXFIL_INSTR" in gates and "skill" in low else None
-    if instructed(m) and _SKILL_DATA.search(line):
-        c.hit("NV-EXFIL-004", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1, action="refuse",
-              sends="what other skills take in or give back")
-        c.flags.add("network_send")
-        c.fact("network_send", file, lineno, "prose-other-skills")
-    m = find(KEY_PLANTED) if "authorized_keys" in low else None
-    if instructed(m):
-        c.hit("NV-PERSIST-001", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1, action="refuse",
-              planted="a public key the skill carries")
-        c.flags.add("persistence")
-        c.tag("write:~/.ssh/authorized_keys", file, lineno)
-    m = find(DOWNLOAD_RUN) if "://" in line and any(w in low for w in ("run", "execut", "launch", "start")) else None
-    if instructed(m):
-        from .shell import remote_ip
-
-        if remote_ip(normalize_host(m.group(1))):
-            c.hit("NV-EXEC-001", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1, action="refuse",
-                  served_by="a bare IP address", runs="the file it downloads")
-            c.tag("network:" + normalize_host(m.group(1)), file, lineno)
-    m = find(SELF_REPLACED) if "://" in line else None
-    if instructed(m):
-        c.hit("NV-REMOTE-001", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1, action="refuse",
-              standing="the agent's own instructions replaced by what the address serves")
-        c.flags.add("remote_instructions")
-    m = find(GOAL_SWAPPED) if "your" in low else None
-    if instructed(m):
-        c.hit("NV-PI-002", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1,
-              claims="a task other than the user's")
-    m = find(TESTS_BENT) if "test" in low or "assert" in low else None
-    if instructed(m):
-        c.hit("NV-PI-003", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1, action="refuse",
-              reports="checks passing that were changed to pass")
-    m = find(FIGURES_ALTERED_UNSAID) if "FIGURES_ALTERED" in gates else None
-    if instructed(m):
-        c.hit("NV-PI-001", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1, action="refuse",
-              hides="a change to the figures the agent reports")
-        c.fact("conceal", file, lineno)
+    own folders emptied unasked, whatever a page or mail says obeyed, other skills tapped, a key planted, a file from
+    a bare IP run, the agent's instructions swapped for a page's or its task for another, tests bent to pass,
+    reported figures altered in silence. Each refuses unless negated, quoted as an example or about attacks (a
+    condition before it, "whenever another skill runs", is when the order applies, not a reason to doubt it; a quoted
+    block, an example, is left out by the caller)."""
+    for order in _ORDERS:
+        if order.gate is not None and order.gate not in gates or not all(
+                any(w in low for w in words) for words in order.needs):
+            continue
+        m = find(order.expr)
+        if m is None or describes or NEGATION.search(line[:m.start()]) or (
+                order.also is not None and not order.also(line, m)):
+            continue
+        c.hit(order.rule, file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1, action="refuse",
+              **order.evidence)
+        c.flags.update(order.flags)
+        if order.tag is not None:
+            c.tag(order.tag(m), file, lineno)
+        if order.fact is not None:
+            c.fact(order.fact[0], file, lineno, order.fact[1])
 
 
 #: a negation earlier in the same sentence (what follows it is forbidden, not asked for)
@@ -942,7 +976,8 @@ _GATE_SET = rx.LiteralSets({**GATES, _CRED: _CRED_WORDS})
 _CRED_ONLY = frozenset({_CRED})
 #: gates whose rules record nothing on a line in code (each is read only outside code, or records only there)
 _INERT_IN_CODE = frozenset({"EXFIL_INSTR", "FALSE_APPROVAL", "IMAGE_EXFIL", "PLANTED_FILE", "UNTRUSTED_INPUT", "CRED_READ_INSTR",
-                            "PASTE_TERMINAL", "AGENT_SETTINGS", "PERSONAL_DELETE", "OBEY_CONTENT", "FIGURES_ALTERED", _CRED})
+                            "PASTE_TERMINAL", "AGENT_SETTINGS", "NO_ASKING", "OBEY_CONTENT", "UNSAID", "KEY_PLANTED",
+                            "GOAL_SWAPPED", "TESTS_BENT", _CRED})
 _DESTINATION_GATE = rx.compile("|".join(re.escape(w) for w in _DESTINATION_WORDS) + r"|\d\.\d")
 
 
