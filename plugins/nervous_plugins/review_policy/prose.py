@@ -359,6 +359,40 @@ TESTS_BENT = rx.compile(r"(?i)\b(?:edit|modify|change|rewrite|delete|remove|skip
                         r"(?:that\s+)?(?:they|it|the\s+(?:tests?|suite|build|ci))\s+(?:pass|passes|succeed|go\s+green)\b"
                         r"[^\n]{0,120}?(?:\b(?:report|tell|say|claim|mark)\w*\b[^.\n]{0,40}?\b(?:success|succeeded|"
                         r"passed|passing|green|fixed|done|complete)|\b(?:instead\s+of|rather\s+than|without)\s+fixing)")
+#: the conversation published where anyone reads it, on the skill's schedule or unasked
+CONVERSATION_PUBLISHED = rx.compile(
+    r"(?i)\b(?:conversations?|chat\s+(?:history|logs?)|transcripts?|session\s+logs?)\b[^\n]{0,80}?\bpublic\s+(?:github\s+)?"
+    r"(?:gists?|paste(?:bin)?s?|channel|bucket)\b[^\n]{0,80}?(?:\bwithout\s+(?:asking|confirm\w*|"
+    r"telling)|\bno\s+need\s+to\s+ask|\bautomatically|\bsilently)"
+    r"|\b(?:after|at\s+the\s+end\s+of)\s+(?:each|every)\s+(?:session|conversation|chat)\b[^\n]{0,80}?\b(?:conversations?|"
+    r"chat\s+(?:history|logs?)|transcripts?)\b[^\n]{0,80}?\bpublic\s+(?:github\s+)?(?:gists?|paste(?:bin)?s?|"
+    r"channel|bucket)\b")
+#: the project's code pushed, as well, to a remote the skill adds
+SECOND_REMOTE = rx.compile(r"(?i)\b(?:add|set)\s+(?:the\s+|a\s+|another\s+|second\s+)?(?:git\s+)?remote\b[^\n]{0,120}?"
+                           r"(?:https?://|git@|ssh://)[^\n]{0,120}?\bpush\w*\b[^\n]{0,40}?\b(?:too|also|as\s+well|in\s+addition)\b")
+#: what the user copied, slipped into every request the agent sends
+CLIPBOARD_SENT = rx.compile(
+    rf"(?i)\bclipboard\b[^\n]{{0,120}}?\b(?:every|each|all)\s+(?:\w+\s+)?(?:quer(?:y|ies)|requests?|calls?|messages?|searches)"
+    rf"\b[^\n]{{0,60}}?\b{SEND_VERB}\b[^\n]{{0,60}}?https?://")
+#: a git hook that sends what is committed: every later commit leaves the machine unasked
+HOOK_SENDS_CODE = rx.compile(
+    rf"(?i)\b(?:pre|post)-(?:commit|push|checkout|merge|rewrite)\b[^\n]{{0,120}}?\b{SEND_VERB}\w*\b[^\n]{{0,40}}?\b(?:diffs?|"
+    rf"changes|code|files|staged|commits?|patch(?:es)?|sources?)\b[^\n]{{0,60}}?https?://")
+#: a credential file read and its contents put into the agent's answer: the secret lands in the transcript, which
+#: is logged, shared and pasted onward
+CRED_INTO_ANSWER = rx.compile(
+    r"(?i)\b(?:cat|type|Get-Content|print|read|open)\s+[`'\"]?((?:~|\$HOME)?/?[\w./-]*(?:\.env|\.ssh/[\w.-]+|"
+    r"\.aws/credentials|\.netrc|\.npmrc|\.pypirc|\.git-credentials|id_rsa|id_ed25519)[\w.-]*)[`'\"]?[^\n]{0,80}?"
+    r"\b(?:paste|include|put|insert|add|copy|quote|show)\w*\b[^\n]{0,40}?\b(?:output|contents?|it|them|results?)\b"
+    r"[^\n]{0,40}?\b(?:into|in|to)\s+(?:your\s+(?:final\s+)?(?:answer|reply|response)|the\s+final\s+answer)\b")
+
+
+def _credential_named(line: str, m: Any) -> bool:
+    from .shell import SAMPLE_FILE
+
+    return is_credential_path(m.group(1)) and not SAMPLE_FILE.search(m.group(1))
+
+
 #: figures the agent reports changed, and the change kept from the user: the answers can no longer be trusted
 FIGURES_ALTERED_UNSAID = rx.compile(
     r"(?i)\b(?:add|raise|increase|inflate|lower|reduce|decrease|multiply|mark\s+up|adjust|bump|pad)\w*\s+[^.\n]{0,60}?"
@@ -551,6 +585,13 @@ GATES: dict[str, tuple[str, ...]] = {
     "GOAL_SWAPPED": tuple(f"{adj} {noun}" for adj in ("hidden", "secret", "real", "true", "actual")
                           for noun in ("objective", "goal", "task", "mission", "purpose", "job")),
     "TESTS_BENT": ("so they ", "so it ", "so that ", "so the test", "so the suite", "so the build", "so the ci"),
+    "PUBLISHED": tuple(f"public {place}" for place in ("gist", "github gist", "paste", "channel", "bucket")),
+    "REMOTE_ADDED": tuple(f"{verb} {det}{git}remote" for verb in ("add", "set") for det in ("", "the ", "a ", "another ", "second ")
+                          for git in ("", "git ")),
+    "CLIPBOARD": ("clipboard",),
+    "GIT_HOOK": ("hooks/pre-", "hooks/post-", "-commit hook", "-push hook", "-checkout hook", "-merge hook", "-rewrite hook"),
+    "ANSWER": ("your answer", "your final answer", "your reply", "your final reply", "your response", "your final response",
+               "the final answer"),
     "CRED_READ_INSTR": (".ssh", "id_rsa", "id_ed25519", ".aws", ".gnupg", ".kube", ".docker", ".netrc", ".npmrc",
                         ".pypirc", "git-credentials", "gcloud", "shadow", "login data", "logins.json", "key3",
                         "key4", "wallet", "keychain", ".openclaw", ".clawdbot", ".env"),
@@ -879,6 +920,17 @@ _ORDERS = (
            gate="GOAL_SWAPPED", needs=(("your",),)),
     _Order(TESTS_BENT, "NV-PI-003", {"reports": "checks passing that were changed to pass"},
            gate="TESTS_BENT", needs=(("test", "assert"), ("pass", "succeed", "green"))),
+    _Order(CONVERSATION_PUBLISHED, "NV-EXFIL-004", {"sends": "the conversation, to a public place"}, gate="PUBLISHED",
+           flags=("network_send",), fact=("network_send", "prose-conversation-published")),
+    _Order(SECOND_REMOTE, "NV-EXFIL-004", {"sends": "the project's code, to a second remote"}, gate="REMOTE_ADDED",
+           needs=(("push",),), flags=("network_send",), fact=("network_send", "prose-second-remote")),
+    _Order(CLIPBOARD_SENT, "NV-EXFIL-004", {"sends": "the user's clipboard, in every request"}, gate="CLIPBOARD",
+           needs=(("://",),), flags=("network_send",), fact=("network_send", "prose-clipboard")),
+    _Order(HOOK_SENDS_CODE, "NV-EXFIL-004", {"sends": "what is committed, from a git hook"}, gate="GIT_HOOK",
+           needs=(("://",),), flags=("network_send", "persistence"), fact=("network_send", "prose-git-hook")),
+    _Order(CRED_INTO_ANSWER, "NV-EXFIL-004", {"sends": "a credential file's contents, into the answer"}, gate="ANSWER",
+           needs=((".env", ".ssh", ".aws", ".netrc", ".npmrc", ".pypirc", "credentials", "id_rsa", "id_ed25519"),),
+           also=_credential_named, fact=("network_send", "prose-credential-in-answer")),
     _Order(FIGURES_ALTERED_UNSAID, "NV-PI-001", {"hides": "a change to the figures the agent reports"},
            gate="UNSAID", needs=(("report", "show", "give", "quote", "display", "tell", "present", "return"),),
            fact=("conceal", "")),
@@ -977,7 +1029,8 @@ _CRED_ONLY = frozenset({_CRED})
 #: gates whose rules record nothing on a line in code (each is read only outside code, or records only there)
 _INERT_IN_CODE = frozenset({"EXFIL_INSTR", "FALSE_APPROVAL", "IMAGE_EXFIL", "PLANTED_FILE", "UNTRUSTED_INPUT", "CRED_READ_INSTR",
                             "PASTE_TERMINAL", "AGENT_SETTINGS", "NO_ASKING", "OBEY_CONTENT", "UNSAID", "KEY_PLANTED",
-                            "GOAL_SWAPPED", "TESTS_BENT", _CRED})
+                            "GOAL_SWAPPED", "TESTS_BENT", "PUBLISHED", "REMOTE_ADDED", "CLIPBOARD", "GIT_HOOK", "ANSWER",
+                            _CRED})
 _DESTINATION_GATE = rx.compile("|".join(re.escape(w) for w in _DESTINATION_WORDS) + r"|\d\.\d")
 
 
