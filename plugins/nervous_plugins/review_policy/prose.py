@@ -14,7 +14,7 @@ from nervous.plugin.toolkit import is_credential_path, normalize_host
 
 from . import rx
 from .collector import Collector
-from .text import alternatives, is_quoted, snippet, which_alternative
+from .text import PUBLIC_KEY, alternatives, is_quoted, snippet, which_alternative
 
 _USER = r"(?:the\s+|your\s+|any\s+)?(?:user|human|operator|owner|person|requester|developer|customer)s?(?:'s)?"
 _ACT = (r"(?:send|sends|sending|upload|uploading|install|installing|run|running|execute|executing|delete|deleting|"
@@ -338,8 +338,8 @@ _SKILL_DATA = rx.compile(r"(?i)\b(?:its|their|the)\s+(?:inputs?|outputs?|results
 _SELECTED_FILES = rx.compile(r"(?i)\b(?:older\s+than|duplicates?|temporary|\.tmp|\.part|cache|installers?|\.dmg)\b")
 #: a public key the skill carries, to be added to the account's authorized keys (the shell's reading of the same
 #: plant, said in words: whoever holds the private half gets a standing way in)
-KEY_PLANTED = rx.compile(r"(?i)\b(?:append|add|write|put|insert|copy|paste)\w*\b[^\n]{0,40}?(?:ssh-(?:rsa|ed25519|dss)|"
-                         r"ecdsa-sha2-nistp\d+)\s+AAAA[0-9A-Za-z+/]{16,}[^\n]{0,80}?authorized_keys")
+KEY_PLANTED = rx.compile(rf"(?i)\b(?:append|add|write|put|insert|copy|paste)\w*\b[^\n]{{0,40}}?{PUBLIC_KEY}"
+                         r"[^\n]{0,80}?authorized_keys")
 #: a file fetched and run on the skill's word, in prose: refused when a bare IP outside the user's network serves it
 #: (spec §9.2; a vendor's page or release is for a person to check, as the shell's reading of it is)
 DOWNLOAD_RUN = rx.compile(r"(?i)\b(?:download|fetch|get|grab|save)\b[^\n]{0,40}?(https?://[^\s`'\")]+)[^\n]{0,120}?"
@@ -831,17 +831,6 @@ def _analyze_line(c: Collector, file: str, lineno: int, line: str, in_code: bool
               action="refuse", target="other skills")
         c.flags.add("persistence")
         c.tag("write:skills/*", file, lineno)
-    m = find(APPROVALS_OFF_IN_SETTINGS) if not in_code and "AGENT_SETTINGS" in gates and any(
-        w in low for w in _APPROVALS_OFF_WORDS) else None
-    # (a setting is written in a code span: only a quoted block, as an example, makes it data)
-    if m and not quoted_block and not describes and not NEGATION.search(line[:m.start()]) \
-            and not _CONDITION_BEFORE.search(line[:m.start()]):
-        settings = rx.search(rf"(?i){_AGENT_SETTINGS_FILE}", m.group(0)).group(0)
-        c.hit("NV-PERSIST-002", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1,
-              action="refuse", target=f"the agent's settings ({settings})",
-              sets="every command to run without the user's approval")
-        c.flags.update(("persistence", "autonomy"))
-        c.tag(f"write:{settings}", file, lineno)
     if not in_code and not quoted_block and (gates & _ORDER_GATES or "://" in line):
         _standing_orders(c, file, lineno, line, low, gates, find, describes)
     m = find(MEMORY_WRITE) if "MEMORY_WRITE" in gates else None
@@ -891,6 +880,10 @@ class _Order(NamedTuple):
     fact: tuple[str, str] | None = None  # (name, via)
 
 
+def _settings_file(m: Any) -> str:
+    return "write:" + str(rx.search(rf"(?i){_AGENT_SETTINGS_FILE}", m.group(0)).group(0))
+
+
 def _bare_ip_download(line: str, m: Any) -> bool:
     from .shell import remote_ip
 
@@ -898,6 +891,13 @@ def _bare_ip_download(line: str, m: Any) -> bool:
 
 
 _ORDERS = (
+    # (a setting is written in a code span: a span does not make it data here, only a quoted block does; a condition
+    # before it, "if you set …, the agent runs …", explains the setting)
+    _Order(APPROVALS_OFF_IN_SETTINGS, "NV-PERSIST-002", {"target": "the agent's settings",
+                                                         "sets": "every command to run without the user's approval"},
+           gate="AGENT_SETTINGS", needs=(_APPROVALS_OFF_WORDS,),
+           also=lambda line, m: not _CONDITION_BEFORE.search(line[:m.start()]), flags=("persistence", "autonomy"),
+           tag=_settings_file),
     _Order(PERSONAL_FILES_DELETED, "NV-DESTR-001", {"deletes": "the user's own files, without asking"},
            gate="NO_ASKING", needs=(_HOME_WORDS,), also=lambda line, m: not _SELECTED_FILES.search(line),
            tag=lambda m: "delete:?"),
@@ -944,8 +944,8 @@ assert all(o.gate is not None or "://" in o.needs[0] for o in _ORDERS)
 
 def _standing_orders(c: Collector, file: str, lineno: int, line: str, low: str, gates: frozenset[str],
                      find: Callable[[Any], Any], describes: object) -> None:
-    """Instructions outside code that hand the agent to someone else or act against the user with no ask: the user's
-    own folders emptied unasked, whatever a page or mail says obeyed, other skills tapped, a key planted, a file from
+    """Instructions outside code that hand the agent to someone else or act against the user with no ask: approvals
+    switched off in the agent's settings, the user's own folders emptied unasked, whatever a page or mail says obeyed, other skills tapped, a key planted, a file from
     a bare IP run, the agent's instructions swapped for a page's or its task for another, tests bent to pass,
     reported figures altered in silence. Each refuses unless negated, quoted as an example or about attacks (a
     condition before it, "whenever another skill runs", is when the order applies, not a reason to doubt it; a quoted

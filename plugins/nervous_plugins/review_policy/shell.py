@@ -17,7 +17,7 @@ from nervous.plugin.toolkit import is_credential_path, normalize_host
 from . import rx
 from .collector import Collector
 from .indicators import KNOWN_COMMANDS, SHELL_SINKS, SHELL_TIERS
-from .text import URL_RE, snippet, which_alternative
+from .text import PUBLIC_KEY, URL_RE, snippet, which_alternative
 
 DOWNLOADERS = r"(?:curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod|fetch|http|xh|aria2c)"
 SINK = r"(?:sudo\s+(?:-\S+\s+)*)?(?:/usr/bin/env\s+|/bin/|/usr/bin/|/usr/local/bin/)?" \
@@ -114,7 +114,7 @@ _HISTORY_NAME = r"\.(?:bash|zsh|sh|ksh|python|node_repl|psql|mysql|sqlite|irb|le
 _HISTORY_FILE = rx.compile(rf"(?i)(?:^|/){_HISTORY_NAME}|(?:^|/)fish_history\b|ConsoleHost_history\.txt")
 #: a public key the skill itself carries, appended to the account's authorized keys: a standing way in for whoever
 #: holds its private half (the user's own key copied to a server names no key literal)
-KEY_PLANT = rx.compile(r"(?:ssh-(?:rsa|ed25519|dss)|ecdsa-sha2-nistp\d+)\s+AAAA[0-9A-Za-z+/]{16,}[^\n]*"
+KEY_PLANT = rx.compile(rf"{PUBLIC_KEY}[^\n]*"
                        r"(?:>>?|\btee\s+(?:-a\s+)?)\s*['\"]?\S*authorized_keys")
 #: the record of the commands run, erased (covering tracks): a history file removed, emptied or linked to nothing
 _HISTORY_ERASE = rx.compile(
@@ -760,7 +760,8 @@ def _line_shapes(c: Collector, file: str, lineno: int, line: str, sc: rx.Scanned
     unescaped = line.replace("\\ ", " ")
     for word in sc.findall(_CRED_PATH) if unescaped == line else _CRED_PATH.findall(unescaped):
         pos = line.replace("\\ ", " ").find(word)
-        if (is_credential_path(word) or _CRED_FOLDER.fullmatch(word) and _sent_in_line(line, word)) and not rx.search(r"(?i)ssh-keygen|chmod\s+[0-7]+\s|mkdir", line) \
+        credential = is_credential_path(word) or _CRED_FOLDER.fullmatch(word) and _sent_in_line(line, word)
+        if credential and not rx.search(r"(?i)ssh-keygen|chmod\s+[0-7]+\s|mkdir", line) \
                 and not (pos >= 0 and in_data_string(line, pos) and rx.search(r"(?i)\b(?:grep|rg|egrep|echo|printf|awk)\b", line)):
             c.tag(f"read:file:{word}", file, lineno)
             c.hit("NV-CRED-001", file, lineno, snippet(line), path=word)
@@ -1058,14 +1059,14 @@ def _command(c: Collector, file: str, lineno: int, line: str, name: str, args: l
 
 
 #: a package manager's setting of its index (``npm config set registry …``, ``pip config set global.index-url …``)
-_INDEX_SETTING = rx.compile(r"(?i)\bset\s+(?:(?:global|user|site)\.)?(?:extra-)?(?:index-url|registry)\b")
+_SET_INDEX = r"\bset\s+(?:(?:global|user|site)\.)?(?:extra-)?(?:index-url|registry)"
+_INDEX_SETTING = rx.compile(rf"(?i){_SET_INDEX}\b")
 
 
 @functools.lru_cache(maxsize=4)
 def _install_sources(line: str) -> tuple[str | None, bool]:
     """(a non-default package index named on the line, a package installed from a URL): once per line."""
-    m = rx.search(r"(?i)(?:-i|--index-url|--extra-index-url|--registry|--index|\bset\s+(?:(?:global|user|site)\.)?"
-                  r"(?:extra-)?(?:index-url|registry))(?:\s+|=)(\S+)", line)
+    m = rx.search(rf"(?i)(?:-i|--index-url|--extra-index-url|--registry|--index|{_SET_INDEX})(?:\s+|=)(\S+)", line)
     index = m.group(1) if m and not rx.search(
         r"(?i)pypi\.org|registry\.npmjs\.org|registry\.yarnpkg\.com|download\.pytorch\.org|\$|\{|test\.pypi",
         m.group(1)) else None

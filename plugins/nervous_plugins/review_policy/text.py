@@ -36,6 +36,8 @@ SHELL_LANGS = {"sh", "bash", "shell", "zsh", "console", "terminal", "shellsessio
 PYTHON_LANGS = {"python", "py", "python3", "ipython", "pycon"}
 JS_LANGS = {"javascript", "js", "typescript", "ts", "node", "jsx", "tsx", "mjs"}
 
+#: a public SSH key written out in full (its type and base64 body): the shell's and the phrase rules' key plants
+PUBLIC_KEY = r"(?:ssh-(?:rsa|ed25519|dss)|ecdsa-sha2-nistp\d+)\s+AAAA[0-9A-Za-z+/]{16,}"
 URL_RE = rx.compile(r"""(?i)\b(?:https?|ftp|wss?)://[^\s<>"'`)\]}|\\]+""")
 FENCE_RE = rx.compile(r"^\s{0,3}(`{3,}|~{3,})\s*([\w+#.-]*)")
 INLINE_CODE_RE = rx.compile(r"`([^`\n]+)`")
