@@ -628,7 +628,7 @@ class Classifier:
         command = shell.looks_like_command(code, known)
         handed = None if command or "(" not in code else _RUNS_COMMAND_TEXT.search(code)
         if not command and "(" in code and _CODE_SENDS.search(code) and any(
-                is_credential_path(p) and not shell.SAMPLE_FILE.search(p) for p in _CODE_READ_PATH.findall(code)):
+                shell.holds_secrets(p) for p in _CODE_READ_PATH.findall(code)):
             # code the agent is told to write or run that reads a credential file into a request
             c.hit("NV-EXFIL-004", path, ln.no, snippet(code), action="review" if c.security_tool else None,
                   shape="code that sends a credential file")

@@ -14,6 +14,7 @@ from nervous.plugin.toolkit import is_credential_path, normalize_host
 
 from . import rx
 from .collector import Collector
+from .shell import credential_category, holds_secrets, remote_ip
 from .text import PUBLIC_KEY, alternatives, is_quoted, snippet, which_alternative
 
 _USER = r"(?:the\s+|your\s+|any\s+)?(?:user|human|operator|owner|person|requester|developer|customer)s?(?:'s)?"
@@ -381,16 +382,9 @@ HOOK_SENDS_CODE = rx.compile(
 #: a credential file read and its contents put into the agent's answer: the secret lands in the transcript, which
 #: is logged, shared and pasted onward
 CRED_INTO_ANSWER = rx.compile(
-    r"(?i)\b(?:cat|type|Get-Content|print|read|open)\s+[`'\"]?((?:~|\$HOME)?/?[\w./-]*(?:\.env|\.ssh/[\w.-]+|"
-    r"\.aws/credentials|\.netrc|\.npmrc|\.pypirc|\.git-credentials|id_rsa|id_ed25519)[\w.-]*)[`'\"]?[^\n]{0,80}?"
+    r"(?i)\b(?:cat|type|Get-Content|print|read|open)\s+[`'\"]?((?:~|\$HOME)?[\w./-]+)[`'\"]?[^\n]{0,80}?"
     r"\b(?:paste|include|put|insert|add|copy|quote|show)\w*\b[^\n]{0,40}?\b(?:output|contents?|it|them|results?)\b"
     r"[^\n]{0,40}?\b(?:into|in|to)\s+(?:your\s+(?:final\s+)?(?:answer|reply|response)|the\s+final\s+answer)\b")
-
-
-def _credential_named(line: str, m: Any) -> bool:
-    from .shell import SAMPLE_FILE
-
-    return is_credential_path(m.group(1)) and not SAMPLE_FILE.search(m.group(1))
 
 
 #: figures the agent reports changed, and the change kept from the user: the answers can no longer be trusted
@@ -857,8 +851,6 @@ def _analyze_line(c: Collector, file: str, lineno: int, line: str, in_code: bool
             if not rx.search(r"(?:^|/)\.env\b", path):
                 c.hit("NV-CRED-001", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1, path=path)
                 if not quoted(m):
-                    from .shell import credential_category
-
                     c.fact("harvest_read", file, lineno, "prose:" + credential_category(path))
     return True
 
@@ -884,12 +876,6 @@ def _settings_file(m: Any) -> str:
     return "write:" + str(rx.search(rf"(?i){_AGENT_SETTINGS_FILE}", m.group(0)).group(0))
 
 
-def _bare_ip_download(line: str, m: Any) -> bool:
-    from .shell import remote_ip
-
-    return remote_ip(normalize_host(m.group(1)))
-
-
 _ORDERS = (
     # (a setting is written in a code span: a span does not make it data here, only a quoted block does; a condition
     # before it, "if you set …, the agent runs …", explains the setting)
@@ -911,7 +897,8 @@ _ORDERS = (
     _Order(KEY_PLANTED, "NV-PERSIST-001", {"planted": "a public key the skill carries"}, gate="KEY_PLANTED",
            flags=("persistence",), tag=lambda m: "write:~/.ssh/authorized_keys"),
     _Order(DOWNLOAD_RUN, "NV-EXEC-001", {"served_by": "a bare IP address", "runs": "the file it downloads"},
-           needs=(("://",), ("run", "execut", "launch", "start")), also=_bare_ip_download,
+           needs=(("://",), ("run", "execut", "launch", "start")),
+           also=lambda line, m: remote_ip(normalize_host(m.group(1))),
            tag=lambda m: "network:" + normalize_host(m.group(1))),
     _Order(SELF_REPLACED, "NV-REMOTE-001", {"standing": "the agent's own instructions replaced by what the address "
                                                         "serves"},
@@ -930,7 +917,7 @@ _ORDERS = (
            needs=(("://",),), flags=("network_send", "persistence"), fact=("network_send", "prose-git-hook")),
     _Order(CRED_INTO_ANSWER, "NV-EXFIL-004", {"sends": "a credential file's contents, into the answer"}, gate="ANSWER",
            needs=((".env", ".ssh", ".aws", ".netrc", ".npmrc", ".pypirc", "credentials", "id_rsa", "id_ed25519"),),
-           also=_credential_named, fact=("network_send", "prose-credential-in-answer")),
+           also=lambda line, m: holds_secrets(m.group(1)), fact=("network_send", "prose-credential-in-answer")),
     _Order(FIGURES_ALTERED_UNSAID, "NV-PI-001", {"hides": "a change to the figures the agent reports"},
            gate="UNSAID", needs=(("report", "show", "give", "quote", "display", "tell", "present", "return"),),
            fact=("conceal", "")),
@@ -1027,10 +1014,9 @@ _CRED = "_CRED_WORDS"
 _GATE_SET = rx.LiteralSets({**GATES, _CRED: _CRED_WORDS})
 _CRED_ONLY = frozenset({_CRED})
 #: gates whose rules record nothing on a line in code (each is read only outside code, or records only there)
+#: (the standing orders' gates among them: :func:`_standing_orders` reads no line in code)
 _INERT_IN_CODE = frozenset({"EXFIL_INSTR", "FALSE_APPROVAL", "IMAGE_EXFIL", "PLANTED_FILE", "UNTRUSTED_INPUT", "CRED_READ_INSTR",
-                            "PASTE_TERMINAL", "AGENT_SETTINGS", "NO_ASKING", "OBEY_CONTENT", "UNSAID", "KEY_PLANTED",
-                            "GOAL_SWAPPED", "TESTS_BENT", "PUBLISHED", "REMOTE_ADDED", "CLIPBOARD", "GIT_HOOK", "ANSWER",
-                            _CRED})
+                            "PASTE_TERMINAL", _CRED}) | _ORDER_GATES
 _DESTINATION_GATE = rx.compile("|".join(re.escape(w) for w in _DESTINATION_WORDS) + r"|\d\.\d")
 
 

@@ -154,6 +154,13 @@ _LOG_WIPE = rx.compile(r"(?i)\bwevtutil(?:\.exe)?\s+(?:cl|clear-log)\b|\bClear-E
                        r"|(?:^|[;&|]\s*|:\s*|echo\s+(?:-n\s+)?(?:''|\"\")?\s*)>\s*/var/log/(?:auth\.log|secure|wtmp|btmp|lastlog)\b")
 #: a template of a credential file, not one
 SAMPLE_FILE = rx.compile(r"(?i)example|sample|template|\.dist\b")
+
+
+def holds_secrets(path: str) -> bool:
+    """A credential file (spec §5.2), not a template of one (``.env.example``)."""
+    return is_credential_path(path) and not SAMPLE_FILE.search(path)
+
+
 TLS_OFF = rx.compile(r"(?i)(?:^|\s)(?:-k|--insecure|--no-check-certificate)(?=\s|$)|NODE_TLS_REJECT_UNAUTHORIZED\s*=\s*['\"]?0"
                      r"|GIT_SSL_NO_VERIFY|PYTHONHTTPSVERIFY\s*=\s*0|--trusted-host\b")
 UPLOAD = rx.compile(r"(?i)(?:^|\s)(?:(?:-d|--data(?:-binary|-raw|-urlencode|-ascii)?|-F|--form)"
@@ -603,7 +610,7 @@ def _technique_shapes(c: Collector, file: str, lineno: int, line: str, act: str 
         published = [a for a in (w.strip("'\"") for w in line[gist.end():].split()) if not a.startswith("-")]
     elif "push" in line:
         published = [a.strip("'\"") for g in _GIT_ADD.finditer(line) for a in g.group(1).split()]
-    creds = [a for a in published if is_credential_path(a) and not SAMPLE_FILE.search(a)]
+    creds = [a for a in published if holds_secrets(a)]
     if creds and not quoted_at(line.find(creds[0])):
         # a gist is public by address; a push names where it goes only with an address on the line (a push to
         # the project's own remote is the user's mistake to catch, not a send to a stranger)
