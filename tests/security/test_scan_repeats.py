@@ -212,6 +212,6 @@ def test_node_lists_are_the_walk_filtered_in_order() -> None:
             mine = getattr(kinds, name)
             assert len(mine) == len(reference), name
             assert all(a is b for a, b in zip(mine, reference, strict=True)), name
-        assert kinds.fn_of == {id(n): pycode._dotted(n.func) for n in expect["calls"]}
+        assert kinds.fn_of == {id(n): pycode.call_name(n) for n in expect["calls"]}
         checked += len(nodes)
     assert checked > 100_000

@@ -13,7 +13,7 @@ from typing import Any
 
 from attrs import asdict, frozen
 
-RULES_VERSION = "14"
+RULES_VERSION = "15"
 
 
 @frozen

@@ -72,6 +72,48 @@ _ANY_LINE = rx.compile("|".join(f"(?:{p})" for p in (
     EVAL.pattern, TLS_OFF.pattern, _KILL.pattern, _LOG_SECRET.pattern, _READ_HINT.pattern, _SHELL_PIPE.pattern)))
 
 
+#: a variable given what a request brought back (``const t = await r.text()``, ``let code = (await res.json())…``)
+_FETCHED_VAR = rx.compile(r"\b(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*[^;\n]*?\.(?:text|json|arrayBuffer)\s*\(\s*\)")
+#: a variable run as code or as a command: ``eval(t)``, ``new Function(t)``, ``exec(cmd)`` (not ``/re/.exec(s)``)
+_RUNS_VAR = rx.compile(r"(?:^|[^\w.$])(?:eval|Function|exec|execSync)\s*\(\s*([A-Za-z_$][\w$]*)\s*[,)]"
+                       r"|\b(?:child_process|cp|childProcess)\.(?:exec|execSync)\s*\(\s*([A-Za-z_$][\w$]*)\s*[,)]"
+                       r"|\bvm\.run\w*\s*\(\s*([A-Za-z_$][\w$]*)\s*[,)]")
+
+
+def _fetched_code(c: Collector, file: str, lines: list[str], offset: int, source: str) -> None:
+    """NV-EXEC-004 in two steps: the body of a response kept in a variable, then run as code or a command."""
+    fetched = {m.group(1) for m in _FETCHED_VAR.finditer(source)}
+    if not fetched:
+        return
+    for i, line in enumerate(lines, 1):
+        for m in _RUNS_VAR.finditer(line) if "(" in line else ():
+            if next(g for g in m.groups() if g) in fetched:
+                c.hit("NV-EXEC-004", file, i + offset, snippet(line), shape="a fetched body run as code")
+                return
+
+
+#: the user's home in a JavaScript path expression
+_JS_HOME = rx.compile(r"os\.homedir\(\)|\bhomedir\(\)|process\.env\.HOME\b|process\.env\[\s*['\"]HOME['\"]\s*\]|['\"`]~/")
+#: a file the shell or the login runs, named in a path expression (``'/.bashrc'``, ``'.ssh', 'authorized_keys'``)
+_JS_STARTUP = rx.compile(rf"\.(?:{shell._RC_NAMES})\b|authorized_keys")
+
+
+def _startup_write(c: Collector, file: str, no: int, line: str) -> None:
+    """Text written into a file of the user's home the shell runs at start (or ``authorized_keys``), read as the
+    shell reads the same write: ``echo '<line>' >> <file>`` for each line of each string written there."""
+    home, name = _JS_HOME.search(line), _JS_STARTUP.search(line)
+    if not home or not name:
+        return
+    target = "~/.ssh/authorized_keys" if name.group(0) == "authorized_keys" else "~/" + name.group(0)
+    for m in STRING.finditer(line):
+        if m.end() <= name.start():
+            continue  # the path's own pieces
+        text = m.group(2).replace("\\n", "\n")
+        for part in text.split("\n"):
+            if part.strip() and not _JS_STARTUP.search(part):
+                shell.analyze_line(c, file, no, f"echo '{part.replace(chr(39), '')}' >> {target}")
+
+
 def _staged_download(c: Collector, file: str, lines: list[str], offset: int, may: Any = None) -> None:
     """NV-EXEC-003 in JavaScript: a fetched response written to a file that is then run."""
     if may is not None and not may(WRITE_TARGET):  # found on no line of the file (``rx.Screen``)
@@ -104,6 +146,8 @@ def analyze(c: Collector, file: str, source: str, *, lines_offset: int = 0) -> N
     may = rx.Screen(source).may_match
     if has_fetch:
         _staged_download(c, file, lines, lines_offset, may)
+        if may(_RUNS_VAR):
+            _fetched_code(c, file, lines, lines_offset, source)
     in_exec_call = may(EXEC_CALL)
     in_dyn_exec = may(DYN_EXEC)
     in_url_re = may(URL_RE)
@@ -188,6 +232,7 @@ def analyze(c: Collector, file: str, source: str, *, lines_offset: int = 0) -> N
                 assert sm is not None
                 c.hit("NV-PERSIST-002", file, no, snippet(line), target=sm.group(1))
                 c.flags.add("persistence")
+            _startup_write(c, file, no, line)  # (first: its reading of the text written is the line's finding)
             if shell.PERSIST_PATH.search(line):
                 c.hit("NV-PERSIST-001", file, no, snippet(line))
         m = sc.search(FS_DELETE) if in_fs_delete else None

@@ -75,6 +75,36 @@ def _dotted(node: ast.AST) -> str:
     return head + "".join(parts)
 
 
+def call_name(call: ast.Call) -> str:
+    """The dotted name of the function a call calls, as the checks ask for it: a module's function reached through a
+    dynamic import or ``getattr`` under its own name (``os.system`` for ``__import__('os').system``)."""
+    fn = _dotted(call.func)
+    if fn.startswith(("__import__().", "importlib.import_module().", "import_module().")):
+        return _imported_module(call.func) + fn[fn.index("()") + 2:]
+    if fn.startswith(("getattr()", "builtins.", "__builtins__.")):
+        return _builtin_called(call.func, fn)
+    return fn
+
+
+def _builtin_called(func: ast.AST, fn: str) -> str:
+    """``exec`` for the callee ``builtins.exec`` or ``getattr(builtins, 'ex' + 'ec')``: a builtin reached through
+    the builtins module is that builtin; one whose name is built at run time is taken to run code (``exec``),
+    what a name spelled in pieces is there to hide; ``os.system`` for ``getattr(__import__('os'), 'system')``.
+    Any other callee keeps its name."""
+    if fn.count(".") == 1 and fn.startswith(("builtins.", "__builtins__.")):
+        return fn.partition(".")[2]
+    if fn != "getattr()" or not isinstance(func, ast.Call) or len(func.args) < 2:
+        return fn
+    owner, name = func.args[0], _const_str(func.args[1])
+    module = owner.id if isinstance(owner, ast.Name) else (
+        _imported_module(owner) if _dotted(owner) in ("__import__()", "importlib.import_module()") else None)
+    if module in ("builtins", "__builtins__"):
+        return "exec" if name is None or "${X}" in name else name
+    if module in ("os", "subprocess") and name and "${X}" not in name:
+        return f"{module}.{name}"  # ``getattr(__import__('os'), 'system')``
+    return fn
+
+
 def _imported_module(func: ast.AST) -> str:
     """``os`` for the callee ``__import__('os').system``: the module a dynamic import names, or ``?``."""
     while isinstance(func, ast.Attribute):
@@ -263,10 +293,8 @@ class _NodesByKind:
         self.last_of: dict[int, str] = {}  # fn.split(".")[-1]
         fn_of, head_of, last_of = self.fn_of, self.head_of, self.last_of
         for n in self.calls:
-            fn = _dotted(n.func)
+            fn = call_name(n)
             key = id(n)
-            if fn.startswith(("__import__().", "importlib.import_module().", "import_module().")):
-                fn = _imported_module(n.func) + fn[fn.index("()") + 2:]
             fn_of[key] = fn
             head_of[key] = fn.partition(".")[0]
             last_of[key] = fn.rpartition(".")[2]
@@ -452,6 +480,7 @@ def _analyze(c: Collector, file: str, source: str, lines_offset: int) -> bool:
         if const and "://" in const and URL_RE.match(const.strip()):
             str_vars[node.targets[0].id] = const.strip()  # type: ignore[attr-defined]
     fetch_names: set[str] | None = None  # asked only for dynamic code, rare: found when first asked
+    fetched_text: set[str] | None = None  # (asked only for a process run)
     call_lasts = _CALL_LASTS
     fn_of, head_of, last_of = sorted_.fn_of, sorted_.head_of, sorted_.last_of
     Constant, Subscript = ast.Constant, ast.Subscript
@@ -491,7 +520,9 @@ def _analyze(c: Collector, file: str, source: str, lines_offset: int) -> bool:
             # process execution
             if last in EXEC_FUNCS and (head in EXEC_MODULES or fn in ("system", "popen", "Popen", "run")):
                 if head == "asyncio" or head in ("os", "subprocess", "commands", "sh", "pexpect") or last in ("Popen", "system"):
-                    _exec_call(c, file, ln(node), node)
+                    if fetched_text is None:
+                        fetched_text = _fetched_text_names(assigns, sorted_)
+                    _exec_call(c, file, ln(node), node, fetched_text)
             # network
             if last in FETCH_FUNCS and (head in NET_MODULES or "session" in fn.lower() or "client" in fn.lower()
                                         or (has_net and head in ("self", "s", "sess", "http", "api", "r"))):
@@ -576,7 +607,7 @@ def _analyze(c: Collector, file: str, source: str, lines_offset: int) -> bool:
                 elif rx.search(r"(?i)\b(?:insert|update|create\s+table|replace\s+into)\b", sql):
                     c.tag("write:db:?", file, ln(node))
             # dynamic code
-            if fn in ("eval", "exec", "builtins.exec", "compile") and node.args and not isinstance(node.args[0], ast.Constant):
+            if fn in ("eval", "exec", "compile") and node.args and not isinstance(node.args[0], ast.Constant):
                 inner = ast.unparse(node.args[0])
                 if rx.search(r"(?i)b64decode|base64|decode\(|codecs|zlib|marshal|bytes\.fromhex|rot13|fromhex", inner):
                     c.hit("NV-EXEC-002", file, ln(node), snip(node))
@@ -603,7 +634,10 @@ def _analyze(c: Collector, file: str, source: str, lines_offset: int) -> bool:
             c.fact("webhook_post", file, ln(node))
     _secret_bundles(c, file, nodes, env_vars, ln, snip, sorted_, reads=env_read)
     _dropper(c, file, sorted_, lines_offset)
-    _path_reads(c, file, sorted_, assigns, ln, snip)
+    path_vars = _path_vars(assigns)
+    _path_reads(c, file, sorted_, path_vars, ln, snip)
+    if _PERSIST_WORDS.search(source):
+        _startup_writes(c, file, nodes, path_vars, ln)
     _staged_download(c, file, sorted_, ln, snip)
     if _KEY_HOOK.search(source):
         _keystrokes_sent(c, file, tree, sorted_.calls, ln, snip)
@@ -677,8 +711,8 @@ def _path_expr(node: ast.AST, path_vars: dict[str, str]) -> str | None:
     return None
 
 
-def _path_reads(c: Collector, file: str, sorted_: _NodesByKind, assigns: list[ast.Assign], ln: Any, snip: Any) -> None:
-    """Reads of credential files and the agent's memory through paths built from pieces."""
+def _path_vars(assigns: list[ast.Assign]) -> dict[str, str]:
+    """Variables holding a path built statically (two rounds: a path built from another path variable)."""
     path_vars: dict[str, str] = {}
     for _ in range(2):
         for a in assigns:
@@ -687,6 +721,11 @@ def _path_reads(c: Collector, file: str, sorted_: _NodesByKind, assigns: list[as
                 path_vars[a.targets[0].id] = value  # type: ignore[attr-defined]
         if not path_vars:  # the second round would ask the same questions of the same (empty) variables
             break
+    return path_vars
+
+
+def _path_reads(c: Collector, file: str, sorted_: _NodesByKind, path_vars: dict[str, str], ln: Any, snip: Any) -> None:
+    """Reads of credential files and the agent's memory through paths built from pieces."""
     last_of = sorted_.last_of
     for node in sorted_.calls:
         if not isinstance(node.func, (ast.Attribute, ast.Name)):
@@ -708,6 +747,59 @@ def _path_reads(c: Collector, file: str, sorted_: _NodesByKind, assigns: list[as
                 c.fact("harvest_read", file, ln(node), "py-path:" + shell.credential_category(path))
         elif AGENT_MEMORY_FILE.search(path) and path.startswith(("~", "/")):
             c.fact("harvest_read", file, ln(node), "py-path:agent-memory")
+
+
+#: the words of a file the shell or the login runs, one of which a module writing such a file spells
+#: (``shell.PERSIST_PATH`` decides on the path once it is built)
+_PERSIST_WORDS = rx.compile(r"authorized_keys|bashrc|zshrc|profile|zshenv|zlogin|bash_login|fish|Launch(?:Agents|Daemons)"
+                            r"|systemd|autostart|cron|hooks|init\.d|sudoers|rc\.local|CurrentVersion")
+
+
+def _startup_writes(c: Collector, file: str, nodes: list[ast.AST], path_vars: dict[str, str], ln: Any) -> None:
+    """Text a module writes into a file the shell runs at start (``~/.bashrc``, a crontab, a launch agent) or into
+    ``authorized_keys``, read as the shell reads the same write: ``echo '<line>' >> <file>`` for each line of each
+    string written there (``with open(rc, 'a') as f: f.write(…)``, ``Path(rc).write_text(…)``)."""
+    def persist_target(node: ast.AST | None) -> str | None:
+        path = _path_expr(node, path_vars) if node is not None else None
+        return path if path and shell.PERSIST_PATH.search(path) else None
+
+    def writes_to(call: ast.Call) -> str | None:
+        """The startup file an ``open(…)`` call opens for writing."""
+        if _dotted(call.func).rpartition(".")[2] != "open" or not call.args:
+            return None
+        mode = _const_str(call.args[1]) if len(call.args) > 1 else next(
+            (_const_str(k.value) for k in call.keywords if k.arg == "mode"), "r")
+        return persist_target(call.args[0]) if mode and any(ch in mode for ch in "wa") else None
+
+    written: list[tuple[str, ast.Call]] = []  # (target, the call that writes)
+    handles: dict[str, str] = {}  # ``with open(rc, 'a') as f``: f -> rc
+    for node in nodes:
+        if isinstance(node, (ast.With, ast.AsyncWith)):
+            for item in node.items:
+                if isinstance(item.context_expr, ast.Call) and isinstance(item.optional_vars, ast.Name):
+                    target = writes_to(item.context_expr)
+                    if target:
+                        handles[item.optional_vars.id] = target
+    for node in nodes:
+        if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute) or not node.args:
+            continue
+        owner, attr = node.func.value, node.func.attr
+        if attr in ("write", "writelines"):
+            target = handles.get(owner.id) if isinstance(owner, ast.Name) else (
+                writes_to(owner) if isinstance(owner, ast.Call) else None)
+        elif attr == "write_text":
+            target = persist_target(owner)
+        else:
+            continue
+        if target:
+            written.append((target, node))
+    for target, call in written:
+        arg = call.args[0]
+        texts = [_const_str(e) for e in arg.elts] if isinstance(arg, (ast.List, ast.Tuple)) else [_const_str(arg)]
+        for text in texts:
+            for line in (text or "").split("\n"):
+                if line.strip():
+                    shell.analyze_line(c, file, ln(call), f"echo {shlex_quote(line.replace('${X}', '$X'))} >> {target}")
 
 
 def _staged_download(c: Collector, file: str, sorted_: _NodesByKind, ln: Any, snip: Any) -> None:
@@ -733,7 +825,8 @@ def _staged_download(c: Collector, file: str, sorted_: _NodesByKind, ln: Any, sn
     for node in sorted_.calls:
         last, head = last_of[id(node)], head_of[id(node)]
         if not ((last in EXEC_FUNCS and (head in EXEC_MODULES or last in ("Popen", "system")))
-                or last in ("startfile", "execv", "execl", "execvp", "spawnl", "run_path")):
+                or last in ("startfile", "execv", "execl", "execvp", "spawnl", "run_path", "spec_from_file_location",
+                            "SourceFileLoader", "load_source")):  # (a module loaded from the file runs it too)
             continue
         inner = [n for a in node.args for n in walk(a)]
         if any(isinstance(n, ast.Name) and n.id in names for n in inner) or any(
@@ -758,7 +851,47 @@ def _agent_state_write(c: Collector, file: str, line: int, target: str | None, s
 _FETCHED_TEXT = rx.compile(r"(?:\burlopen|\brequests\.\w+|\bhttpx\.\w+|\burllib3?\.\w+)\([^\n]*\)\s*\.(?:text|content|read\(\)|json\(\))")
 
 
-def _exec_call(c: Collector, file: str, line: int, node: ast.Call) -> None:
+def _fetched_text_names(assigns: list[ast.Assign], sorted_: _NodesByKind) -> set[str]:
+    """Variables holding what a request brought back: assigned a response's body (``code = requests.get(u).text``),
+    or the body of a variable holding a response (``r = requests.get(u)`` then ``code = r.text``)."""
+    responses = _fetch_names(assigns, sorted_)
+    out: set[str] = set()
+    for node in assigns:
+        value = node.value
+        while True:  # down the chain of a body read: ``r.read().decode().strip()``, ``requests.get(u).text``
+            if isinstance(value, ast.Call):
+                value = value.func
+            elif isinstance(value, ast.Attribute) and value.attr not in _BODY_READS:
+                value = value.value
+            else:
+                break
+        read = isinstance(value, ast.Attribute) and (
+            isinstance(value.value, ast.Name) and value.value.id in responses
+            or _FETCHED_TEXT.search(ast.unparse(node.value)) is not None)
+        if read:
+            out.add(node.targets[0].id)  # type: ignore[attr-defined]
+    return out
+
+
+#: what reads a response's body
+_BODY_READS = frozenset({"text", "content", "read", "json", "data"})
+#: the options that hand a shell or an interpreter its program as the next argument
+_PROGRAM_OPTIONS = frozenset({"-c", "-e", "/c", "-Command", "--eval"})
+
+
+def _runs_fetched(first: ast.AST, fetched: set[str]) -> bool:
+    """The program a shell or an interpreter is given is a variable holding fetched text: the command string
+    itself, or the argument after ``-c`` in an argument list (``['bash', '-c', code]``)."""
+    def held(e: ast.AST) -> bool:
+        return isinstance(e, ast.Name) and e.id in fetched
+    if isinstance(first, (ast.List, ast.Tuple)):
+        elts = first.elts
+        return any(held(e) and _const_str(elts[i - 1]) in _PROGRAM_OPTIONS for i, e in enumerate(elts) if i)
+    return held(first)
+
+
+def _exec_call(c: Collector, file: str, line: int, node: ast.Call, fetched: set[str]) -> None:
+    """A process run: its command read as the shell would read it. ``fetched``: :func:`_fetched_text_names`."""
     if not node.args:
         c.tag("shell:*", file, line)
         return
@@ -766,11 +899,14 @@ def _exec_call(c: Collector, file: str, line: int, node: ast.Call) -> None:
     # a command whose text is what a request brought back: code from the network run by a shell
     dynamic = [e for e in (first.elts if isinstance(first, (ast.List, ast.Tuple)) else [first])
                if not isinstance(e, ast.Constant)]
-    if any(_FETCHED_TEXT.search(ast.unparse(e)) for e in dynamic):
+    if any(_FETCHED_TEXT.search(ast.unparse(e)) for e in dynamic) or fetched and _runs_fetched(first, fetched):
         c.hit("NV-EXEC-004", file, line, "command text fetched from the network")
+    fed = next((_const_str(k.value) for k in node.keywords if k.arg == "input"), None)
     cmd: str | None = None
     if isinstance(first, (ast.List, ast.Tuple)):
         parts = [_const_str(e) for e in first.elts]
+        if parts and parts[0] is None and _dotted(first.elts[0]) == "sys.executable":
+            parts[0] = "python3"  # the interpreter running the skill's own code
         if parts and parts[0]:
             cmd = " ".join(shlex_quote(p) if p is not None else "${X}" for p in parts)
         else:
@@ -785,7 +921,11 @@ def _exec_call(c: Collector, file: str, line: int, node: ast.Call) -> None:
             c.tag("delete:?", file, line)
             c.flags.add("incomplete")
         return
-    shell.analyze_line(c, file, line, cmd.replace("${X}", "$X"))
+    cmd = cmd.replace("${X}", "$X")
+    shell.analyze_line(c, file, line, cmd)
+    for text in (fed or "").split("\n"):  # what the process reads on its standard input, as ``echo … | cmd``
+        if text.strip():
+            shell.analyze_line(c, file, line, f"echo {shlex_quote(text.replace('${X}', '$X'))} | {cmd}")
 
 
 def shlex_quote(s: str) -> str:

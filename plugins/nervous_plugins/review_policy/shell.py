@@ -903,6 +903,10 @@ def _inline_code(c: Collector, file: str, lineno: int, line: str) -> bool:
     return detector
 
 
+#: a Python interpreter's command name (``python``, ``python3.12``, ``/usr/bin/python3``)
+_PYTHON = rx.compile(r"^(?:\S*/)?python[0-9.]*$")
+
+
 def _command(c: Collector, file: str, lineno: int, line: str, name: str, args: list[str], priv: bool) -> None:
     tag_name = name if not name.startswith("./") else name
     c.tag(f"shell:{tag_name}", file, lineno)
@@ -917,6 +921,8 @@ def _command(c: Collector, file: str, lineno: int, line: str, name: str, args: l
     for u in urls:
         c.tag(f"network:{normalize_host(u)}", file, lineno)
     lowargs = [a.lower() for a in args]
+    if lowargs[:1] == ["-m"] and lowargs[1:2] in (["pip"], ["pip3"]) and _PYTHON.match(name):
+        name, args, lowargs = "pip", args[2:], lowargs[2:]  # ``python3 -m pip install …`` is pip
     if name in ("curl", "wget", "http", "https", "xh", "httpie", "aria2c", "iwr", "irm", "invoke-webrequest",
                 "invoke-restmethod"):
         if not urls:
