@@ -114,6 +114,21 @@ def _startup_write(c: Collector, file: str, no: int, line: str) -> None:
                 shell.analyze_line(c, file, no, f"echo '{part.replace(chr(39), '')}' >> {target}")
 
 
+_ASSIGNED = rx.compile(r"(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=")
+
+
+def _env_in_request(c: Collector, file: str, lines: list[str], offset: int, dumped: set[str]) -> None:
+    """A request that carries a variable given the whole environment (in its address, body or headers) sends it,
+    as :mod:`pycode` reads ``urlopen(url + d)``."""
+    names = rx.inline(r"\b(?:" + "|".join(sorted(rx.escape(n) for n in dumped)) + r")\b")
+    for i, line in enumerate(lines, 1):
+        m = FETCH.search(line)
+        if m and names.search(line[m.end():]):
+            c.flags.add("network_send")
+            c.fact("network_send", file, i + offset, "js-query")
+            return
+
+
 def _staged_download(c: Collector, file: str, lines: list[str], offset: int, may: Any = None) -> None:
     """NV-EXEC-003 in JavaScript: a fetched response written to a file that is then run."""
     if may is not None and not may(WRITE_TARGET):  # found on no line of the file (``rx.Screen``)
@@ -169,6 +184,7 @@ def analyze(c: Collector, file: str, source: str, *, lines_offset: int = 0) -> N
     # without a block comment opening anywhere, the lines left unmarked need no step at all
     todo = sorted(marked) if marked is not None and "/*" not in source else range(len(lines))
     in_block = False
+    dumped: set[str] = set()  # variables given the environment (``const d = JSON.stringify(process.env)``)
     for index in todo:
         i = index + 1
         no = i + lines_offset
@@ -245,6 +261,9 @@ def analyze(c: Collector, file: str, source: str, *, lines_offset: int = 0) -> N
         if (in_env_dump and sc.search(ENV_DUMP)):
             c.hit("NV-CRED-004", file, no, snippet(line))
             c.fact("env_dump", file, no, "js-env")
+            held = _ASSIGNED.match(s)
+            if held:
+                dumped.add(held.group(1))
         if (in_eval and sc.search(EVAL)):
             if rx.search(r"(?i)atob|base64|Buffer\.from", line):
                 c.hit("NV-EXEC-002", file, no, snippet(line))
@@ -271,3 +290,5 @@ def analyze(c: Collector, file: str, source: str, *, lines_offset: int = 0) -> N
         if (in_shell_pipe and sc.search(_SHELL_PIPE)) and rx.search(r"net\.|socket", source):
             if rx.search(r"spawn\(\s*['\"](?:/bin/)?(?:ba)?sh|cmd\.exe", source):
                 c.hit("NV-EXEC-005", file, no, snippet(line))
+    if dumped and has_fetch:
+        _env_in_request(c, file, lines, lines_offset, dumped)

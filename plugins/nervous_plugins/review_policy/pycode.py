@@ -481,6 +481,11 @@ def _analyze(c: Collector, file: str, source: str, lines_offset: int) -> bool:
             str_vars[node.targets[0].id] = const.strip()  # type: ignore[attr-defined]
     fetch_names: set[str] | None = None  # asked only for dynamic code, rare: found when first asked
     fetched_text: set[str] | None = None  # (asked only for a process run)
+    # other names given to the builtins that run code, and what each variable was last given (for what a dynamic
+    # code call runs: ``payload = b64decode(…)`` then ``exec(payload)``)
+    runners = {a.targets[0].id for a in assigns if isinstance(a.value, ast.Name)  # type: ignore[attr-defined]
+               and a.value.id in ("exec", "eval")}
+    given: dict[str, ast.AST] | None = None
     call_lasts = _CALL_LASTS
     fn_of, head_of, last_of = sorted_.fn_of, sorted_.head_of, sorted_.last_of
     Constant, Subscript = ast.Constant, ast.Subscript
@@ -498,6 +503,8 @@ def _analyze(c: Collector, file: str, source: str, lines_offset: int) -> bool:
             continue
         k = id(node)
         fn, last = fn_of[k], last_of[k]
+        if fn in runners:
+            fn = last = "exec"  # ``run = exec`` then ``run(…)``
         if last in call_lasts:
             head = head_of[k]
             # environment
@@ -609,7 +616,14 @@ def _analyze(c: Collector, file: str, source: str, lines_offset: int) -> bool:
             # dynamic code
             if fn in ("eval", "exec", "compile") and node.args and not isinstance(node.args[0], ast.Constant):
                 inner = ast.unparse(node.args[0])
-                if rx.search(r"(?i)b64decode|base64|decode\(|codecs|zlib|marshal|bytes\.fromhex|rot13|fromhex", inner):
+                decoded = inner  # what the code is made from: the argument, or the variable's value
+                if isinstance(node.args[0], ast.Name):
+                    if given is None:
+                        given = {a.targets[0].id: a.value for a in assigns}  # type: ignore[attr-defined]
+                    value = given.get(node.args[0].id)
+                    decoded = ast.unparse(value) if value is not None else inner
+                if rx.search(r"(?i)b64decode|base64|decode\(|codecs|zlib|marshal|bytes\.fromhex|rot13|fromhex|\bchr\(",
+                             decoded):
                     c.hit("NV-EXEC-002", file, ln(node), snip(node))
                     c.fact("encoded_exec", file, ln(node))
                 else:
@@ -749,19 +763,23 @@ def _path_reads(c: Collector, file: str, sorted_: _NodesByKind, path_vars: dict[
             c.fact("harvest_read", file, ln(node), "py-path:agent-memory")
 
 
-#: the words of a file the shell or the login runs, one of which a module writing such a file spells
+#: the words of a file the shell or the login runs, or of the agent's own state, one of which a module writing such a
+#: file spells
 #: (``shell.PERSIST_PATH`` decides on the path once it is built)
 _PERSIST_WORDS = rx.compile(r"authorized_keys|bashrc|zshrc|profile|zshenv|zlogin|bash_login|fish|Launch(?:Agents|Daemons)"
-                            r"|systemd|autostart|cron|hooks|init\.d|sudoers|rc\.local|CurrentVersion")
+                            r"|systemd|autostart|cron|hooks|init\.d|sudoers|rc\.local|CurrentVersion"
+                            r"|(?:SOUL|MEMORY|AGENTS|IDENTITY|USER|HEARTBEAT|TOOLS|CLAUDE)\.md|openclaw|clawdbot"
+                            r"|clawhub|clawdhub|\.claude|\.codex|\.cursor|skill-evolver")
 
 
 def _startup_writes(c: Collector, file: str, nodes: list[ast.AST], path_vars: dict[str, str], ln: Any) -> None:
-    """Text a module writes into a file the shell runs at start (``~/.bashrc``, a crontab, a launch agent) or into
-    ``authorized_keys``, read as the shell reads the same write: ``echo '<line>' >> <file>`` for each line of each
-    string written there (``with open(rc, 'a') as f: f.write(…)``, ``Path(rc).write_text(…)``)."""
+    """Text a module writes into a file the shell runs at start (``~/.bashrc``, a crontab, a launch agent), into
+    ``authorized_keys`` or into the agent's own memory or settings, read as the shell reads the same write:
+    ``echo '<line>' >> <file>`` for each line of each string written there (``with open(rc, 'a') as f: f.write(…)``,
+    ``Path(rc).write_text(…)``)."""
     def persist_target(node: ast.AST | None) -> str | None:
         path = _path_expr(node, path_vars) if node is not None else None
-        return path if path and shell.PERSIST_PATH.search(path) else None
+        return path if path and (shell.PERSIST_PATH.search(path) or shell.AGENT_STATE.search(path)) else None
 
     def writes_to(call: ast.Call) -> str | None:
         """The startup file an ``open(…)`` call opens for writing."""
@@ -851,6 +869,17 @@ def _agent_state_write(c: Collector, file: str, line: int, target: str | None, s
 _FETCHED_TEXT = rx.compile(r"(?:\burlopen|\brequests\.\w+|\bhttpx\.\w+|\burllib3?\.\w+)\([^\n]*\)\s*\.(?:text|content|read\(\)|json\(\))")
 
 
+def _template(node: ast.AST) -> str | None:
+    """A command written as a template, its fields unknown: ``'… %s …' % x`` and ``'… {} …'.format(x)``."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
+        text = _const_str(node.left)
+        return rx.sub(r"%(?:\([^)]*\))?[-#0 +]*\d*(?:\.\d+)?[sdrifx]", "${X}", text) if text else None
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "format":
+        text = _const_str(node.func.value)
+        return rx.sub(r"\{[^{}]*\}", "${X}", text) if text else None
+    return None
+
+
 def _fetched_text_names(assigns: list[ast.Assign], sorted_: _NodesByKind) -> set[str]:
     """Variables holding what a request brought back: assigned a response's body (``code = requests.get(u).text``),
     or the body of a variable holding a response (``r = requests.get(u)`` then ``code = r.text``)."""
@@ -913,7 +942,7 @@ def _exec_call(c: Collector, file: str, line: int, node: ast.Call, fetched: set[
             c.tag("shell:*", file, line)
             return
     else:
-        cmd = _const_str(first)
+        cmd = _const_str(first) or _template(first)
     if cmd is None:
         shell_true = any(kw.arg == "shell" and isinstance(kw.value, ast.Constant) and kw.value.value for kw in node.keywords)
         c.tag("shell:*", file, line)
