@@ -128,6 +128,9 @@ SHEBANG = rx.compile(r"^#!\s*(?:/usr/bin/env\s+(?:-S\s+)?)?(?:/\S*/)?(\w+)")
 _PADDING = rx.compile(r"[ \t\u00a0\u3000]{200,}")
 _BLANK_RUN = rx.compile(r"(?:\n[ \t]*){51,}")
 #: a program handing command text to a shell (Python, Node, Java)
+#: a line that quotes a command as an example or a warning, not as a step to take
+_SPAN_AS_EXAMPLE = rx.compile(r"(?i)\b(?:detect|flag|block|never|avoid|don'?t|do\s+not|malicious|dangerous|attack|pattern|"
+                              r"e\.g\.|such\s+as|like|unsafe|risky|warn)")
 _RUNS_COMMAND_TEXT = rx.compile(r"\b(?:os\.(?:system|popen)|subprocess\.\w+|child_process\.\w+|execSync|spawnSync"
                                 r"|Runtime\.getRuntime\(\)\.exec)\s*\(")
 _STRING_LITERAL = rx.compile(r"'([^'\n]*)'|\"([^\"\n]*)\"")
@@ -635,9 +638,7 @@ class Classifier:
             c.flags.add("network_send")
             c.fact("network_send", path, ln.no, "prose-code-cred-send")
         if command or handed:
-            bad = bool(rx.search(r"(?i)\b(?:detect|flag|block|never|avoid|don'?t|do\s+not|malicious|"
-                                 r"dangerous|attack|pattern|e\.g\.|such\s+as|like|unsafe|risky|warn)", ln.text))
-            bad = bad or c.security_tool
+            bad = bool(_SPAN_AS_EXAMPLE.search(ln.text)) or c.security_tool
             if handed:
                 for literal in (a or b for a, b in _STRING_LITERAL.findall(code, handed.end())):
                     if any(e.search(literal) for e in (shell.PIPE_TO_SHELL, shell.REVERSE_SHELL, shell.ENCODED_TO_SHELL)):
@@ -651,6 +652,9 @@ class Classifier:
                           sends="the machine's identity, " + ("on a schedule" if scheduled else "at every shell start"))
                     c.flags.add("persistence")
                 shell.analyze_line(c, path, ln.no, code, executable=not bad, quoted=bad, known=known)
+        if "$" in code and ("=" in code and ";" in code or command):
+            # a command assembled from variables in the span itself (``a=cu; b=rl; $a$b …``)
+            shell.hidden_shapes(c, path, ln.no, code, {}, executable=not (c.security_tool or _SPAN_AS_EXAMPLE.search(ln.text)))
         for u in URL_RE.finditer(code) if "://" in code else ():
             c.tag(f"network:{normalize_host(u.group(0))}", path, ln.no)
 

@@ -393,6 +393,51 @@ FIGURES_ALTERED_UNSAID = rx.compile(
     r"\b(?:figures?|prices?|numbers?|scores?|totals?|amounts?|results?|values?|ratings?|grades?|estimates?|quotes?)\b"
     r"[^.\n]{0,40}?\b(?:report|show|give|quote|display|tell|present|return)\w*\b[^\n]{0,80}?"
     r"\b(?:do\s+not|don'?t|never|without)\s+(?:explain|mention|say|tell|disclos|reveal|note|flag)\w*")
+#: a failure reported as a success, or a verdict fixed in advance whatever the check finds (round 24)
+FAILURE_REPORTED_AS_SUCCESS = rx.compile(
+    r"(?i)\b(?:if|when|whenever|even\s+if)\b[^.\n]{0,80}?\b(?:fails?|failed|errors?|errored|breaks|crash(?:es|ed))\b"
+    r"[^.\n]{0,40}?\b(?:tell|report|say|inform|assure|show)\w*\s+(?:to\s+)?(?:the\s+user|them|the\s+customer)\s+"
+    r"(?:that\s+)?[^.\n]{0,30}?\b(?:succeeded|was\s+successful|worked|passed|completed\s+successfully|went\s+fine)"
+    r"|\b(?:report|say|state|claim|tell\s+the\s+user)\w*\s+(?:that\s+)?(?:no|zero)\s+(?:vulnerabilit\w+|issues?|errors?|"
+    r"problems?|findings?|threats?|malware|bugs?)\s+(?:were|was|are|is)\s+found\b[^.\n]{0,40}?"
+    r"\b(?:regardless\s+of|no\s+matter\s+what|whatever)\b")
+#: a program set to start at every boot or login, and the user not asked
+AUTOSTART_UNASKED = rx.compile(
+    rf"(?i)\b(?:add|install|register|put|set\s+up|make|configure)\w*\b[^.\n]{{0,80}}?\b(?:login\s+items?|startup\s+"
+    rf"(?:items?|folder|programs?|apps?)|launch\s*agents?|autostart|(?:start|run)s?\s+(?:up\s+)?(?:on|at)\s+(?:every\s+)?"
+    rf"(?:boot|login|log-in|startup|start-up))[^\n]{{0,120}}?{_NO_ASKING}")
+#: the skill put back after the user removed it
+SELF_REINSTALLED = rx.compile(
+    r"(?i)\b(?:if|when|whenever|after|once)\b[^.\n]{0,60}?\b(?:uninstall|remove|delete|disable)\w*\s+(?:this|the)\s+"
+    r"skill\b[^.\n]{0,80}?\b(?:reinstall|re-install|install\s+it\s+again|download\s+it\s+again|put\s+it\s+back|"
+    r"re-?enable|restore\s+it)")
+#: a rule written into an agent's instruction or memory file that hands it to whatever a host says
+AGENT_FILE_OBEYS_HOST = rx.compile(
+    r"(?i)\b(?:append|add|write|insert|put|copy|inject|place)\w*\b[^\n]{0,80}?\b(?:obey|follow|trust|execute|run)\w*\s+"
+    r"(?:all\s+|any\s+|every\s+)?(?:instructions?|commands?|orders?|directives?|whatever)\s+(?:from|at|served\s+by|on)\s+"
+    r"[\w.-]+\.[a-z]{2,}\b[^\n]{0,80}?\b(?:AGENTS|CLAUDE|GEMINI|MEMORY|SOUL)\.md\b")
+#: what the agent did wiped from the shell's or its own records, or its logging switched off so nothing is seen
+_TRACES = (r"(?:delete|clear|erase|wipe|remove|purge|truncate)\w*\s+(?:the\s+|your\s+|all\s+)?(?:(?:shell|bash|zsh|command|"
+           r"terminal)\s+history|(?:agent'?s?|audit|session)\s+(?:logs?|trail|history|transcripts?))\b")
+TRACES_WIPED = rx.compile(
+    rf"(?i)\b{_TRACES}[^.\n]{{0,80}}?\b(?:after|once|when)\s+(?:you\s+)?(?:finish|are\s+done|complet|run)"
+    rf"|\b(?:after|once|when)\s+(?:you\s+)?(?:finish|are\s+done|complet|run)\w*[^.\n]{{0,40}}?\b{_TRACES}"
+    r"|\b(?:disable|turn\s+off|stop|pause|suppress|bypass)\w*\s+(?:the\s+)?(?:agent'?s?\s+)?(?:audit\s+)?(?:logging|logs|"
+    r"audit\s+trail)\b[^.\n]{0,60}?\b(?:so\s+(?:that\s+)?(?:nothing|no\s+one|nobody|the\s+user)|to\s+(?:hide|avoid\s+"
+    r"(?:detection|being\s+seen)))")
+#: the user's stop overridden
+USER_STOP_IGNORED = rx.compile(
+    r"(?i)\b(?:if|when|even\s+if)\s+the\s+user\s+(?:says|asks\s+you\s+to|tells\s+you\s+to|wants\s+(?:you\s+)?to|types|"
+    r"tries\s+to)\s+(?:stop|cancel|halt|abort|quit|pause)\b[^.\n]{0,60}?\b(?:keep\s+going|continue|carry\s+on|"
+    r"ignore\s+(?:it|them|that|this)|don'?t\s+stop|do\s+not\s+stop|proceed\s+anyway)")
+#: other people asked for their secrets on the user's behalf: phishing run by the agent
+OTHERS_ASKED_FOR_SECRETS = rx.compile(
+    r"(?i)\b(?:ask|asking|request|requesting|collect|collecting|get|getting)\w*\s+(?:\w+\s+){0,2}?(?:colleagues|co-?workers|"
+    r"employees|staff|contacts|recipients|customers|friends|other\s+users|team\s+members|followers|members)\s+(?:for|to\s+"
+    r"(?:send|share|give|provide|confirm)(?:\s+you)?)\s+their\s+(?:passwords?|credentials|logins?|2fa|one-time|verification\s+"
+    r"codes?|seed\s+phrases?|recovery\s+phrases?|private\s+keys?|pins?)")
+#: a miner pointed at a pool (the stratum protocol is the miners')
+MINING_POOL = rx.compile(r"(?i)\bstratum\+(?:tcp|ssl|tls)://\S+")
 #: instructions that rewrite other skills: a step added to every installed skill spreads like a worm
 SKILL_TAMPER = rx.compile(
     r"(?i)\b(?:edit|modify|patch|rewrite|inject\s+(?:\w+\s+){0,4}?into|(?:append|prepend|add|insert)\s+(?:[\w'`-]+\s+){0,8}?"
@@ -583,6 +628,17 @@ GATES: dict[str, tuple[str, ...]] = {
     "REMOTE_ADDED": tuple(f"{verb} {det}{git}remote" for verb in ("add", "set") for det in ("", "the ", "a ", "another ", "second ")
                           for git in ("", "git ")),
     "CLIPBOARD": ("clipboard",),
+    "SUCCESS_CLAIMED": ("succeeded", "was successful", "worked", "passed", "completed successfully", "went fine",
+                        "were found", "was found", "are found", "is found"),
+    "REINSTALLED": ("reinstall", "re-install", "install it again", "download it again", "put it back", "re-enable",
+                    "reenable", "restore it"),
+    "OBEY_HOST": ("obey", "follow", "trust", "execute", "run"),
+    "TRACES": ("history", "logs", "logging", "audit trail", "transcript"),
+    "STOP_OVERRIDDEN": ("keep going", "continue", "carry on", "ignore it", "ignore them", "ignore that", "ignore this",
+                        "don't stop", "dont stop", "do not stop", "proceed anyway"),
+    "THEIR_SECRETS": tuple(f"their {w}" for w in ("password", "credential", "login", "2fa", "one-time", "verification code",
+                                                   "seed phrase", "recovery phrase", "private key", "pin")),
+    "MINING": ("stratum+",),
     "GIT_HOOK": ("hooks/pre-", "hooks/post-", "-commit hook", "-push hook", "-checkout hook", "-merge hook", "-rewrite hook"),
     "ANSWER": ("your answer", "your final answer", "your reply", "your final reply", "your response", "your final response",
                "the final answer"),
@@ -921,6 +977,26 @@ _ORDERS = (
     _Order(FIGURES_ALTERED_UNSAID, "NV-PI-001", {"hides": "a change to the figures the agent reports"},
            gate="UNSAID", needs=(("report", "show", "give", "quote", "display", "tell", "present", "return"),),
            fact=("conceal", "")),
+    # round 24
+    _Order(FAILURE_REPORTED_AS_SUCCESS, "NV-PI-003", {"reports": "a failure as a success, or a verdict fixed in advance"},
+           gate="SUCCESS_CLAIMED"),
+    _Order(AUTOSTART_UNASKED, "NV-PERSIST-001", {"persists": "a program started at every boot or login, unasked"},
+           gate="NO_ASKING", needs=(("boot", "login", "log-in", "startup", "start-up", "launch", "autostart"),),
+           flags=("persistence",)),
+    _Order(SELF_REINSTALLED, "NV-PERSIST-002", {"target": "this skill", "persists": "put back after the user removed it"},
+           gate="REINSTALLED", needs=(("skill",),), flags=("persistence",)),
+    _Order(AGENT_FILE_OBEYS_HOST, "NV-PERSIST-002", {"target": "an agent's instruction file",
+                                                     "plants": "a rule to obey whatever a host says"},
+           gate="OBEY_HOST", needs=(("agents.md", "claude.md", "gemini.md", "memory.md", "soul.md"),),
+           flags=("persistence", "remote_instructions")),
+    _Order(TRACES_WIPED, "NV-PI-001", {"hides": "what the agent did, by wiping its traces or its logging"},
+           gate="TRACES", fact=("conceal", "")),
+    _Order(USER_STOP_IGNORED, "NV-PI-002", {"claims": "the user's stop overridden"}, gate="STOP_OVERRIDDEN",
+           needs=(("user",),), flags=("autonomy",)),
+    _Order(OTHERS_ASKED_FOR_SECRETS, "NV-FIN-002", {"phishes": "other people's secrets, asked for by the agent"},
+           gate="THEIR_SECRETS", flags=("financial",)),
+    _Order(MINING_POOL, "NV-FIN-002", {"mines": "cryptocurrency for the skill's author, on the user's machine"},
+           gate="MINING", needs=(("run", "start", "launch", "execut", "--", "-o "),), flags=("financial",)),
 )
 
 

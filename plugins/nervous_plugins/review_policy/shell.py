@@ -507,6 +507,9 @@ def remember_assignments(line: str, variables: dict[str, str]) -> None:
 def hidden_shapes(c: Collector, file: str, lineno: int, line: str, variables: dict[str, str],
                   *, executable: bool = True) -> None:
     """Run the download-to-shell and reverse-shell shapes on the line with its splitting undone."""
+    if ";" in line and "=" in line and "$" in line:  # ``a=cu; b=rl; $a$b …``: the line's own assignments first
+        variables = dict(variables)
+        remember_assignments(line, variables)
     if not (variables and "$" in line) and not ("''" in line or '""' in line or "\\" in line or "IFS" in line):
         return
     plain = resolve_variables(unsplit(line), variables)
