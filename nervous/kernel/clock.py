@@ -25,13 +25,21 @@ def now() -> float:
     fixed = os.environ.get("NERVOUS_NOW")
     if fixed:
         try:
-            return parse_timestamp(fixed)
+            t = parse_timestamp(fixed)
         except (ValueError, OverflowError, OSError):
+            t = None
+        if t is None or not FIXED_RANGE[0] <= t < FIXED_RANGE[1]:
             from ..errors import ConfigError
 
-            raise ConfigError(f"NERVOUS_NOW={fixed[:80]!r} is not an ISO 8601 timestamp "
-                              "(e.g. 2026-03-04T18:40:11Z)", details={"variable": "NERVOUS_NOW"}) from None
+            raise ConfigError(f"NERVOUS_NOW={fixed[:80]!r} is not an ISO 8601 timestamp from 1970 to 8999 "
+                              "(e.g. 2026-03-04T18:40:11Z)", details={"variable": "NERVOUS_NOW"})
+        return t
     return time.time()
+
+
+#: the times ``NERVOUS_NOW`` may fix, in seconds since the epoch (1970-01-01 to 9000-01-01 UTC): a date written from
+#: one, in any time zone and with any horizon added, is one a four-digit year spells
+FIXED_RANGE = (0.0, 221845392000.0)
 
 
 def utc_timestamp(t: float | None = None) -> str:

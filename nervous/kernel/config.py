@@ -482,6 +482,14 @@ def _check_values(cfg: Config) -> None:
     for key, factor in cfg.cortex.failure_factors.items():
         if not 0 <= factor <= 1:
             raise ConfigError(f"cortex.failure_factors.{key}: expected a number in [0, 1], got {factor!r}")
+    # (weights decay linearly over the horizon: it divides)
+    positive("cortex", "decay_horizon_days", cfg.cortex.decay_horizon_days)
+    for key in ("initial_weight", "learning_rate", "decay_floor", "phase1_min_effective", "reflex_min_weight",
+                "reflex_min_effective", "retention_min_weight", "prune_min_effective", "lesson_min_confidence",
+                "lesson_initial_confidence", "lesson_validate", "lesson_contradict"):
+        value = getattr(cfg.cortex, key)
+        if not 0 <= value <= 1:
+            raise ConfigError(f"cortex.{key}: expected a number in [0, 1] (a weight or a confidence), got {value!r}")
 
 
 def _deep_merge(base: dict[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import stat
 import threading
 import time
 from collections.abc import Callable
@@ -20,7 +21,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from nervous.errors import NotFound, StorageBusy, StorageError, UnsupportedVersion
+from nervous.errors import BadInput, NotFound, StorageBusy, StorageError, UnsupportedVersion
 from nervous.plugin import (
     Problem,
     R,
@@ -82,8 +83,17 @@ class SqliteStore(Store):
         self._pending_warnings: list[str] = []
         self._ready = False
         self._open_lock = threading.Lock()
-        if self.path.is_dir():
-            raise StorageError(f"sqlite storage path {self.path} is a directory; give a file name")
+        try:
+            mode = os.stat(self.path).st_mode
+        except FileNotFoundError:
+            mode = None
+        except OSError as exc:
+            raise BadInput(f"sqlite storage path {self.path}: {exc.strerror or exc}", code="bad_path",
+                           details={"path": str(self.path)}) from None
+        if mode is not None and not stat.S_ISREG(mode):
+            kind = "a directory" if stat.S_ISDIR(mode) else "a device or a pipe, not a regular file"
+            raise BadInput(f"sqlite storage path {self.path} is {kind}; give the name of a database file",
+                           code="bad_path", details={"path": str(self.path)})
         # the database is created by the first write: a read-only command leaves a fresh home untouched
         self._open(create=False)
 
@@ -127,6 +137,14 @@ class SqliteStore(Store):
         except OSError:
             return False
 
+    def _unreadable(self, exc: sqlite3.DatabaseError, what: str) -> StorageError:
+        """A file that is not a SQLite database (or a damaged one) is a damaged store, like one whose tables were
+        dropped: said so, and left as it is."""
+        if "not a database" in str(exc) or "malformed" in str(exc):
+            return StorageError(f"{what} sqlite store {self.path}: {exc}; restore it from a backup, or point [storage] "
+                                "path at a new file", code="storage_damaged", details={"path": str(self.path)})
+        return StorageError(f"{what} sqlite store {self.path}: {exc}")
+
     def _missing_tables(self) -> list[str]:
         names = {r[0] for r in self._conn().execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         return [t for t in _TABLES if t not in names]
@@ -136,7 +154,7 @@ class SqliteStore(Store):
         try:
             missing = self._missing_tables()
         except sqlite3.DatabaseError as exc:
-            raise StorageError(f"cannot read sqlite store {self.path}: {exc}") from None
+            raise self._unreadable(exc, "cannot read") from None
         if missing:
             raise StorageError(
                 f"sqlite store {self.path} is damaged: table(s) {', '.join(missing)} missing; restore it from a "
@@ -155,7 +173,7 @@ class SqliteStore(Store):
             self._enable_wal(conn)
             conn.execute("PRAGMA synchronous=FULL")
         except sqlite3.DatabaseError as exc:
-            raise StorageError(f"cannot open sqlite store {self.path}: {exc}") from None
+            raise self._unreadable(exc, "cannot open") from None
         self._local.conn, self._local.pid = conn, os.getpid()
         with self._guard:
             self._all.append(conn)

@@ -76,6 +76,18 @@ def test_nan_and_infinity_are_refused_by_config_validate(home: Path, tmp_path: P
         _check(run(home, "-c", f"cortex.learning_rate={value}", "perceive", "x", "--json"), 2, "finite number")
 
 
+@pytest.mark.parametrize("setting", ["decay_horizon_days = 0", "decay_horizon_days = -3", "learning_rate = 1.5",
+                                     "decay_floor = -0.1", "reflex_min_weight = 2"])
+def test_cortex_settings_out_of_range_are_config_errors(home: Path, tmp_path: Path, setting: str) -> None:
+    cfg = tmp_path / "cortex.toml"
+    cfg.write_text(f"[cortex]\n{setting}\n")
+    key = setting.split(" = ")[0]
+    _check(run(home, "config", "validate", str(cfg), "--json"), 2, key)
+    for args in (("perceive", "x"), ("report", "a", "--region", "r", "--outcome", "success"), ("cortex", "show")):
+        _check(run(home, "-c", setting.replace(" = ", "="), *args, "--json"), 2, key)
+    assert not (home / "data").exists(), "a call with a bad setting stored something"
+
+
 def test_scan_of_special_files_and_proc(home: Path, tmp_path: Path) -> None:
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
@@ -122,3 +134,10 @@ def test_reading_a_pipe_or_device_never_blocks(home: Path, tmp_path: Path) -> No
         for args in (["cortex", "import", target], ["goal", "import", target], ["config", "validate", target],
                      ["--config", target, "list"]):
             _check(run(home, *args, "--json"), 2, "not a regular file")
+
+
+@pytest.mark.parametrize("value", ["nan", "-1", "0", "1e308", "soon"])
+def test_registry_refresh_interval_out_of_range_is_a_usage_error(home: Path, tmp_path: Path, value: str) -> None:
+    res = run(home, "registry", "serve", "--refresh-interval", value, "--port", "0", "--data", str(tmp_path / "blobs"))
+    assert res.code == 2, (res.code, res.stdout[-300:], res.stderr[-300:])
+    assert "--refresh-interval" in res.stdout + res.stderr and not (tmp_path / "blobs").exists()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import stat
 import subprocess
 import sys
 import time
@@ -15,7 +16,7 @@ import pytest
 from nervous.kernel.durable import FileLock, atomic_write_json, backup_path, lock_is_stale, read_lock_holder
 from nervous.kernel.filelock import boot_id, process_start_ticks, process_start_time
 
-from .clirun import run, tree
+from .clirun import Result, run, tree
 
 
 @pytest.fixture
@@ -31,40 +32,70 @@ def _learn(home: Path, **env: str) -> None:
 # ------------------------------------------------------------------ user-named output paths
 
 
-def test_cortex_export_never_replaces_without_force(home: Path, tmp_path: Path) -> None:
-    _learn(home)
+def _device(tmp_path: Path) -> Path:
+    """A character device to aim an export at: a private node like /dev/null where we may make one (root), never
+    the machine's own (a bug replacing it would break the machine); /dev/null itself otherwise (unwritable)."""
+    if os.geteuid() == 0:
+        node = tmp_path / "null-device"
+        os.mknod(node, stat.S_IFCHR | 0o666, os.makedev(1, 3))
+        return node
+    return Path("/dev/null")
+
+
+def _export(home: Path, exporter: str, target: Path, *extra: str) -> Result:
+    """``cortex export PATH`` or ``goal export -o PATH`` of something stored (a learned region, a goal)."""
+    if exporter == "cortex":
+        _learn(home)
+        return run(home, "cortex", "export", str(target), *extra, "--json")
+    work = home.parent / "project"
+    work.mkdir(exist_ok=True)
+    assert run(home, "goal", "analyze", "demo goal", "--json", cwd=work).code == 0
+    return run(home, "goal", "export", "-o", str(target), *extra, cwd=work)
+
+
+def _error_code(res: Result) -> str:
+    """The error code a call reported: from its envelope (``--json``) or its one-line message."""
+    if res.stdout.lstrip().startswith("{"):
+        return str(res.envelope()["error"]["code"])
+    return res.stderr
+
+
+@pytest.mark.parametrize("exporter", ["cortex", "goal"])
+def test_export_never_replaces_without_force(home: Path, tmp_path: Path, exporter: str) -> None:
     target = tmp_path / "precious.txt"
     target.write_text("keep me")
-    res = run(home, "cortex", "export", str(target), "--json")
-    assert res.code == 2
-    assert res.envelope()["error"]["code"] == "file_exists"
+    res = _export(home, exporter, target)
+    assert res.code == 2, res.stdout + res.stderr
+    assert "file_exists" in _error_code(res) or "already exists" in _error_code(res)
     assert target.read_text() == "keep me"
-    res = run(home, "cortex", "export", str(target), "--force", "--json")
-    assert res.code == 0, res.stdout
-    assert json.loads(target.read_text())["version"] == 1
+    res = _export(home, exporter, target, "--force")
+    assert res.code == 0, res.stdout + res.stderr
+    assert isinstance(json.loads(target.read_text()), dict)
     assert [p.name for p in tmp_path.iterdir() if ".tmp." in p.name] == []
 
 
+@pytest.mark.parametrize("exporter", ["cortex", "goal"])
 @pytest.mark.parametrize("kind", ["symlink", "directory", "device", "fifo"])
-def test_cortex_export_never_replaces_a_non_regular_file(home: Path, tmp_path: Path, kind: str) -> None:
-    _learn(home)
+def test_export_never_replaces_a_non_regular_file(home: Path, tmp_path: Path, kind: str, exporter: str) -> None:
     victim = tmp_path / "victim"
     victim.write_text("original")
-    target = {"symlink": tmp_path / "link", "directory": tmp_path / "dir", "device": Path("/dev/null"),
-              "fifo": tmp_path / "fifo"}[kind]
+    target = {"symlink": tmp_path / "link", "directory": tmp_path / "dir", "fifo": tmp_path / "fifo"}.get(kind) \
+        or _device(tmp_path)
     if kind == "symlink":
         target.symlink_to(victim)
     elif kind == "directory":
         target.mkdir()
     elif kind == "fifo":
         os.mkfifo(target)
-    res = run(home, "cortex", "export", str(target), "--force", "--json")
-    assert res.code == 2, res.stdout
+    before = os.lstat(target)
+    res = _export(home, exporter, target, "--force")
+    assert res.code == 2, res.stdout + res.stderr
     # click itself refuses a directory for this argument; nervous refuses the rest
-    assert res.envelope()["error"]["code"] in (("usage", "unsafe_path") if kind == "directory" else ("unsafe_path",))
+    if exporter == "cortex":
+        assert res.envelope()["error"]["code"] in (("usage", "unsafe_path") if kind == "directory" else ("unsafe_path",))
     assert victim.read_text() == "original"
-    if kind == "symlink":
-        assert target.is_symlink()
+    after = os.lstat(target)
+    assert stat.S_IFMT(after.st_mode) == stat.S_IFMT(before.st_mode) and after.st_ino == before.st_ino
 
 
 def test_export_to_a_new_file_and_an_unwritable_place(home: Path, tmp_path: Path) -> None:
@@ -345,9 +376,15 @@ def test_a_fresh_home_stays_empty_through_every_read_only_command(tmp_path: Path
     assert (home / "data").is_dir()
 
 
-def test_nervous_now_that_is_not_a_timestamp_is_a_config_error(home: Path) -> None:
-    res = run(home, "perceive", "x", "--json", NERVOUS_NOW="yesterday")
-    assert res.code == 2 and res.envelope()["error"]["code"] == "config_error"
+@pytest.mark.parametrize("value", ["yesterday", "0001-01-01T00:00:00Z", "0001-01-01T00:00:00+14:00",
+                                   "9999-12-31T23:59:59-14:00", "1969-12-31T23:59:59Z"])
+@pytest.mark.parametrize("command", [("perceive", "x"), ("report", "a", "--region", "r", "--outcome", "success"),
+                                     ("goal", "analyze", "demo goal")])
+def test_nervous_now_that_is_not_a_usable_timestamp_is_a_config_error(home: Path, value: str,
+                                                                        command: tuple[str, ...]) -> None:
+    res = run(home, *command, "--json", NERVOUS_NOW=value)
+    assert res.code == 2 and res.envelope()["error"]["code"] == "config_error", res.stdout + res.stderr
+    assert tree(home) == {}, "a call that failed stored something"
 
 
 # ------------------------------------------------------------------ the skills directory

@@ -34,6 +34,19 @@ def test_cortex_show_escapes_control_sequences(home: Path) -> None:
     assert any(c["slug"].startswith("evil\x1b") for c in data["regions"]["pdf"]["candidates"])
 
 
+def test_inspect_escapes_a_registrys_control_sequences(home: Path, tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    skill = work / "catalog" / "fm-esc"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text('---\nname: "esc\\e[31mRED\\e]0;title\\a"\n'
+                                    'description: "desc \\e[2J clear \\u202e rtl"\nversion: "1\\e[5m"\n---\nbody\n')
+    (work / ".nervous.toml").write_text('[plugins.local]\npaths = ["catalog"]\n')
+    res = run(home, "inspect", "local:fm-esc", cwd=work)
+    assert res.code == 0, res.stdout + res.stderr
+    assert "\x1b" not in res.stdout and "\x07" not in res.stdout and "\u202e" not in res.stdout
+    assert "\\x1b]0;title" in res.stdout and "\\u202e" in res.stdout
+
+
 def test_report_json_returns_what_its_transaction_pruned(home: Path) -> None:
     old = run(home, "report", "old", "--region", "alpha", "--outcome", "runtime_error",
               NERVOUS_NOW="2026-01-01T00:00:00Z")

@@ -129,7 +129,7 @@ def test_bad_workspaces_are_usage_errors(tmp_path: Path) -> None:
     (tmp_path / "ws").mkdir()
     (tmp_path / "ws" / "skills").symlink_to(tmp_path / "elsewhere")
     res = run_cli("integrations", "install", "openclaw", "--workspace", str(tmp_path / "ws"), "--json")
-    assert res.returncode == 1 and json.loads(res.stdout)["error"]["code"] == "unsafe_path"
+    assert res.returncode == 2 and json.loads(res.stdout)["error"]["code"] == "unsafe_path"
     assert list((tmp_path / "elsewhere").iterdir()) == []
 
 
@@ -140,3 +140,28 @@ def test_the_evolver_skill_keeps_the_originals_invocation_metadata() -> None:
     hint = doc.frontmatter["argument-hint"]
     for word in ("review", "approve", "reject", "revise", "publish", "rollback", "show mode", "set mode"):
         assert word in hint
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device", "marker-link"])
+def test_a_target_that_is_not_a_regular_file_is_never_replaced_even_with_force(tmp_path: Path, kind: str) -> None:
+    import os
+    import stat
+
+    folder = tmp_path / "skills" / "goal-workflow"
+    folder.mkdir(parents=True)
+    target = folder / ("SKILL.md" if kind != "marker-link" else ".nervous-integration.json")
+    if kind == "fifo":
+        os.mkfifo(target)
+    elif kind == "device":
+        if os.geteuid() != 0:
+            pytest.skip("making a device node needs root")
+        os.mknod(target, stat.S_IFCHR | 0o666, os.makedev(1, 3))  # a private node like /dev/null
+    else:
+        (tmp_path / "elsewhere.json").write_text("{}")
+        target.symlink_to(tmp_path / "elsewhere.json")
+    before = os.lstat(target)
+    res = run_cli("integrations", "install", "openclaw", "--workspace", str(tmp_path), "--force", "--json")
+    assert res.returncode == 2 and json.loads(res.stdout)["error"]["code"] == "unsafe_path", res.stdout
+    after = os.lstat(target)
+    assert (stat.S_IFMT(after.st_mode), after.st_ino) == (stat.S_IFMT(before.st_mode), before.st_ino)
+    assert not (tmp_path / "skills" / "skill-evolver").exists(), "nothing is written when one target is unsafe"

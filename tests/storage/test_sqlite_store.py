@@ -66,8 +66,23 @@ def test_newer_schema_is_refused_and_untouched(tmp_path: Path) -> None:
 def test_not_a_database_is_a_clear_error(tmp_path: Path) -> None:
     db = tmp_path / "s.sqlite3"
     db.write_bytes(b"this is not a database" * 100)
-    with pytest.raises(StorageError, match="s.sqlite3"):
+    with pytest.raises(StorageError, match="s.sqlite3") as caught:
         SqliteStore(db)
+    assert caught.value.code == "storage_damaged"
+    assert db.read_bytes() == b"this is not a database" * 100
+
+
+@pytest.mark.parametrize("kind", ["fifo", "directory"])
+def test_a_path_that_is_not_a_regular_file_is_a_bad_path(tmp_path: Path, kind: str) -> None:
+    import os
+
+    from nervous.errors import BadInput
+
+    path = tmp_path / "s.sqlite3"
+    os.mkfifo(path) if kind == "fifo" else path.mkdir()
+    with pytest.raises(BadInput, match="s.sqlite3") as caught:
+        SqliteStore(path)
+    assert caught.value.code == "bad_path" and caught.value.exit_code == 2
 
 
 HOLDER = """

@@ -9,6 +9,7 @@ Exit codes: see :mod:`nervous.errors` and docs/cli.md.
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 from typing import Any
 
@@ -135,6 +136,10 @@ def _version_callback(ctx: click.Context, _param: click.Parameter, value: bool) 
 def main(ctx: click.Context, plugin_opts: tuple[str, ...], disable_plugin_autoload: bool,
          config_files: tuple[str, ...], overrides: tuple[str, ...]) -> None:
     """nervous: acquire the skills an agent lacks, safely, and learn from every use."""
+    if os.environ.get("NERVOUS_NOW"):
+        from ...kernel.clock import now
+
+        now()  # a fixed clock nervous cannot use is refused before any command touches stored state
     ctx.obj = App.from_params(ctx.params)
     ctx.obj.command = ctx.invoked_subcommand
     main.last_app = ctx.obj  # type: ignore[attr-defined]  # lets run_main report warnings on failure

@@ -436,9 +436,7 @@ def drop(goal_id: str, yes: bool, as_json: bool) -> None:
 @click.option("--force", is_flag=True, help="Replace an existing output file.")
 def export(output: str | None, archive_id: str | None, force: bool) -> None:
     """Print (or write) this project's goal document, in the format 'goal import' reads."""
-    from pathlib import Path
-
-    from ...errors import BadInput, Refused
+    from ...kernel.durable import write_user_file
 
     goals = _goals()
     result = goals.archived(archive_id) if archive_id else goals.export()
@@ -448,16 +446,8 @@ def export(output: str | None, archive_id: str | None, force: bool) -> None:
     if output is None:
         click.echo(text, nl=False)
         return
-    path = Path(output)
-    if path.is_symlink():
-        raise Refused(f"{path} is a symbolic link; nervous does not write through links", code="unsafe_path")
-    if path.exists() and not force:
-        raise Refused(f"{path} exists; pass --force to replace it", code="exists")
-    if not path.parent.is_dir():
-        raise BadInput(f"{path.parent} is not an existing folder")
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)
+    # (a link, folder, device or pipe is never replaced; an existing file only with --force)
+    path = write_user_file(output, text.encode("utf-8"), force=force)
     click.echo(f"wrote {path}", err=True)
 
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from .app import emit, get_app, json_option, table
+from .app import emit, get_app, json_option, table, terminal_safe
 
 
 def _hit_json(hit: Any) -> dict[str, Any]:
@@ -94,18 +94,21 @@ def inspect(ref: str, version: str | None, show_files: bool, as_json: bool) -> N
         data["version"].pop("files", None)
 
     def human() -> None:
-        click.echo(f"{meta.ref.qualified}  {meta.display_name}  ({registry.name})")
+        def say(line: str) -> None:  # every field here is the registry's text: escaped for the terminal
+            click.echo(terminal_safe(line))
+
+        say(f"{meta.ref.qualified}  {meta.display_name}  ({registry.name})")
         if meta.summary:
-            click.echo(f"  {meta.summary}")
-        click.echo(f"  latest: {meta.latest_version or '-'}   moderation: {meta.moderation}   "
-                   f"downloads: {_num(meta.downloads)}   stars: {_num(meta.stars)}")
+            say(f"  {meta.summary}")
+        say(f"  latest: {meta.latest_version or '-'}   moderation: {meta.moderation}   "
+            f"downloads: {_num(meta.downloads)}   stars: {_num(meta.stars)}")
         if detail is not None:
-            click.echo(f"  version {detail.version}: registry scan {detail.scan.status}"
-                       + (f" ({detail.scan.reason})" if detail.scan.reason else ""))
+            say(f"  version {detail.version}: registry scan {detail.scan.status}"
+                + (f" ({detail.scan.reason})" if detail.scan.reason else ""))
             if detail.fingerprint:
-                click.echo(f"  fingerprint: {detail.fingerprint}")
+                say(f"  fingerprint: {detail.fingerprint}")
         if versions:
-            click.echo("  versions: " + ", ".join(v.version for v in versions[:20]))
+            say("  versions: " + ", ".join(v.version for v in versions[:20]))
         if show_files and detail is not None:
             click.echo(table([[f.path, str(f.size), f.sha256 or "-"] for f in detail.files],
                              ["PATH", "SIZE", "SHA256"]))

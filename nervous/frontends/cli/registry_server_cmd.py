@@ -37,8 +37,9 @@ def _catalog() -> Any:
 @click.option("--data", metavar="DIR", help="Blob directory (shared between servers); default: the data dir.")
 @click.option("--public-url", metavar="URL", help="The URL clients use (behind a load balancer).")
 @click.option("--no-rate-limit", is_flag=True, help="Send rate-limit headers but never answer 429.")
-@click.option("--refresh-interval", type=float, default=1.0, show_default=True,
-              help="Seconds between checks for other servers' publishes (search cache).")
+@click.option("--refresh-interval", type=click.FloatRange(0.01, 86400.0), default=1.0, show_default=True,
+              callback=lambda _ctx, _param, value: _finite(value, "--refresh-interval"),
+              help="Seconds between checks for other servers' publishes (search cache; 0.01 to 86400).")
 def serve(host: str, port: int, data: str | None, public_url: str | None, no_rate_limit: bool,
           refresh_interval: float) -> None:
     """Serve the registry (metadata in the configured storage backend, blobs under --data)."""
@@ -54,6 +55,13 @@ def serve(host: str, port: int, data: str | None, public_url: str | None, no_rat
     app = get_app()
     reg = build_registry(app.manager, _data_dir(data), site_url=public_url, refresh_interval=refresh_interval)
     run(reg, host, port, rate_limits=RateLimits(enabled=not no_rate_limit))
+
+
+def _finite(value: float, option: str) -> float:
+    """``nan`` passes a range check (it compares false with both ends): refused here."""
+    if value != value:
+        raise click.BadParameter(f"{option} must be a number of seconds, not nan")
+    return value
 
 
 @registry.group()

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -77,9 +78,23 @@ def _managed(folder: Path) -> dict[str, Any] | None:
 
 
 def _write(path: Path, text: str) -> None:
+    if _unsafe(path):  # (checked again at the write: something may have taken the name since the plan)
+        raise _unsafe_path(f"{path} is not a regular file; nervous never replaces it")
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
     tmp.write_text(text, encoding="utf-8")
     os.replace(tmp, path)
+
+
+def _unsafe(path: Path) -> bool:
+    """Something at ``path`` that is not a regular file (a link, a folder, a device, a pipe): never written over."""
+    try:
+        return not stat.S_ISREG(os.lstat(path).st_mode)
+    except FileNotFoundError:
+        return False
+
+
+def _unsafe_path(message: str, targets: list[str] | None = None) -> BadInput:
+    return BadInput(message, code="unsafe_path", details={"conflicts": targets} if targets else None)
 
 
 def install(host: str, workspace: str | os.PathLike[str], *, force: bool = False, pm: Any = None,
@@ -109,14 +124,16 @@ def install(host: str, workspace: str | os.PathLike[str], *, force: bool = False
     skills = bundled_skills(host)
     skills_dir = root / "skills"
     if skills_dir.is_symlink():
-        raise Refused(f"{skills_dir} is a symbolic link; nervous does not write through links", code="unsafe_path")
+        raise _unsafe_path(f"{skills_dir} is a symbolic link; nervous does not write through links")
     plan: list[tuple[str, Path, str]] = []
     refused: list[str] = []
+    unsafe = [str(p) for name in skills for p in (skills_dir / name / "SKILL.md", skills_dir / name / MARKER) if _unsafe(p)]
+    unsafe += [str(skills_dir / name) for name in skills if (skills_dir / name).is_symlink()]
+    if unsafe:
+        raise _unsafe_path("nothing was installed: " + ", ".join(unsafe) + " are symbolic links or not regular files "
+                           "(never replaced, even with --force)", unsafe)
     for name, text in skills.items():
         folder = skills_dir / name
-        if folder.is_symlink() or (folder / "SKILL.md").is_symlink():
-            refused.append(f"{folder} is a symbolic link")
-            continue
         if not folder.exists():
             plan.append((name, folder, "installed"))
         elif not folder.is_dir():
@@ -165,15 +182,16 @@ def _install_pi(root: Path, *, force: bool, pm: Any, approval: Any) -> dict[str,
     folder = root.joinpath(*PI_DIR)
     for d in (root / PI_DIR[0], root.joinpath(*PI_DIR[:2]), folder):
         if d.is_symlink():
-            raise Refused(f"{d} is a symbolic link; nervous does not write through links", code="unsafe_path")
+            raise _unsafe_path(f"{d} is a symbolic link; nervous does not write through links")
         if d.exists() and not d.is_dir():
             raise Refused(f"{d} exists and is not a folder", code="unmanaged_skill")
     if folder.exists() and _managed(folder) is None and not force:
         raise Refused(f"nothing was installed: {folder} holds an extension nervous did not install "
                       "(use --force to replace its files)", code="unmanaged_skill", details={"conflicts": [str(folder)]})
-    links = [rel for rel in shipped if (folder / rel).is_symlink()]
+    links = [rel for rel in [*shipped, MARKER] if _unsafe(folder / rel)]
     if links:
-        raise Refused(f"nothing was installed: {', '.join(links)} in {folder} are symbolic links", code="unsafe_path")
+        raise _unsafe_path(f"nothing was installed: {', '.join(links)} in {folder} are symbolic links or not regular "
+                           "files (never replaced, even with --force)", links)
     verdicts = [_verdict(pm, "pi", name, text) for name, text in bundled_skills("pi").items()]
     for verdict in verdicts:  # every shipped skill passes review and approval before any file is written
         gate.check_approval(verdict, approval, gate.approval_mode(pm), retry="nervous integrations install pi")
