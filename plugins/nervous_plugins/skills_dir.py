@@ -350,9 +350,15 @@ class SkillsDirTarget:
         doc.pop("source", None)
         doc.pop("manifest", None)
         record = from_json(doc, InstallRecord, f"install record {key}")
-        folder = Path(record.path)
+        # the folder removed is the one this target installs the skill into, never a path the stored record names
+        # (a record edited by hand or by another tool could name any folder on the machine)
+        folder = self.folder_for(SkillRef.parse(key))
+        if Path(record.path).absolute() != folder:
+            raise BadInput(f"the install record of {key} names {record.path!r}, not {folder}; nothing was removed "
+                           f"(check the skills folder, then 'nervous storage check')", code="unsafe_path",
+                           details={"record_path": str(record.path), "expected": str(folder)})
         lock = self.read_lock() if record.registry == "clawhub" else None
-        if folder.exists():
+        if folder.exists() or folder.is_symlink():
             trash = folder.parent / _temp_name(TRASH_PREFIX, folder.name)
             os.replace(folder, trash)
             _remove_tree(trash)

@@ -33,7 +33,7 @@ def test_export_round_trips_through_import(run: Any, tmp_path: Path) -> None:
     assert f"wrote {target}" in err
     doc = json.loads(target.read_text(encoding="utf-8"))
     assert doc["goals"]["goal-001"]["status"] == "planned"
-    _out, err = run("export", "-o", str(target), code=1)
+    _out, err = run("export", "-o", str(target), code=2)  # file_exists (docs/cli.md)
     assert "--force" in err and json.loads(target.read_text(encoding="utf-8")) == doc
     run("reset", "--yes")
     run("import", str(target))

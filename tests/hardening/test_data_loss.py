@@ -422,6 +422,22 @@ def test_first_list_after_an_interrupted_install_is_right(home: Path, tmp_path: 
     assert (skill["version"], skill["modified"]) == ("1.1.0", False), listing
 
 
+def test_uninstall_never_removes_the_folder_an_edited_record_names(home: Path, tmp_path: Path) -> None:
+    work = _project(tmp_path)
+    assert run(home, "install", "demo", "--yes", "--json", cwd=work).code == 0
+    victim = work / "project-data"
+    (victim / "sub").mkdir(parents=True)
+    (victim / "notes.txt").write_text("precious")
+    (record,) = (home / "data").rglob("demo.json")
+    doc = json.loads(record.read_text())
+    doc["path"] = str(victim)
+    record.write_text(json.dumps(doc))
+    res = run(home, "uninstall", "demo", "--json", cwd=work)
+    assert res.code == 2 and res.envelope()["error"]["code"] == "unsafe_path", res.stdout
+    assert (victim / "notes.txt").read_text() == "precious" and (victim / "sub").is_dir()
+    assert (work / "skills" / "demo" / "SKILL.md").is_file()
+
+
 def test_a_trash_symlink_left_behind_is_removed_once(home: Path, tmp_path: Path) -> None:
     work = _project(tmp_path)
     assert run(home, "install", "demo", "--yes", "--json", cwd=work).code == 0

@@ -136,3 +136,11 @@ def test_a_vanished_remembered_skill_makes_acquire_search(home: Path, tmp_path: 
     assert data["state"] == "awaiting_approval", data
     assert [c["name"] for c in data["candidates"]] == ["demo"]
     assert any("no longer found" in w and "ghost" in w for w in data["warnings"])
+
+
+def test_error_messages_escape_what_they_quote(home: Path, tmp_path: Path) -> None:
+    target = tmp_path / "missing\x1b]0;title\x07" / "x.json"
+    assert run(home, "report", "demo", "--region", "pdf", "--outcome", "success").code == 0
+    res = run(home, "cortex", "export", str(target))
+    assert res.code == 2
+    assert "\x07" not in res.stderr and "\\x1b]0;title\\x07" in res.stderr

@@ -129,3 +129,18 @@ def test_a_port_in_use_is_a_clear_error(server: RegistryProcess, server_env: dic
                           timeout=60)
     assert proc.returncode == 2 and f"cannot listen on 127.0.0.1:{port}" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_requests_the_store_cannot_hold_are_400_never_500(server: RegistryProcess, alice: str) -> None:
+    url = server.url
+    long_slug = "a" * 300
+    for path in (f"/api/v1/skills/{long_slug}?ownerHandle=alice", "/api/v1/skills/x%00?ownerHandle=alice",
+                 "/api/v1/download?slug=x%00&ownerHandle=alice", f"/api/v1/resolve?slug={long_slug}&ownerHandle=alice"):
+        answer = call("GET", url + path)
+        assert answer.status in (400, 404), (path, answer.status, answer.text[:200])
+    deep = b"[" * 100_000 + b"]" * 100_000
+    for path in ("/api/v1/skills", "/api/cli/telemetry/install"):
+        answer = call("POST", url + path, token=alice, data=deep, headers={"Content-Type": "application/json"})
+        assert answer.status in (400, 413), (path, answer.status, answer.text[:200])
+    answer = call("POST", f"{url}/api/v1/uploads/{'0' * 64}.{'9' * 5000}", token=alice, data=b"x")
+    assert answer.status in (400, 404), answer.text[:200]

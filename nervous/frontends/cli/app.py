@@ -52,7 +52,7 @@ def emit(as_json: bool, data: dict[str, Any], human: Callable[[], None] | str | 
         elif human is not None:
             from ...errors import printable
 
-            click.echo(printable(human))
+            click.echo(terminal_safe(printable(human)))  # (it may quote a registry's answer)
     if exit_code:
         raise click.exceptions.Exit(exit_code)
 
@@ -73,6 +73,7 @@ def run_main(main: click.Group, argv: list[str]) -> int:
             click.echo(json.dumps({"ok": False, "error": {"code": "usage", "message": exc.format_message()},
                                    "warnings": []}))
         else:
+            exc.message = terminal_safe(exc.message)
             exc.show()
         return EXIT_USAGE if isinstance(exc, click.UsageError) else exc.exit_code
     except (KeyboardInterrupt, Exception) as exc:  # reported as the fast command lines report it
@@ -99,7 +100,7 @@ def _report_error(err: dict[str, Any], argv: list[str], warnings: list[str] | No
     err = {**err, "message": printable(str(err.get("message", "")))}
     if _wants_json(argv):
         click.echo(error_json(err, warnings))
-    else:
+    else:  # (a message may quote a registry's answer or the user's own argument: escaped for the terminal)
         for w in warnings:
-            click.echo(click.style(f"warning: {w}", fg="yellow"), err=True)
-        click.echo(click.style("error: ", fg="red", bold=True) + err["message"], err=True)
+            click.echo(click.style(f"warning: {terminal_safe(w)}", fg="yellow"), err=True)
+        click.echo(click.style("error: ", fg="red", bold=True) + terminal_safe(err["message"]), err=True)

@@ -15,6 +15,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from ...errors import BadInput
 from .ratelimit import RateLimiter, RateLimits
 from .rules import Reject
 from .service import Registry, Reply
@@ -91,6 +92,12 @@ def create_app(registry: Registry, *, rate_limits: RateLimits | None = None, web
                 reply = out if isinstance(out, Reply) else Reply(200, out)
             except Reject as exc:
                 return render(exc, extra)
+            except BadInput as exc:  # a key, a name or a text the store cannot hold: the request's fault
+                return render(Reject(400, f"Invalid request: {exc.message}"), extra)
+            except RecursionError:
+                return render(Reject(400, "Invalid JSON body: nested too deeply"), extra)
+            except (ValueError, UnicodeError) as exc:  # numbers too long to convert, unpaired surrogates
+                return render(Reject(400, f"Invalid request: {str(exc)[:200]}"), extra)
             return render(reply, extra)
 
         return run

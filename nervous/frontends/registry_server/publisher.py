@@ -12,8 +12,9 @@ import hashlib
 from pathlib import Path
 from typing import Any
 
-from ...errors import BadInput
+from ...errors import BadInput, RegistryError
 from .archive import content_type
+from .rules import Limits
 
 
 def folder_files(folder: Path) -> dict[str, bytes]:
@@ -36,33 +37,75 @@ def publish_folder(base_url: str, token: str, folder: Path, *, slug: str | None 
     from ...kernel.http import HttpClient
 
     files = folder_files(folder)
+    _within_limits(folder, files)
     slug = (slug or folder.name).lower()
     http = HttpClient(base_url, token=token, retries=1)
     if not owner:
-        owner = str(http.get_json("/api/v1/whoami")["user"]["handle"])
+        owner = str(_field(_field(http.get_json("/api/v1/whoami"), "user", dict, "whoami"), "handle", str, "whoami"))
     fingerprint = skill_fingerprint([(p, hashlib.sha256(b).hexdigest()) for p, b in files.items()])
     resp = http.request("GET", "/api/v1/resolve", {"slug": slug, "ownerHandle": owner, "hash": fingerprint},
                         headers={"Accept": "application/json"}, accept_status=(404,))
     resolved = resp.json() if resp.status == 200 else {}
-    latest = (resolved.get("latestVersion") or {}).get("version") if isinstance(resolved, dict) else None
+    latest_doc = resolved.get("latestVersion") if isinstance(resolved, dict) else None
+    latest = latest_doc.get("version") if isinstance(latest_doc, dict) else None
     if version is None:
-        version = _next_patch(latest)
+        version = _next_patch(latest if isinstance(latest, str) else None)
     uploaded = []
     for path, data in sorted(files.items()):
         sha = hashlib.sha256(data).hexdigest()
         ctype = content_type(path)
         ticket = http.post_json("/api/v1/skills/-/upload-url",
                                 {"path": path, "size": len(data), "sha256": sha, "contentType": ctype})
-        resp = http.request("POST", ticket["uploadUrl"], data=data,
-                            headers={"Content-Type": ctype, "Accept": "application/json"})
-        uploaded.append({"path": path, "size": len(data), "storageId": resp.json()["storageId"], "sha256": sha,
-                         "contentType": ctype, "uploadTicket": ticket["uploadTicket"]})
+        upload_url = _same_origin(base_url, str(_field(ticket, "uploadUrl", str, "upload-url")))
+        resp = http.request("POST", upload_url, data=data, headers={"Content-Type": ctype, "Accept": "application/json"})
+        uploaded.append({"path": path, "size": len(data), "sha256": sha, "contentType": ctype,
+                         "storageId": _field(resp.json(), "storageId", str, "upload"),
+                         "uploadTicket": _field(ticket, "uploadTicket", str, "upload-url")})
     body = {"slug": slug, "displayName": display_name or slug.replace("-", " ").title(), "ownerHandle": owner,
             "version": version, "changelog": changelog, "acceptLicenseTerms": True, "tags": ["latest"],
             "files": uploaded}
-    result: dict[str, Any] = http.post_json("/api/v1/skills", body)
+    result = http.post_json("/api/v1/skills", body)
+    if not isinstance(result, dict):
+        raise RegistryError(f"{base_url}: the publish answer is not a JSON object")
+    rules = result.get("ruleIds")
+    if rules is not None and not (isinstance(rules, list) and all(isinstance(r, str) for r in rules)):
+        raise RegistryError(f"{base_url}: the publish answer's ruleIds is not a list of names")
     result["fingerprint"] = fingerprint
     return result
+
+
+def _field(doc: Any, key: str, kind: type, answer: str) -> Any:
+    """``doc[key]`` of a registry's JSON answer, of the type the protocol gives it; a registry error otherwise."""
+    value = doc.get(key) if isinstance(doc, dict) else None
+    if not isinstance(value, kind):
+        raise RegistryError(f"the registry's {answer} answer has no {key!r} {kind.__name__} (an unexpected shape)",
+                            details={"answer": answer, "field": key})
+    return value
+
+
+def _same_origin(base_url: str, url: str) -> str:
+    """The upload address a ticket names, if it is the registry's own (or a path on it): the token goes nowhere else."""
+    from urllib.parse import urljoin, urlsplit
+
+    full = urljoin(base_url.rstrip("/") + "/", url)
+    there, here = urlsplit(full), urlsplit(base_url)
+    if there.scheme not in ("http", "https") or (there.scheme, there.netloc) != (here.scheme, here.netloc):
+        raise RegistryError(f"the registry named an upload address on another host or scheme ({there.scheme}://"
+                            f"{there.netloc}); nothing was sent there and the publish stopped",
+                            code="registry_error", details={"upload_url": full[:200]})
+    return full
+
+
+def _within_limits(folder: Path, files: dict[str, bytes]) -> None:
+    """The registry's own limits, checked before anything is uploaded (an upload it would refuse stays unsent)."""
+    limits = Limits()
+    total = sum(len(b) for b in files.values())
+    big = [p for p, b in files.items() if len(b) > limits.max_file_bytes]
+    if len(files) > limits.max_files or total > limits.max_total_bytes or big:
+        raise BadInput(f"{folder}: {len(files)} files, {total:,} bytes"
+                       + (f" ({big[0]} alone {len(files[big[0]]):,})" if big else "")
+                       + f"; a registry takes at most {limits.max_files} files, {limits.max_total_bytes:,} bytes in all "
+                         f"and {limits.max_file_bytes:,} a file", code="too_large")
 
 
 def _next_patch(latest: str | None) -> str:

@@ -611,7 +611,8 @@ class Registry:
             raise Reject(400, f"Upload refused: {exc}") from None
         display = str(data.get("displayName") or slug)[:200]
         summary = _summary(files) or display
-        topics = [str(t)[:50] for t in (data.get("topics") or [])[:20] if isinstance(t, str)]
+        given = data.get("topics")
+        topics = [str(t)[:50] for t in (given if isinstance(given, list) else [])[:20] if isinstance(t, str)]
         record = {"version": version, "createdAt": at, "changelog": str(data.get("changelog") or "")[:10_000],
                   "changelogSource": "user" if data.get("changelog") else "auto", "license": "MIT-0",
                   "files": [], "publisher": user["handle"],
