@@ -73,7 +73,8 @@ def run_main(main: click.Group, argv: list[str]) -> int:
             click.echo(json.dumps({"ok": False, "error": {"code": "usage", "message": exc.format_message()},
                                    "warnings": []}))
         else:
-            exc.message = terminal_safe(exc.message)
+            # (a usage message quotes the user's own argument; click's stubs make ``message`` final)
+            setattr(exc, "message", terminal_safe(exc.message))  # noqa: B010
             exc.show()
         return EXIT_USAGE if isinstance(exc, click.UsageError) else exc.exit_code
     except (KeyboardInterrupt, Exception) as exc:  # reported as the fast command lines report it
