@@ -31,6 +31,8 @@ NAME = "skills-dir"
 #: the registry provider whose CLI writes .clawhub/lock.json and origin.json
 NAME_CLAWHUB = "clawhub"
 COLLECTION = "installs"
+#: install records of the wrong shape, kept whole (never read as records again)
+QUARANTINE = "installs-quarantine"
 STAGING_PREFIX = ".nervous-staging-"
 #: the lock file that serialises installs and uninstalls in one skills folder
 INSTALL_LOCK = ".nervous-install.lock"
@@ -99,9 +101,24 @@ class SkillsDirTarget:
             if key.startswith(prefix):
                 snap = self.store.read(COLLECTION, key)
                 self.warnings.extend(snap.warnings)
-                if snap.value is not None:
+                if snap.value is None:
+                    continue
+                problem = _record_problem(snap.value, key[len(prefix):])
+                if problem is None:
                     out[key[len(prefix):]] = snap.value
+                else:
+                    self._set_aside(key, snap.value, problem)
         return out
+
+    def _set_aside(self, key: str, doc: dict[str, Any], problem: str) -> None:
+        """A record that parses but has the wrong shape is quarantined like one that does not parse: kept whole in
+        :data:`QUARANTINE`, removed from the records (its skill is then an unmanaged folder, left as it is)."""
+        from nervous.plugin.toolkit import utc_timestamp
+
+        self.store.update(QUARANTINE, key, lambda d: d.update(record=doc, problem=problem, at=utc_timestamp()))
+        self.store.delete(COLLECTION, key)
+        self.warnings.append(f"install record {key} had the wrong shape ({problem}); it was set aside in the "
+                             f"'{QUARANTINE}' collection and the folder is now an unmanaged skill")
 
     # ------------------------------------------------------------------ layout
 
@@ -623,6 +640,20 @@ def _temp_name(prefix: str, name: str) -> str:
     import uuid
 
     return f"{prefix}{name}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+
+
+def _record_problem(doc: dict[str, Any], key: str) -> str | None:
+    """Why a stored install record cannot be read as one (``None``: it can)."""
+    from nervous.plugin.toolkit import from_json
+
+    for field in ("source", "manifest"):
+        if doc.get(field) is not None and not isinstance(doc.get(field), dict):
+            return f"{field} is not an object"
+    try:
+        from_json({k: v for k, v in doc.items() if k not in ("source", "manifest")}, InstallRecord, f"install record {key}")
+    except BadInput as exc:
+        return exc.message[:200]
+    return None
 
 
 def _remove_tree(path: Path) -> None:

@@ -438,6 +438,27 @@ def test_uninstall_never_removes_the_folder_an_edited_record_names(home: Path, t
     assert (work / "skills" / "demo" / "SKILL.md").is_file()
 
 
+@pytest.mark.parametrize("edit", ["files", "ref", "source"])
+def test_a_wrong_shaped_install_record_is_set_aside_not_blocking(home: Path, tmp_path: Path, edit: str) -> None:
+    work = _project(tmp_path)
+    assert run(home, "install", "demo", "--yes", "--json", cwd=work).code == 0
+    (record,) = (home / "data").rglob("demo.json")
+    doc = json.loads(record.read_text())
+    doc[edit] = {"files": "x", "ref": 7, "source": "x"}[edit]
+    record.write_text(json.dumps(doc))
+    first = run(home, "list", "--json", cwd=work)
+    assert first.code == 0, first.stdout + first.stderr
+    listing = first.envelope()
+    assert any("wrong shape" in w and "set aside" in w for w in listing["warnings"]), listing
+    assert [s["managed"] for s in listing["skills"]] == [False]
+    assert (work / "skills" / "demo" / "SKILL.md").is_file()
+    kept = [json.loads(p.read_text()) for p in (home / "data").rglob("*.json") if "quarantine" in str(p)]
+    assert any(k.get("record", {}).get(edit) == doc[edit] for k in kept), kept
+    for args in (("verify",), ("list",)):
+        again = run(home, *args, "--json", cwd=work)
+        assert again.code == 0 and not any("wrong shape" in w for w in again.envelope()["warnings"])
+
+
 def test_a_trash_symlink_left_behind_is_removed_once(home: Path, tmp_path: Path) -> None:
     work = _project(tmp_path)
     assert run(home, "install", "demo", "--yes", "--json", cwd=work).code == 0

@@ -217,7 +217,16 @@ def test_local_moderation_and_token_revocation(server: RegistryProcess, alice: s
     missing = nervous_cli(["registry", "moderate", "@alice/nope", "1.0.0", "--verdict", "clean", "--reason", "x"],
                           server.env)
     assert missing["_exit"] == 1 and missing["error"]["code"] == "not_found"
+    # names the catalog could never hold are usage errors that store nothing
+    for ref, version in (("@alice/../../x", "1.0.0"), ("@alice/good/extra", "1.0.0"), ("@a\x1b[31m/good", "1.0.0"),
+                         ("@alice/keyreader", "one")):
+        bad = nervous_cli(["registry", "moderate", ref, version, "--verdict", "clean", "--reason", "x"], server.env)
+        assert bad["_exit"] == 2 and bad["error"]["code"] == "invalid_arg", bad
     env = {**server.env, "NERVOUS_REGISTRY_REVOKE_TOKEN": alice}
     assert nervous_cli(["registry", "token", "revoke"], env)["revoked"] is True
     denied = call("GET", f"{server.url}/api/v1/whoami", token=alice)
     assert denied.status == 401 and "invalid or revoked" in denied.text
+    again = nervous_cli(["registry", "token", "revoke"], {**server.env, "NERVOUS_REGISTRY_REVOKE_TOKEN": "clh_nope"})
+    assert again["_exit"] == 1 and again["error"]["code"] == "not_found"
+    none = nervous_cli(["registry", "token", "revoke"], {**server.env, "NERVOUS_REGISTRY_REVOKE_TOKEN": ""})
+    assert none["_exit"] == 2 and none["error"]["code"] == "invalid_arg"

@@ -89,12 +89,22 @@ def token_create(handle: str, moderator: bool, as_json: bool) -> None:
 
 
 @token.command("revoke")
-@click.option("--token", "tok", envvar="NERVOUS_REGISTRY_REVOKE_TOKEN", prompt=True, hide_input=True)
+@click.option("--token", "tok", envvar="NERVOUS_REGISTRY_REVOKE_TOKEN",
+              help="The token to revoke (or NERVOUS_REGISTRY_REVOKE_TOKEN; asked for, hidden, at a terminal).")
 @json_option
-def token_revoke(tok: str, as_json: bool) -> None:
+def token_revoke(tok: str | None, as_json: bool) -> None:
     """Revoke a token."""
-    done = _catalog().revoke_token(tok)
-    emit(as_json, {"revoked": done}, "revoked" if done else "no such token", exit_code=0 if done else 1)
+    import sys
+
+    from ...errors import NotFound, UsageError
+
+    if not tok:
+        if as_json or not sys.stdin.isatty():
+            raise UsageError("no token given: pass --token or set NERVOUS_REGISTRY_REVOKE_TOKEN")
+        tok = str(click.prompt("Token", hide_input=True))
+    if not _catalog().revoke_token(tok):
+        raise NotFound("no such token (nothing was revoked)")
+    emit(as_json, {"revoked": True}, "revoked")
 
 
 @registry.command()
@@ -106,14 +116,17 @@ def token_revoke(tok: str, as_json: bool) -> None:
 def moderate(ref: str, version: str, verdict: str, reason: str, as_json: bool) -> None:
     """Override a version's verdict: REF is @owner/slug."""
     from ...errors import NotFound, UsageError
-    from ..registry_server.rules import Reject
+    from ..registry_server.rules import HANDLE_RE, SEMVER_RE, SLUG_RE, Reject
 
-    owner, _, slug = ref.lstrip("@").partition("/")
-    if not owner or not slug:
-        raise UsageError(f"{ref!r}: expected @owner/slug")
+    owner, _, slug = ref.lstrip("@").lower().partition("/")
+    # checked before the catalog is asked: a name it could never hold is a usage error, and nothing is stored
+    if not HANDLE_RE.match(owner) or not SLUG_RE.match(slug):
+        raise UsageError(f"{ref!r}: expected @owner/slug (lower-case letters, digits and '-')")
+    if not SEMVER_RE.match(version):
+        raise UsageError(f"{version!r}: expected a semver version such as 1.0.0")
     by = f"local:{getpass.getuser()}"
     try:
-        _catalog().override(owner.lower(), slug.lower(), version, verdict, reason, by)
+        _catalog().override(owner, slug, version, verdict, reason, by)
     except Reject as exc:
         if exc.status == 404:
             raise NotFound(f"{ref}@{version}: {exc.text}") from None
