@@ -144,3 +144,10 @@ def test_requests_the_store_cannot_hold_are_400_never_500(server: RegistryProces
         assert answer.status in (400, 413), (path, answer.status, answer.text[:200])
     answer = call("POST", f"{url}/api/v1/uploads/{'0' * 64}.{'9' * 5000}", token=alice, data=b"x")
     assert answer.status in (400, 404), answer.text[:200]
+
+
+def test_the_bearer_scheme_is_read_in_any_case(server: RegistryProcess, alice: str) -> None:
+    for scheme in ("Bearer", "bearer", "BEARER"):
+        answer = call("GET", f"{server.url}/api/v1/whoami", headers={"Authorization": f"{scheme} {alice}"})
+        assert answer.status == 200 and answer.json()["user"]["handle"] == "alice", (scheme, answer.status)
+    assert call("GET", f"{server.url}/api/v1/whoami", headers={"Authorization": f"Basic {alice}"}).status == 401

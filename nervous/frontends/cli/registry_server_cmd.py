@@ -136,7 +136,7 @@ def moderate(ref: str, version: str, verdict: str, reason: str, as_json: bool) -
 
 
 @registry.command()
-@click.option("--limit", type=int, default=50, show_default=True)
+@click.option("--limit", type=click.IntRange(1, 100_000), default=50, show_default=True)
 @json_option
 def audit(limit: int, as_json: bool) -> None:
     """Show the registry's audit log: publishes, overrides, deletions, tokens."""

@@ -18,7 +18,7 @@ from starlette.routing import Route
 from ...errors import BadInput
 from .ratelimit import RateLimiter, RateLimits
 from .rules import Reject
-from .service import Registry, Reply
+from .service import Registry, Reply, bearer_token
 
 MAX_JSON_BODY = 2 * 1024 * 1024
 _CORS = {"Access-Control-Allow-Origin": "*", "Access-Control-Allow-Headers": "Authorization, Content-Type",
@@ -26,11 +26,11 @@ _CORS = {"Access-Control-Allow-Origin": "*", "Access-Control-Allow-Headers": "Au
 
 
 def _caller(request: Request) -> str:
-    auth = request.headers.get("authorization") or ""
-    if auth.startswith("Bearer ") and len(auth) > 7:
+    token = bearer_token(request.headers.get("authorization"))
+    if token:
         import hashlib
 
-        return "t:" + hashlib.sha256(auth[7:].strip().encode()).hexdigest()[:16]
+        return "t:" + hashlib.sha256(token.encode()).hexdigest()[:16]
     return "ip:" + (request.client.host if request.client else "?")
 
 

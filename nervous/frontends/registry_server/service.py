@@ -109,7 +109,7 @@ class Registry:
     # ------------------------------------------------------------------ identity
 
     def user(self, authorization: str | None, *, required: bool = False) -> dict[str, Any] | None:
-        token = (authorization or "")[7:].strip() if (authorization or "").startswith("Bearer ") else ""
+        token = bearer_token(authorization)
         if not token:
             if required:
                 raise Reject(401, UNAUTHORIZED_MISSING)
@@ -673,3 +673,9 @@ def _summary(files: Mapping[str, bytes]) -> str | None:
         return None
     desc = getattr(parsed, "description", None)
     return str(desc)[:500] if desc else None
+
+
+def bearer_token(authorization: str | None) -> str:
+    """The token of an ``Authorization: Bearer …`` header (the scheme's name in any case, RFC 9110 §11.1), or ``""``."""
+    scheme, _, token = (authorization or "").partition(" ")
+    return token.strip() if scheme.lower() == "bearer" else ""
