@@ -19,6 +19,11 @@ def terminal_safe(text: Any) -> str:
                    else c.encode("unicode_escape").decode("ascii") for c in shown)
 
 
+def terminal_lines(text: Any) -> str:
+    """:func:`terminal_safe` line by line: a text of several lines keeps its line breaks (and only those)."""
+    return "\n".join(terminal_safe(line) for line in str(text).split("\n"))
+
+
 def table(rows: list[list[str]], headers: list[str], width: int | None = None) -> str:
     """A plain text table that fits the terminal (long cells are shortened with '…', controls escaped)."""
     headers = [terminal_safe(h) for h in headers]

@@ -87,9 +87,8 @@ class SqliteStore(Store):
             mode = os.stat(self.path).st_mode
         except FileNotFoundError:
             mode = None
-        except OSError as exc:
-            raise BadInput(f"sqlite storage path {self.path}: {exc.strerror or exc}", code="bad_path",
-                           details={"path": str(self.path)}) from None
+        except OSError:
+            mode = None  # (an unreadable folder: the opening below reports it, with its errno)
         if mode is not None and not stat.S_ISREG(mode):
             kind = "a directory" if stat.S_ISDIR(mode) else "a device or a pipe, not a regular file"
             raise BadInput(f"sqlite storage path {self.path} is {kind}; give the name of a database file",

@@ -10,6 +10,7 @@ import click
 
 from ...errors import EXIT_USAGE
 from ...kernel.texttable import table as table  # the CLI's table helper, shared with report formats
+from ...kernel.texttable import terminal_lines
 from ...kernel.texttable import terminal_safe as terminal_safe
 from ..launch import MAX_ARGUMENT_CHARS as MAX_ARGUMENT_CHARS
 from ..launch import App as App
@@ -52,7 +53,7 @@ def emit(as_json: bool, data: dict[str, Any], human: Callable[[], None] | str | 
         elif human is not None:
             from ...errors import printable
 
-            click.echo(terminal_safe(printable(human)))  # (it may quote a registry's answer)
+            click.echo(terminal_lines(printable(human)))  # (it may quote a registry's answer)
     if exit_code:
         raise click.exceptions.Exit(exit_code)
 
@@ -74,7 +75,7 @@ def run_main(main: click.Group, argv: list[str]) -> int:
                                    "warnings": []}))
         else:
             # (a usage message quotes the user's own argument; click's stubs make ``message`` final)
-            setattr(exc, "message", terminal_safe(exc.message))  # noqa: B010
+            setattr(exc, "message", terminal_lines(exc.message))  # noqa: B010
             exc.show()
         return EXIT_USAGE if isinstance(exc, click.UsageError) else exc.exit_code
     except (KeyboardInterrupt, Exception) as exc:  # reported as the fast command lines report it
@@ -104,4 +105,4 @@ def _report_error(err: dict[str, Any], argv: list[str], warnings: list[str] | No
     else:  # (a message may quote a registry's answer or the user's own argument: escaped for the terminal)
         for w in warnings:
             click.echo(click.style(f"warning: {terminal_safe(w)}", fg="yellow"), err=True)
-        click.echo(click.style("error: ", fg="red", bold=True) + terminal_safe(err["message"]), err=True)
+        click.echo(click.style("error: ", fg="red", bold=True) + terminal_lines(err["message"]), err=True)
