@@ -127,10 +127,10 @@ SHEBANG = rx.compile(r"^#!\s*(?:/usr/bin/env\s+(?:-S\s+)?)?(?:/\S*/)?(\w+)")
 
 _PADDING = rx.compile(r"[ \t\u00a0\u3000]{200,}")
 _BLANK_RUN = rx.compile(r"(?:\n[ \t]*){51,}")
-#: a program handing command text to a shell (Python, Node, Java)
 #: a line that quotes a command as an example or a warning, not as a step to take
 _SPAN_AS_EXAMPLE = rx.compile(r"(?i)\b(?:detect|flag|block|never|avoid|don'?t|do\s+not|malicious|dangerous|attack|pattern|"
                               r"e\.g\.|such\s+as|like|unsafe|risky|warn)")
+#: a program handing command text to a shell (Python, Node, Java)
 _RUNS_COMMAND_TEXT = rx.compile(r"\b(?:os\.(?:system|popen)|subprocess\.\w+|child_process\.\w+|execSync|spawnSync"
                                 r"|Runtime\.getRuntime\(\)\.exec)\s*\(")
 _STRING_LITERAL = rx.compile(r"'([^'\n]*)'|\"([^\"\n]*)\"")

@@ -95,7 +95,7 @@ def _fetched_code(c: Collector, file: str, lines: list[str], offset: int, source
 #: the user's home in a JavaScript path expression
 _JS_HOME = rx.compile(r"os\.homedir\(\)|\bhomedir\(\)|process\.env\.HOME\b|process\.env\[\s*['\"]HOME['\"]\s*\]|['\"`]~/")
 #: a file the shell or the login runs, named in a path expression (``'/.bashrc'``, ``'.ssh', 'authorized_keys'``)
-_JS_STARTUP = rx.compile(rf"\.(?:{shell._RC_NAMES})\b|authorized_keys")
+_JS_STARTUP = rx.compile(rf"\.(?:{shell.RC_NAMES})\b|authorized_keys")
 
 
 def _startup_write(c: Collector, file: str, no: int, line: str) -> None:

@@ -764,8 +764,7 @@ def _path_reads(c: Collector, file: str, sorted_: _NodesByKind, path_vars: dict[
 
 
 #: the words of a file the shell or the login runs, or of the agent's own state, one of which a module writing such a
-#: file spells
-#: (``shell.PERSIST_PATH`` decides on the path once it is built)
+#: file spells (``shell.PERSIST_PATH`` and ``shell.AGENT_STATE`` decide on the path once it is built)
 _PERSIST_WORDS = rx.compile(r"authorized_keys|bashrc|zshrc|profile|zshenv|zlogin|bash_login|fish|Launch(?:Agents|Daemons)"
                             r"|systemd|autostart|cron|hooks|init\.d|sudoers|rc\.local|CurrentVersion"
                             r"|(?:SOUL|MEMORY|AGENTS|IDENTITY|USER|HEARTBEAT|TOOLS|CLAUDE)\.md|openclaw|clawdbot"
@@ -782,7 +781,7 @@ def _startup_writes(c: Collector, file: str, nodes: list[ast.AST], path_vars: di
         return path if path and (shell.PERSIST_PATH.search(path) or shell.AGENT_STATE.search(path)) else None
 
     def writes_to(call: ast.Call) -> str | None:
-        """The startup file an ``open(…)`` call opens for writing."""
+        """The startup or agent file an ``open(…)`` call opens for writing."""
         if _dotted(call.func).rpartition(".")[2] != "open" or not call.args:
             return None
         mode = _const_str(call.args[1]) if len(call.args) > 1 else next(

@@ -173,12 +173,12 @@ CMD_OUTPUT_IN_REQUEST = rx.compile(
 #: a command Windows runs later: a scheduled task's ``/tr`` and a Run key's ``/d``
 _WINDOWS_START_COMMAND = rx.compile(r"(?i)\bschtasks(?:\.exe)?\s+/create\b[^\n]*\s/tr\s"
                                     r"|\breg(?:\.exe)?\s+add\s+[^\n]*\\CurrentVersion\\Run(?:Once)?\b[^\n]*\s/d\s")
-#: a shell's start-up files: what is written there runs in every terminal the user opens
-_RC_NAMES = r"bashrc|zshrc|profile|bash_profile|zprofile|bash_login|zshenv|zlogin"
+#: a shell's start-up files (``~/.<name>``): what is written there runs in every terminal the user opens
+RC_NAMES = r"bashrc|zshrc|profile|bash_profile|zprofile|bash_login|zshenv|zlogin"
 _HOME = r"(?:~|\$HOME|\$\{HOME\}|/home/\w+|/Users/\w+|/root)"
-STARTUP_FILE = rx.compile(rf"(?i){_HOME}?/?\.(?:{_RC_NAMES})\b|config/fish/config\.fish")
+STARTUP_FILE = rx.compile(rf"(?i){_HOME}?/?\.(?:{RC_NAMES})\b|config/fish/config\.fish")
 PERSIST_PATH = rx.compile(
-    rf"(?i){_HOME}/\.(?:{_RC_NAMES}|config/fish/config\.fish)|/etc/(?:profile|bash\.bashrc|zshrc|rc\.local|crontab|cron\.)"
+    rf"(?i){_HOME}/\.(?:{RC_NAMES}|config/fish/config\.fish)|/etc/(?:profile|bash\.bashrc|zshrc|rc\.local|crontab|cron\.)"
     r"|Library/Launch(?:Agents|Daemons)|/etc/systemd/|\.config/systemd/user|\.config/autostart|/etc/sudoers"
     r"|\.ssh/authorized_keys"
     r"|CurrentVersion\\+Run|\.git/hooks/|core\.hooksPath|/etc/init\.d/|Microsoft\\+Windows\\+Start Menu\\+Programs\\+Startup"
