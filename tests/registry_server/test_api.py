@@ -151,3 +151,12 @@ def test_the_bearer_scheme_is_read_in_any_case(server: RegistryProcess, alice: s
         answer = call("GET", f"{server.url}/api/v1/whoami", headers={"Authorization": f"{scheme} {alice}"})
         assert answer.status == 200 and answer.json()["user"]["handle"] == "alice", (scheme, answer.status)
     assert call("GET", f"{server.url}/api/v1/whoami", headers={"Authorization": f"Basic {alice}"}).status == 401
+
+
+def test_a_cors_preflight_is_answered_on_every_route(server: RegistryProcess, alice: str) -> None:
+    for path in ("/api/v1/skills", "/api/v1/skills/demo/versions", "/api/v1/whoami", "/.well-known/clawhub.json"):
+        answer = call("OPTIONS", server.url + path)
+        assert answer.status == 204 and "OPTIONS" in answer.headers["access-control-allow-methods"], (path, answer.status)
+        assert "authorization" in answer.headers["access-control-allow-headers"].lower()
+    assert call("GET", f"{server.url}/api/v1/whoami", token=alice).status == 200  # other methods reach their routes
+    assert call("GET", f"{server.url}/api/v1/skills").status == 200

@@ -142,7 +142,12 @@ def create_app(registry: Registry, *, rate_limits: RateLimits | None = None, web
         raise Reject(404, "Not found")
 
     max_upload = r.limits.max_file_bytes
+    async def preflight(_request: Request) -> Response:
+        """A browser's CORS preflight: the methods and headers every answer already advertises, and no body."""
+        return Response(status_code=204, headers={**_CORS, "Access-Control-Max-Age": "600"})
+
     routes = [
+        Route("/{rest:path}", preflight, methods=["OPTIONS"]),  # (first: any path; other methods go on to theirs)
         Route("/.well-known/clawhub.json", endpoint(well_known, "read")),
         Route("/.well-known/clawdhub.json", endpoint(not_found, "read")),
         Route("/api/v1/whoami", endpoint(whoami, "read")),
