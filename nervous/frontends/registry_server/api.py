@@ -142,6 +142,7 @@ def create_app(registry: Registry, *, rate_limits: RateLimits | None = None, web
         raise Reject(404, "Not found")
 
     max_upload = r.limits.max_file_bytes
+
     async def preflight(_request: Request) -> Response:
         """A browser's CORS preflight: the methods and headers every answer already advertises, and no body."""
         return Response(status_code=204, headers={**_CORS, "Access-Control-Max-Age": "600"})

@@ -108,10 +108,8 @@ def _startup_write(c: Collector, file: str, no: int, line: str) -> None:
     for m in STRING.finditer(line):
         if m.end() <= name.start():
             continue  # the path's own pieces
-        text = m.group(2).replace("\\n", "\n")
-        for part in text.split("\n"):
-            if part.strip() and not _JS_STARTUP.search(part):
-                shell.analyze_line(c, file, no, f"echo '{part.replace(chr(39), '')}' >> {target}")
+        written = [part for part in m.group(2).replace("\\n", "\n").split("\n") if not _JS_STARTUP.search(part)]
+        shell.echoed(c, file, no, "\n".join(written), f">> {target}")
 
 
 _ASSIGNED = rx.compile(r"(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=")

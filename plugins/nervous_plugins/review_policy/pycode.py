@@ -814,9 +814,7 @@ def _startup_writes(c: Collector, file: str, nodes: list[ast.AST], path_vars: di
         arg = call.args[0]
         texts = [_const_str(e) for e in arg.elts] if isinstance(arg, (ast.List, ast.Tuple)) else [_const_str(arg)]
         for text in texts:
-            for line in (text or "").split("\n"):
-                if line.strip():
-                    shell.analyze_line(c, file, ln(call), f"echo {shlex_quote(line.replace('${X}', '$X'))} >> {target}")
+            shell.echoed(c, file, ln(call), text or "", f">> {target}")
 
 
 def _staged_download(c: Collector, file: str, sorted_: _NodesByKind, ln: Any, snip: Any) -> None:
@@ -936,7 +934,7 @@ def _exec_call(c: Collector, file: str, line: int, node: ast.Call, fetched: set[
         if parts and parts[0] is None and _dotted(first.elts[0]) == "sys.executable":
             parts[0] = "python3"  # the interpreter running the skill's own code
         if parts and parts[0]:
-            cmd = " ".join(shlex_quote(p) if p is not None else "${X}" for p in parts)
+            cmd = " ".join(shell.quote(p) if p is not None else "${X}" for p in parts)
         else:
             c.tag("shell:*", file, line)
             return
@@ -951,13 +949,7 @@ def _exec_call(c: Collector, file: str, line: int, node: ast.Call, fetched: set[
         return
     cmd = cmd.replace("${X}", "$X")
     shell.analyze_line(c, file, line, cmd)
-    for text in (fed or "").split("\n"):  # what the process reads on its standard input, as ``echo … | cmd``
-        if text.strip():
-            shell.analyze_line(c, file, line, f"echo {shlex_quote(text.replace('${X}', '$X'))} | {cmd}")
-
-
-def shlex_quote(s: str) -> str:
-    return s if rx.match(r"^[\w@%+=:,./-]+$", s) else "'" + s.replace("'", "") + "'"
+    shell.echoed(c, file, line, fed or "", f"| {cmd}")  # what the process reads on its standard input
 
 
 def _may_be_url_or_path(value: str) -> bool:

@@ -527,6 +527,19 @@ def hidden_shapes(c: Collector, file: str, lineno: int, line: str, variables: di
             c.flags.add("obfuscation")
 
 
+def quote(s: str) -> str:
+    """One shell word for ``s`` (quoted unless it is plain; its own single quotes dropped)."""
+    return s if rx.match(r"^[\w@%+=:,./-]+$", s) else "'" + s.replace("'", "") + "'"
+
+
+def echoed(c: Collector, file: str, lineno: int, text: str, into: str) -> None:
+    """Text a program writes into a file (``into``: ``>> ~/.bashrc``) or feeds a command on its standard input
+    (``| crontab -``), read as the shell reads the same ``echo '<line>' <into>``, line by line."""
+    for line in text.split("\n"):
+        if line.strip():
+            analyze_line(c, file, lineno, f"echo {quote(line.replace('${X}', '$X'))} {into}")
+
+
 def looks_like_command(text: str, extra: frozenset[str] | set[str] = frozenset()) -> bool:
     s = text.strip().lstrip("$>#% ").strip()
     if not s:
