@@ -181,12 +181,15 @@ class BoundedLines:
     An oversized line is skipped in 64 KiB pieces (never held whole) and replaced by a small call
     of :data:`TOO_LARGE_TOOL` carrying the request's id (read from its first 4 KiB), which the
     server answers with a ``request_too_large`` tool error; without an id (a notification) it is
-    dropped with a note on stderr.
+    dropped with a note on stderr. A line that is not a JSON-RPC message is answered here, through
+    :attr:`answer` (the SDK's write stream), with the protocol's own error (:func:`rejection`), and
+    never reaches the server; blank lines are skipped.
     """
 
     def __init__(self, raw: Any, limit: int = MAX_REQUEST_BYTES) -> None:
         self.raw = raw
         self.limit = limit
+        self.answer: Any = None
 
     def __aiter__(self) -> BoundedLines:
         return self
@@ -194,10 +197,18 @@ class BoundedLines:
     async def __anext__(self) -> str:
         import anyio
 
-        line = await anyio.to_thread.run_sync(self.next_line)
-        if line is None:
-            raise StopAsyncIteration
-        return line
+        while True:
+            line = await anyio.to_thread.run_sync(self.next_line)
+            if line is None:
+                raise StopAsyncIteration
+            if not line.strip():
+                continue
+            error = rejection(line)
+            if error is None:
+                return line
+            print(f"nervous mcp: {error['error']['message']}", file=sys.stderr)
+            if self.answer is not None:
+                await self.answer.send(_session_message(error))
 
     def next_line(self) -> str | None:
         while True:
@@ -218,6 +229,45 @@ class BoundedLines:
                 continue
             return json.dumps({"jsonrpc": "2.0", "id": json.loads(found.group(1)), "method": "tools/call",
                                "params": {"name": TOO_LARGE_TOOL, "arguments": {"size": size}}}) + "\n"
+
+
+def rejection(line: str) -> dict[str, Any] | None:
+    """The JSON-RPC error answering ``line``, or ``None`` when it is a JSON-RPC message.
+
+    Not JSON: -32700 (parse error). JSON but not a message (an array, a number, a request whose
+    method is not a string, ...): -32600 (invalid request), with the request's id when it has a
+    usable one. The SDK would only log these, leaving the client waiting for an answer.
+    """
+    import mcp_types
+
+    try:
+        mcp_types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+        return None
+    except ValueError:
+        pass
+    try:
+        data = json.loads(line)
+    except ValueError as exc:
+        return _error(None, mcp_types.PARSE_ERROR, f"parse error: the message is not JSON ({exc})")
+    ident = data.get("id") if isinstance(data, dict) else None
+    if isinstance(ident, bool) or not isinstance(ident, (str, int)):
+        ident = None
+    kind = 'an object without jsonrpc "2.0" and a string method'
+    if not isinstance(data, dict):
+        kind = {list: "an array", str: "a string", int: "a number", float: "a number", bool: "a boolean"}.get(
+            type(data), "null")
+    return _error(ident, mcp_types.INVALID_REQUEST, f"invalid request: not a JSON-RPC 2.0 message ({kind})")
+
+
+def _error(ident: str | int | None, code: int, message: str) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": ident, "error": {"code": code, "message": message}}
+
+
+def _session_message(error: dict[str, Any]) -> Any:
+    import mcp_types
+    from mcp.shared.message import SessionMessage
+
+    return SessionMessage(mcp_types.JSONRPCError.model_validate(error))
 
 
 def too_large(args: dict[str, Any]) -> dict[str, Any]:
@@ -246,7 +296,9 @@ def serve_stdio(nv: Any) -> None:
     out = anyio.wrap_file(open(wire_out, "w", encoding="utf-8", closefd=True))  # noqa: SIM115
 
     async def main() -> None:
-        async with stdio_server(stdin=BoundedLines(raw_in), stdout=out) as (read_stream, write_stream):  # type: ignore[arg-type]
+        lines = BoundedLines(raw_in)
+        async with stdio_server(stdin=lines, stdout=out) as (read_stream, write_stream):  # type: ignore[arg-type]
+            lines.answer = write_stream
             await server.run(read_stream, write_stream, server.create_initialization_options())
 
     try:
@@ -257,4 +309,4 @@ def serve_stdio(nv: Any) -> None:
         raw_in.close()
 
 
-__all__ = ["MAX_REQUEST_BYTES", "BoundedLines", "build_server", "serve_stdio", "run_tool", "ArgumentChecker"]
+__all__ = ["MAX_REQUEST_BYTES", "BoundedLines", "build_server", "rejection", "serve_stdio", "run_tool", "ArgumentChecker"]

@@ -1,0 +1,47 @@
+"""The MCP server answers lines that are not JSON-RPC messages with the protocol's own errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from .test_limits import _answer, _mcp_env, _rpc
+
+
+def test_parse_errors_and_invalid_requests_are_answered_and_the_session_goes_on(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    proc = subprocess.Popen([sys.executable, "-m", "nervous", "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=_mcp_env(home), cwd=tmp_path)
+    try:
+        _rpc(proc, {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                    "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                               "clientInfo": {"name": "t", "version": "1"}}})
+        _answer(proc, 1)
+        _rpc(proc, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+        assert proc.stdin is not None and proc.stdout is not None
+        # not JSON, JSON of the wrong kinds, a request whose method is a number; blank lines are skipped
+        proc.stdin.write(b'{"jsonrpc": "2.0", "id": 2, "method": \n\n   \n[1, 2]\n"ping"\n'
+                         b'{"jsonrpc": "2.0", "id": 3, "method": 42}\n{"id": "four"}\n\xff\xfe\n')
+        proc.stdin.flush()
+        _rpc(proc, {"jsonrpc": "2.0", "id": 9, "method": "ping"})
+        answers = []
+        while True:
+            data = json.loads(proc.stdout.readline())
+            if data.get("id") == 9:
+                break
+            answers.append(data)
+        assert [(a["id"], a["error"]["code"]) for a in answers] == [
+            (None, -32700), (None, -32600), (None, -32600), (3, -32600), ("four", -32600), (None, -32700)]
+        assert all(a["jsonrpc"] == "2.0" and a["error"]["message"] for a in answers)
+        assert "parse error" in answers[0]["error"]["message"] and "an array" in answers[1]["error"]["message"]
+        assert data == {"jsonrpc": "2.0", "id": 9, "result": {}}  # the session goes on
+    finally:
+        if proc.stdin:
+            proc.stdin.close()
+        proc.wait(timeout=30)
+        for stream in (proc.stdout, proc.stderr):
+            if stream:
+                stream.close()
+    assert proc.returncode == 0
