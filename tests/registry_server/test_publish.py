@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import hashlib
+import os
+import time
 import urllib.error
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from nervous.kernel.http import HttpStatusError
-from nervous.testing.registry_process import RegistryProcess
+from nervous.testing.registry_process import RegistryProcess, nervous_cli
 
 from .conftest import call, publish, skill_folder
 
@@ -230,3 +233,39 @@ def test_local_moderation_and_token_revocation(server: RegistryProcess, alice: s
     assert again["_exit"] == 1 and again["error"]["code"] == "not_found"
     none = nervous_cli(["registry", "token", "revoke"], {**server.env, "NERVOUS_REGISTRY_REVOKE_TOKEN": ""})
     assert none["_exit"] == 2 and none["error"]["code"] == "invalid_arg"
+
+
+def test_gc_removes_only_old_unreferenced_blobs(server: RegistryProcess, alice: str, tmp_path: Path) -> None:
+    url = server.url
+    publish(server, alice, skill_folder(tmp_path, "kept"), "1.0.0")
+    # an upload whose publish is refused (its SKILL.md is missing) and one whose publish never came
+    refused = _upload(url, alice, "README.md", b"# only a readme\n")
+    assert call("POST", f"{url}/api/v1/skills", token=alice,
+                body={"slug": "orphan", "version": "1.0.0", "files": [refused]}).status == 400
+    abandoned = _upload(url, alice, "SKILL.md", b"---\nname: later\ndescription: Never published.\n---\n")
+    blobs = server.data_dir / "blobs"
+    orphans = [blobs / str(x["sha256"])[:2] / str(x["sha256"])[2:] for x in (refused, abandoned)]
+    (blobs / orphans[0].parent.name / ".tmp-crashed").write_bytes(b"half a blob")
+    every = sorted(p for p in blobs.rglob("*") if p.is_file())
+    assert len(every) == 4 and all(p in every for p in orphans)
+
+    def gc(*args: str) -> dict[str, Any]:
+        return nervous_cli(["registry", "gc", "--data", str(server.data_dir), *args], server.env)
+
+    young = gc()  # everything is younger than the default grace: nothing goes
+    assert young["ok"] and young["removed"] == 0 and young["too_young"] == 3
+    dry = gc("--grace", "0", "--dry-run")
+    assert dry["removed"] == 3 and dry["dry_run"] is True
+    assert sorted(p for p in blobs.rglob("*") if p.is_file()) == every
+    old = time.time() - 2 * 86400
+    for p in every:
+        os.utime(p, (old, old))
+    again = _upload(url, alice, "SKILL.md", b"---\nname: later\ndescription: Never published.\n---\n")
+    assert again["sha256"] == abandoned["sha256"]  # uploaded again: its grace period starts over
+    done = gc()
+    assert done["removed"] == 2 and done["referenced"] == 1 and done["too_young"] == 1
+    left = sorted(p for p in blobs.rglob("*") if p.is_file())
+    assert orphans[1] in left and orphans[0] not in left and len(left) == 2
+    assert call("GET", f"{url}/api/v1/download?slug=kept&version=1.0.0").status == 200
+    missing = gc("--data", str(tmp_path / "nowhere"))
+    assert missing["_exit"] == 1 and missing["error"]["code"] == "not_found"

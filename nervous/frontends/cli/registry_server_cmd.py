@@ -1,4 +1,4 @@
-"""``nervous registry serve | token | moderate | audit`` and ``nervous publish``: the self-hosted registry."""
+"""``nervous registry serve | token | moderate | audit | gc`` and ``nervous publish``: the self-hosted registry."""
 
 from __future__ import annotations
 
@@ -60,7 +60,7 @@ def serve(host: str, port: int, data: str | None, public_url: str | None, no_rat
 def _finite(value: float, option: str) -> float:
     """``nan`` passes a range check (it compares false with both ends): refused here."""
     if value != value:
-        raise click.BadParameter(f"{option} must be a number of seconds, not nan")
+        raise click.BadParameter(f"{option} must be a number, not nan")
     return value
 
 
@@ -149,6 +149,31 @@ def audit(limit: int, as_json: bool) -> None:
         click.echo(table(rows, ["AT", "EVENT", "SUBJECT", "VERSION", "VERDICT", "REASON"]))
 
     emit(as_json, {"entries": entries}, human)
+
+
+@registry.command()
+@click.option("--data", metavar="DIR", help="Blob directory (as given to serve); default: the data dir.")
+@click.option("--grace", type=click.FloatRange(0.0, 8760.0), default=24.0, show_default=True,
+              callback=lambda _ctx, _param, value: _finite(value, "--grace"),
+              help="Hours an unreferenced blob is kept (a publish may still be on its way).")
+@click.option("--dry-run", is_flag=True, help="Count what would be removed; remove nothing.")
+@json_option
+def gc(data: str | None, grace: float, dry_run: bool, as_json: bool) -> None:
+    """Remove blobs no published version references (uploads of refused or abandoned publishes)."""
+    from ...errors import NotFound
+    from ..registry_server.blobs import BlobStore
+
+    root = _data_dir(data) / "blobs"
+    if not root.is_dir():
+        raise NotFound(f"{root}: no blob directory here (nothing was removed)")
+    keep = {str(f.get("sha256")) for doc in _catalog().documents() for v in doc.get("versions", [])
+            for f in v.get("files", []) if isinstance(f, dict)}
+    done = BlobStore(root).collect(keep, grace_seconds=grace * 3600, dry_run=dry_run)
+    verb = "would remove" if dry_run else "removed"
+    emit(as_json, {"removed": done.removed, "freed_bytes": done.freed_bytes, "referenced": done.kept,
+                   "too_young": done.too_young, "dry_run": dry_run},
+         f"{verb} {done.removed} unreferenced blob(s), {done.freed_bytes:,} bytes; "
+         f"{done.too_young} younger than {grace:g} h kept")
 
 
 def registry_endpoint(name: str | None) -> tuple[str, str | None]:
