@@ -116,3 +116,11 @@ def test_the_terminal_session_with_prompts(env: dict[str, str], workdir: Path) -
     assert os.waitstatus_to_exitcode(status) == 0, transcript
     assert "Plan: word-count v1.0.0" in transcript and "Traceback" not in transcript
     assert "weight 0.575" in transcript
+
+
+def test_a_clock_set_back_does_not_stretch_a_token(env: dict[str, str], workdir: Path) -> None:
+    token = agent(env, workdir, "acquire", TASK)["candidates"][0]["token"]
+    earlier = agent({**env, "NERVOUS_NOW": "2025-06-17T09:00:00Z"}, workdir, "approve", token, rc=1)
+    assert earlier["error"]["code"] == "token_expired" and "clock went back" in earlier["error"]["message"]
+    assert not (workdir / "skills").exists()
+    assert agent(env, workdir, "approve", token)["state"] == "installed"

@@ -80,3 +80,20 @@ def test_a_suspicious_candidate_needs_install_anyway(acq: Any, standin: Any, wor
     _refused(acq.approve, sus["token"], code="confirmation_required")
     assert not (workdir / "skills" / "word-count").exists()
     assert acq.approve(sus["token"], confirm_suspicious=True).to_json()["state"] == "installed"
+
+
+def test_a_token_from_the_future_is_refused_when_the_clock_went_back(acq: Any, fixed_clock: list[float],
+                                                                     workdir: Path) -> None:
+    state, token = _start(acq)
+    fixed_clock[0] -= 365 * 86400  # a year back: the token would otherwise live a year and 15 minutes
+    _refused(acq.approve, token, code="token_expired")
+    assert not (workdir / "skills").exists()
+    assert acq.status(state["session"]).state == "awaiting_approval"
+    fixed_clock[0] += 365 * 86400
+    acq.approve(token)  # back at its time, the unused token works
+
+
+def test_a_token_seconds_ahead_of_this_clock_still_works(acq: Any, fixed_clock: list[float]) -> None:
+    _state, token = _start(acq)
+    fixed_clock[0] -= 30  # within the skew allowed between cooperating processes' clocks
+    acq.approve(token)

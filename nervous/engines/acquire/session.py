@@ -16,6 +16,7 @@ from ...errors import NotFound, Refused, UsageError
 
 COLLECTION = "acquisitions"
 TOKEN_TTL = 15 * 60  # seconds an approval token stays valid
+CLOCK_SKEW = 60  # seconds a token may seem to come from the future (clocks of cooperating processes differ)
 
 #: states in which the session waits for an outcome report of its installed skill
 WAITING_FOR_OUTCOME = ("installed", "retry", "awaiting_dependency", "awaiting_credentials")
@@ -58,7 +59,7 @@ def issue_tokens(doc: dict[str, Any], indices: list[int], now: float) -> None:
         token = new_token(doc["id"])
         doc.setdefault("tokens", {})[token] = {
             "candidate": i, "ref": cand["ref"], "version": cand["version"], "fingerprint": cand["fingerprint"],
-            "expires_at": now + TOKEN_TTL, "used": False,
+            "issued_at": now, "expires_at": now + TOKEN_TTL, "used": False,
         }
         cand["token"] = token
 
@@ -78,6 +79,10 @@ def redeem(doc: dict[str, Any], token: str, now: float) -> dict[str, Any]:
         raise Refused("this approval token was already used; tokens are single-use", code="invalid_token")
     if now > record["expires_at"]:
         raise Refused("this approval token has expired; run the acquisition again", code="token_expired")
+    # a clock set back would otherwise stretch a token's life by as much as it went back
+    if now < record.get("issued_at", record["expires_at"] - TOKEN_TTL) - CLOCK_SKEW:
+        raise Refused("this approval token was issued later than the current time (the clock went back); "
+                      "run the acquisition again", code="token_expired")
     cand = doc["candidates"][record["candidate"]]
     if (cand["ref"], cand["version"], cand["fingerprint"]) != (record["ref"], record["version"],
                                                                   record["fingerprint"]):
