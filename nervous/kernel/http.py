@@ -8,12 +8,19 @@ Retry rule (specs/protocols.md §A3): at most ``retries`` extra attempts on 408,
 network errors and bodies mentioning a write conflict; the wait honours ``Retry-After`` (delta
 seconds, an HTTP date, or an epoch second when larger than a year), then ``RateLimit-Reset``, then
 ``X-RateLimit-Reset``, else exponential back-off. A wait longer than ``max_wait`` is not slept: the
-call fails at once with ``rate_limited`` and the time to retry.
+call fails at once with ``rate_limited`` and the time to retry. Non-finite header values (``nan``,
+``inf``, ``1e400``) are ignored.
+
+Bounds on a hostile or broken server: a JSON/metadata answer larger than :data:`MAX_JSON_BYTES` is
+refused (``too_large``); each attempt must finish within its timeout × :data:`DEADLINE_FACTOR`
+(60 s for the default 15 s timeout), so a server that drips a byte at a time ends with
+``unreachable``; redirects are followed only to http(s) URLs and never from https to http.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import random
 import time
 import urllib.error
@@ -25,12 +32,20 @@ from typing import Any
 
 from attrs import field, frozen
 
-from ..errors import BadInput, RegistryError
+from ..errors import BadInput, NervousError, RegistryError
 
 #: statuses worth another attempt
 RETRY_STATUSES = frozenset({408, 429, 500, 502, 503, 504})
 _YEAR_SECONDS = 31_536_000
 _CONFLICT_WORDS = ("optimistic concurrency", "write conflict")
+#: the largest JSON/metadata/text answer read (downloads pass their own ``max_bytes``)
+MAX_JSON_BYTES = 16 * 1024 * 1024
+#: the largest download when the caller sets no cap
+MAX_DOWNLOAD_BYTES = 512 * 1024 * 1024
+#: one attempt (connect, headers and whole body) must end within ``timeout * DEADLINE_FACTOR`` seconds
+DEADLINE_FACTOR = 4.0
+#: the largest error body kept for messages
+_MAX_ERROR_BYTES = 1 << 20
 
 
 @frozen
@@ -93,32 +108,61 @@ def retry_after_seconds(headers: Mapping[str, str], now: float) -> float | None:
     value = headers.get("retry-after")
     if value:
         value = value.strip()
-        try:
-            seconds = float(value)
-        except ValueError:
+        seconds = _finite(value)
+        if seconds is None:
             try:
-                return max(parsedate_to_datetime(value).timestamp() - now, 0.0)
-            except (TypeError, ValueError, IndexError):
-                seconds = None  # type: ignore[assignment]
-        if seconds is not None:
+                when = parsedate_to_datetime(value).timestamp() - now
+                if math.isfinite(when):
+                    return max(when, 0.0)
+            except (TypeError, ValueError, IndexError, OverflowError):
+                pass
+        else:
             return max(seconds - now, 0.0) if seconds > _YEAR_SECONDS else max(seconds, 0.0)
     value = headers.get("ratelimit-reset")
     if value:
-        try:
-            return max(float(value), 0.0)
-        except ValueError:
-            pass
+        seconds = _finite(value)
+        if seconds is not None:
+            return max(seconds, 0.0)
     value = headers.get("x-ratelimit-reset")
     if value:
-        try:
-            return max(float(value) - now, 0.0)
-        except ValueError:
-            pass
+        seconds = _finite(value)
+        if seconds is not None:
+            return max(seconds - now, 0.0)
     return None
 
 
+def _finite(value: str) -> float | None:
+    """A header's number, or ``None`` when it is not one or not finite (``nan``, ``inf``, ``1e400``)."""
+    try:
+        number = float(value.strip())
+    except ValueError:
+        return None
+    return number if math.isfinite(number) else None
+
+
+class RedirectRefused(RegistryError):
+    """A redirect to another scheme than http(s), or from https down to http."""
+
+
 class _Redirects(urllib.request.HTTPRedirectHandler):
-    """Follow redirects; credentials are unredirected headers, so another host never receives them."""
+    """Follow redirects; credentials are unredirected headers, so another host never receives them.
+
+    Only http and https targets are followed (urllib alone also follows ``ftp://``), and never from
+    https down to http.
+    """
+
+    def redirect_request(self, req: urllib.request.Request, fp: Any, code: int, msg: str, headers: Any,
+                         newurl: str) -> urllib.request.Request | None:
+        new = urllib.parse.urlsplit(urllib.parse.urljoin(req.full_url, newurl))
+        old = urllib.parse.urlsplit(req.full_url)
+        if new.scheme not in ("http", "https") or (old.scheme == "https" and new.scheme != "https"):
+            if fp is not None:
+                fp.close()
+            raise RedirectRefused(
+                f"{_redact(req.full_url)}: refused a redirect to {new.scheme or '(no scheme)'}://{new.hostname or ''} "
+                "(only http(s) redirects are followed, never https to http)",
+                code="registry_error", details={"url": _redact(req.full_url), "status": code})
+        return super().redirect_request(req, fp, code, msg, headers, newurl)
 
 
 class HttpClient:
@@ -204,7 +248,7 @@ class HttpClient:
                   headers: Mapping[str, str] | None = None) -> Response:
         """A download (no ``Accept``), refused once more than ``max_bytes`` arrive."""
         return self.request("GET", path, params, headers=headers, timeout=self.download_timeout,
-                            max_bytes=max_bytes, progress=progress)
+                            max_bytes=max_bytes if max_bytes is not None else MAX_DOWNLOAD_BYTES, progress=progress)
 
     def request(
         self,
@@ -219,7 +263,10 @@ class HttpClient:
         progress: Callable[[int, int | None], None] | None = None,
         accept_status: tuple[int, ...] = (),
     ) -> Response:
-        """Send a request with retries; 2xx (and ``accept_status``) return, others raise."""
+        """Send a request with retries; 2xx (and ``accept_status``) return, others raise.
+
+        Without ``max_bytes`` the answer is capped at :data:`MAX_JSON_BYTES` (``too_large``).
+        """
         url = self.url(path, params)
         attempt = 0
         while True:
@@ -260,7 +307,7 @@ class HttpClient:
             wait = retry_after_seconds(resp.headers, now)
             if wait is not None and "retry-after" in resp.headers:
                 wait += self.rng.uniform(0, 0.25)
-        if wait is None:
+        if wait is None or not math.isfinite(wait):  # a nan/inf from a server never reaches sleep() or --json
             wait = min(0.3 * 2 ** (attempt - 1), 5.0) + self.rng.uniform(0, 0.3)
         if wait > self.max_wait:
             status = f"HTTP {resp.status}" if resp is not None else "unreachable"
@@ -291,6 +338,8 @@ class HttpClient:
     def _once(self, method: str, url: str, data: bytes | None, headers: Mapping[str, str] | None,
               timeout: float, max_bytes: int | None,
               progress: Callable[[int, int | None], None] | None) -> Response:
+        deadline = time.monotonic() + timeout * DEADLINE_FACTOR
+        cap = _Cap(max_bytes, download=True) if max_bytes is not None else _Cap(MAX_JSON_BYTES, download=False)
         req = urllib.request.Request(url, data=data, method=method)
         for k, v in {**self.default_headers, **dict(headers or {})}.items():
             req.add_header(k, v)
@@ -301,8 +350,9 @@ class HttpClient:
             raw = self._opener.open(req, timeout=timeout)
         except urllib.error.HTTPError as err:
             try:
-                body = _read_limited(err, max_bytes if max_bytes else 1 << 20, url, None)
-            except (TimeoutError, OSError):
+                body = _read_limited(err, _Cap(_MAX_ERROR_BYTES, download=False, truncate=True), url, None,
+                                     deadline=deadline, timeout=timeout)
+            except (TimeoutError, OSError, _NetworkError, NervousError):
                 body = b""
             finally:
                 err.close()
@@ -311,7 +361,8 @@ class HttpClient:
             raise _NetworkError(_network_reason(getattr(exc, "reason", exc))) from None
         with raw:
             try:
-                body = _read_limited(raw, max_bytes, url, progress, _length(raw.headers))
+                body = _read_limited(raw, cap, url, progress, _length(raw.headers), deadline=deadline,
+                                     timeout=timeout)
             except (TimeoutError, OSError) as exc:
                 raise _NetworkError(f"{type(exc).__name__}: {exc}") from None
             return Response(url=raw.geturl() or url, status=raw.status, headers=_lower(raw.headers), body=body)
@@ -352,21 +403,46 @@ def _length(headers: Any) -> int | None:
         return None
 
 
-def _read_limited(stream: Any, max_bytes: int | None, url: str,
-                  progress: Callable[[int, int | None], None] | None, total: int | None = None) -> bytes:
-    if max_bytes is not None and total is not None and total > max_bytes:
-        raise BadInput(f"{_redact(url)}: download of {total} bytes exceeds the limit of {max_bytes} bytes",
-                       code="limit_exceeded")
+class _Cap:
+    """How many body bytes to accept, and what exceeding them means."""
+
+    def __init__(self, limit: int, *, download: bool, truncate: bool = False) -> None:
+        self.limit = limit
+        self.download = download
+        self.truncate = truncate
+
+    def error(self, url: str, total: int | None) -> NervousError:
+        if self.download:
+            size = f"of {total} bytes " if total is not None else ""
+            return BadInput(f"{_redact(url)}: download {size}exceeds the limit of {self.limit} bytes",
+                            code="limit_exceeded")
+        return RegistryError(f"{_redact(url)}: the answer exceeds the limit of {self.limit} bytes for a registry "
+                             "answer (MAX_JSON_BYTES)", code="too_large",
+                             details={"url": _redact(url), "limit": self.limit})
+
+
+def _read_limited(stream: Any, cap: _Cap, url: str, progress: Callable[[int, int | None], None] | None,
+                  total: int | None = None, *, deadline: float | None = None, timeout: float = 0.0) -> bytes:
+    max_bytes = cap.limit
+    if total is not None and total > max_bytes and not cap.truncate:
+        raise cap.error(url, total)
+    # read1 returns whatever arrived (one socket read), so a dripping server meets the deadline
+    read = getattr(stream, "read1", None) or stream.read
     chunks: list[bytes] = []
     size = 0
     while True:
-        chunk = stream.read(65536)
+        if deadline is not None and time.monotonic() > deadline:
+            raise _NetworkError(f"timed out: the answer did not complete within {timeout * DEADLINE_FACTOR:.0f} s "
+                                f"(timeout × {DEADLINE_FACTOR:g})")
+        chunk = read(65536)
         if not chunk:
             break
         size += len(chunk)
-        if max_bytes is not None and size > max_bytes:
-            raise BadInput(f"{_redact(url)}: download exceeds the limit of {max_bytes} bytes",
-                           code="limit_exceeded")
+        if size > max_bytes:
+            if cap.truncate:
+                chunks.append(chunk[: max(0, max_bytes - (size - len(chunk)))])
+                break
+            raise cap.error(url, None)
         chunks.append(chunk)
         if progress is not None:
             progress(size, total)
@@ -397,4 +473,4 @@ def _redact(url: str) -> str:
 
 
 __all__ = ["HttpClient", "HttpStatusError", "Response", "retry_after_seconds", "clean_error_text",
-           "RETRY_STATUSES"]
+           "RETRY_STATUSES", "MAX_JSON_BYTES", "MAX_DOWNLOAD_BYTES", "DEADLINE_FACTOR", "RedirectRefused"]

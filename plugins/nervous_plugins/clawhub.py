@@ -2,15 +2,23 @@
 
 Registry resolution: ``[plugins.clawhub] registry`` or ``CLAWHUB_REGISTRY`` (no discovery), else
 discovery through ``<site>/.well-known/clawhub.json`` (``site`` setting, ``CLAWHUB_SITE``, default
-``https://clawhub.ai``). Token: ``[plugins.clawhub] token`` or ``CLAWHUB_TOKEN``, sent as a bearer
+``https://clawhub.ai``). A configured site whose discovery fails is a registry error for that
+registry: nervous never falls back to another host, and a token only travels to the configured
+site's own origin (a discovered ``apiBase`` elsewhere is refused while a token is set). Token: ``[plugins.clawhub] token`` or ``CLAWHUB_TOKEN``, sent as a bearer
 token. Moderation is read in both the current visibility (gated skills are 404 except on
 ``/versions/{v}`` and ``/scan``) and the legacy one (403 / 423 / 410 everywhere).
+
+Names in the registry's answers (slug, owner handle, version) must pass the rules of a typed
+reference, and the owner and version must match the request; otherwise the answer is refused as a
+``registry_error``. A renamed slug resolves to its canonical skill (protocols A4), with a warning. Non-finite
+numbers in answers (``1e400``, ``NaN``) are dropped.
 
 The network client is imported on first use, never when the plugin loads.
 """
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -98,20 +106,70 @@ class ClawHubRegistry:
         return self._registry
 
     def _discover(self) -> str:
+        """The API base announced by ``<site>/.well-known/clawhub.json`` (then ``clawdhub.json``).
+
+        Only the public default site falls back (to itself) when discovery fails; any other site is a
+        registry error, so a team registry's token never travels to another host.
+        """
         from nervous.plugin.toolkit import HttpClient
 
-        probe = HttpClient(self.site, timeout=self.timeout, retries=0, **self.http_options)
+        probe = HttpClient(self.site, timeout=self.timeout, **{**self.http_options, "retries": 0})
+        reasons: list[str] = []
+        unreachable = False
         for path in ("/.well-known/clawhub.json", "/.well-known/clawdhub.json"):
             try:
                 data = probe.get_json(path)
-            except NervousError:
+            except NervousError as exc:
+                reasons.append(exc.message)
+                unreachable = unreachable or exc.code == "unreachable"
                 continue
-            if isinstance(data, dict):
-                base = data.get("apiBase") or data.get("registry")
-                if isinstance(base, str) and base.startswith(("http://", "https://")):
-                    return base.rstrip("/")
-        self.warnings.append(f"clawhub: discovery at {self.site} failed; using {DEFAULT_SITE}")
-        return DEFAULT_SITE
+            base = (data.get("apiBase") or data.get("registry")) if isinstance(data, dict) else None
+            if isinstance(base, str) and base.startswith(("http://", "https://")):
+                return self._check_discovered(base.rstrip("/"))
+            reasons.append(f"{path}: no apiBase in the answer")
+        if _origin(self.site) == _origin(DEFAULT_SITE):
+            self.warnings.append(f"{self.name}: discovery at {self.site} failed; using {DEFAULT_SITE}")
+            return DEFAULT_SITE
+        message = (f"{self.name}: discovery at {self.site} failed ({'; '.join(reasons)}); set the registry "
+                   "url to skip discovery")
+        self.warnings.append(message)
+        raise RegistryError(message, code="unreachable" if unreachable else "registry_error",
+                            details={"site": self.site, "registry": self.name})
+
+    def _check_discovered(self, base: str) -> str:
+        """A discovered API base may not downgrade to http, nor take a token to another origin."""
+        site = _origin(self.site)
+        found = _origin(base)
+        if site[0] == "https" and found[0] != "https":
+            raise RegistryError(f"{self.name}: discovery at {self.site} announced an http API base {base}; refused",
+                                code="registry_error", details={"site": self.site, "apiBase": base})
+        if self.token and found != site:
+            raise RegistryError(
+                f"{self.name}: discovery at {self.site} announced an API base on another host ({base}); the token "
+                "is only sent to the configured site (set the registry url explicitly to trust it)",
+                code="registry_error", details={"site": self.site, "apiBase": base})
+        return base
+
+    def _checked_ref(self, ref: SkillRef, slug: Any, owner: Any, what: str, *, renamed: bool = True) -> SkillRef:
+        """The registry's names for ``ref``: valid as a typed reference and equal to what was asked."""
+        answered = _answer_ref(slug if slug is not None else ref.name, owner, self.name, what=what)
+        if owner is None and ref.owner:  # the answer does not say: the owner asked for stands
+            answered = SkillRef(name=answered.name, owner=ref.owner.lower(), registry=self.name)
+        if ref.owner and answered.owner != ref.owner.lower():
+            raise RegistryError(
+                f"{self.name}: asked for {ref.qualified}, the registry's {what} names {answered.qualified}; refused "
+                "(another publisher than the one asked for)",
+                code="registry_error", details={"requested": ref.qualified, "answered": answered.qualified})
+        if answered.name != ref.name.lower() and not renamed:
+            raise RegistryError(
+                f"{self.name}: asked for {ref.qualified}, the registry's {what} names {answered.qualified}; refused",
+                code="registry_error", details={"requested": ref.qualified, "answered": answered.qualified})
+        if answered.name != ref.name.lower():
+            # a renamed or merged slug resolves to the canonical skill (protocols A4): it installs under the
+            # canonical name, which passed the rules of a typed reference above, and the user is told
+            self.warnings.append(f"{self.name}: {ref.qualified} resolves to {answered.qualified} (renamed); "
+                                 f"installing it under {answered.name}")
+        return answered
 
     @property
     def link_base(self) -> str:
@@ -183,15 +241,14 @@ class ClawHubRegistry:
         if not isinstance(canonical, str) and isinstance(owner, str):
             canonical = f"/{owner}/skills/{row['slug']}"
         try:
-            ref = SkillRef(name=row["slug"].lower(), owner=owner.lower() if isinstance(owner, str) else None,
-                           registry=self.name)
-        except (TypeError, ValueError):
-            return None
+            ref = _answer_ref(row["slug"], owner if isinstance(owner, str) else None, self.name)
+        except NervousError:
+            return None  # a row whose names no user could type is skipped
         return SearchHit(
             registry=self.name, ref=ref, display_name=str(row.get("displayName") or row["slug"]),
             summary=str(row.get("summary") or ""), version=row.get("version") or None,
             stars=_int(metrics.get("bookmarks")), downloads=_int(row.get("downloads")),
-            score=float(row["score"]) if isinstance(row.get("score"), (int, float)) else None,
+            score=_float(row.get("score")),
             scan=ScanStatus(status=str(verdict)) if isinstance(verdict, str) else ScanStatus("unknown"),
             reviewed=True, url=f"{self.link_base}{canonical}" if isinstance(canonical, str) else None,
             updated_at=_iso(row.get("updatedAt")),
@@ -219,12 +276,13 @@ class ClawHubRegistry:
             elif mod.get("isSuspicious") or mod.get("verdict") == "suspicious":
                 moderation = "suspicious"
                 scan = ScanStatus("suspicious", mod.get("summary"), codes)
-        slug = str(skill.get("slug") or ref.name).lower()
-        if isinstance(owner, str) and not ref.owner:  # the same answer under the owner-qualified name
+        checked = self._checked_ref(ref, skill.get("slug"), owner, "skill detail")
+        slug, owner = checked.name, checked.owner
+        if owner and not ref.owner:  # the same answer under the owner-qualified name
             self._memo[("skill", owner.lower(), slug)] = self._memo[("skill", "", ref.name)]
         return SkillMetadata(
             registry=self.name,
-            ref=SkillRef(name=slug, owner=owner.lower() if isinstance(owner, str) else ref.owner, registry=self.name),
+            ref=checked,
             display_name=str(skill.get("displayName") or slug), summary=str(skill.get("summary") or ""),
             latest_version=latest, versions=(latest,) if latest else (),
             stars=_int(stats.get("stars")), downloads=_int(stats.get("downloads")),
@@ -260,11 +318,19 @@ class ClawHubRegistry:
         data = self._remember(("version", ref.owner or "", ref.name, version),
                               lambda: self._skill_get(ref, f"/versions/{quote(version, safe='')}",
                                                       what=f"version {version}"), reuse=_reuse)
-        body = data.get("version") or {}
-        if not body:
+        body = data.get("version") or {} if isinstance(data, dict) else {}
+        if not isinstance(body, dict) or not body:
             raise NotFound(f"clawhub: {ref.qualified} version {version} not found", code="not_found")
+        skill = data.get("skill")
+        if isinstance(skill, dict) and skill.get("slug") is not None:
+            self._checked_ref(ref, skill.get("slug"), None, f"version {version}", renamed=False)
+        answered = body.get("version")
+        if answered is not None and answered != version:
+            raise RegistryError(f"{self.name}: asked for {ref.qualified} version {version!r}, the registry answered "
+                                f"version {str(answered)[:80]!r}; refused", code="registry_error",
+                                details={"requested": version, "answered": str(answered)[:200]})
         files = tuple(
-            FileDigest(path=str(f["path"]), size=int(f.get("size") or 0),
+            FileDigest(path=str(f["path"]), size=_int(f.get("size")) or 0,
                        sha256=str(f["sha256"]).lower() if f.get("sha256") else None)
             for f in body.get("files") or [] if isinstance(f, dict) and f.get("path")
         )
@@ -273,7 +339,7 @@ class ClawHubRegistry:
             from nervous.plugin.toolkit import skill_fingerprint
 
             fingerprint = skill_fingerprint((f.path, f.sha256 or "") for f in files)
-        return SkillVersion(version=str(body.get("version") or version), created_at=_iso(body.get("createdAt")),
+        return SkillVersion(version=version, created_at=_iso(body.get("createdAt")),
                             changelog=str(body.get("changelog") or ""), files=files,
                             scan=_scan_status(body.get("security")), fingerprint=fingerprint)
 
@@ -443,13 +509,62 @@ def _scan_status(security: Any) -> ScanStatus:
     return ScanStatus(status=status, reason=reason)
 
 
+def _origin(url: str) -> tuple[str, str, int | None]:
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    port = parts.port or {"http": 80, "https": 443}.get(parts.scheme)
+    return parts.scheme.lower(), (parts.hostname or "").lower(), port
+
+
+def _answer_ref(slug: Any, owner: Any, registry: str, *, what: str = "answer") -> SkillRef:
+    """A registry's slug and owner handle, held to the rules a user-typed reference passes."""
+    if not isinstance(slug, str) or (owner is not None and not isinstance(owner, str)):
+        raise RegistryError(f"{registry}: the registry's {what} has no valid slug/owner; refused",
+                            code="registry_error")
+    text = f"@{owner}/{slug}" if owner is not None else slug
+    try:
+        parsed = SkillRef.parse(text)
+    except UsageError:
+        parsed = None
+    if parsed is None or parsed.registry is not None or parsed.revision is not None \
+            or parsed.name != slug.lower() or (owner is not None and parsed.owner != owner.lower()) \
+            or slug.lower() in _RESERVED_NAMES or (owner is not None and owner.lower() in _RESERVED_NAMES):
+        raise RegistryError(f"{registry}: the registry's {what} names an invalid skill {text[:120]!r}; refused",
+                            code="registry_error", details={"answered": text[:200]})
+    return SkillRef(name=parsed.name, owner=parsed.owner, registry=registry)
+
+
+#: folder names a registry may not choose for a skill (tool folders next to installed skills)
+_RESERVED_NAMES = frozenset({"node_modules", ".clawhub", ".clawdhub", ".git"})
+
+
 def _int(value: Any) -> int | None:
-    return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+    """A whole number from an answer; booleans, ``NaN`` and infinities are dropped."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return int(value)
+
+
+def _float(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    try:
+        number = float(value)
+    except OverflowError:
+        return None
+    return number if math.isfinite(number) else None
 
 
 def _iso(ms: Any) -> str | None:
-    if not isinstance(ms, (int, float)) or isinstance(ms, bool):
+    seconds = _float(ms)
+    if seconds is None:
         return None
     from nervous.plugin.toolkit import utc_timestamp
 
-    return utc_timestamp(ms / 1000.0)
+    try:
+        return utc_timestamp(seconds / 1000.0)
+    except (OverflowError, ValueError, OSError):
+        return None  # a date no calendar holds

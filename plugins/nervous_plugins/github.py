@@ -20,6 +20,7 @@ Settings ``[plugins.github]``: ``token`` (else ``GITHUB_TOKEN`` / ``GH_TOKEN``),
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import time
@@ -49,6 +50,8 @@ SKILL_ROOTS = ("skills", ".agents/skills", ".claude/skills")
 SKIP_DIRS = frozenset({"node_modules", ".git", "dist", "build", "__pycache__"})
 _FULL_SHA = re.compile(r"^[0-9a-f]{40}$")
 _SECONDARY = "secondary rate limit"
+#: the most folders a contents-API walk of one skill lists (a truncated tree's fallback)
+MAX_LISTING_FOLDERS = 500
 
 
 
@@ -283,14 +286,27 @@ class GitHubRegistry:
                 rel = path[len(prefix):]
                 self._admit(out, rel, e.get("type"), e.get("mode"), e.get("size"), e.get("sha"), pinned)
             return sorted(out)
-        # Truncated: walk the folder with the contents API.
+        # Truncated: walk the folder with the contents API, each folder once, only strictly downwards
+        # (a listing that names the folder itself, a parent or another tree is not followed).
         stack = [folder]
+        seen = {folder}
         while stack:
             d = stack.pop()
+            if len(seen) > MAX_LISTING_FOLDERS:
+                raise RegistryError(f"github: {pinned} has more than {MAX_LISTING_FOLDERS} folders to list; refused",
+                                    code="registry_error", details={"limit": MAX_LISTING_FOLDERS})
+            inside = f"{d}/" if d else ""
             for e in self._dir(owner, repo, sha, d):
-                rel = str(e.get("path", ""))[len(prefix):]
+                path = str(e.get("path", ""))
+                if not path.startswith(inside) or path == d or not path[len(inside):] \
+                        or "/" in path[len(inside):] or not path.startswith(prefix):
+                    self.warnings.append(f"github: the listing of {d or '/'} names {path[:200]!r} outside it; skipped")
+                    continue
+                rel = path[len(prefix):]
                 if e.get("type") == "dir":
-                    stack.append(str(e.get("path")))
+                    if path not in seen:
+                        seen.add(path)
+                        stack.append(path)
                 else:
                     kind = {"file": "blob", "symlink": "symlink", "submodule": "commit"}.get(str(e.get("type")), "?")
                     self._admit(out, rel, kind, None, e.get("size"), e.get("sha"), pinned)
@@ -306,7 +322,7 @@ class GitHubRegistry:
                            code="unsafe_bundle", details={"entry": rel, "rule": "NV-LIMIT-001"})
         if kind != "blob" or not isinstance(sha, str):
             return
-        out.append((rel, int(size or 0), sha))
+        out.append((rel, size if isinstance(size, int) and not isinstance(size, bool) and size >= 0 else 0, sha))
 
     def fetch(self, ref: SkillRef, version: str | None = None) -> SkillBundle:
         from nervous.plugin.toolkit import Limits, check_listing, is_fingerprinted_path, make_bundle
@@ -366,7 +382,7 @@ class GitHubRegistry:
         if _is_rate_limited(resp):
             reset = resp.header("x-ratelimit-reset")
             when = ""
-            if reset and reset.isdigit():
+            if reset and reset.isdigit() and len(reset) <= 11:  # an epoch second, not a 400-digit number
                 when = time.strftime(" (resets at %Y-%m-%d %H:%M:%S UTC)", time.gmtime(int(reset)))
                 details["retry_at"] = int(reset)
             kind = "secondary rate limit" if _SECONDARY in message.lower() else \
@@ -420,16 +436,14 @@ def _wait_policy(resp: Response | None, attempt: int, now: float) -> float | Non
         return None
     retry_after = resp.header("retry-after")
     if retry_after is not None:
-        try:
-            return max(float(retry_after), 0.0)
-        except ValueError:
-            pass
+        seconds = _finite(retry_after)
+        if seconds is not None:
+            return max(seconds, 0.0)
     reset = resp.header("x-ratelimit-reset")
     if resp.header("x-ratelimit-remaining") == "0" and reset:
-        try:
-            return max(float(reset) - now, 1.0)
-        except ValueError:
-            pass
+        seconds = _finite(reset)
+        if seconds is not None:
+            return max(seconds - now, 1.0)
     return float(60.0 * 2 ** (attempt - 1))  # secondary limit without a hint: at least a minute
 
 
@@ -478,9 +492,28 @@ def _q(part: str, safe: str = "") -> str:
     return quote(part, safe=safe)
 
 
+def _finite(text: str) -> float | None:
+    """A header's number; ``nan``, ``inf`` and ``1e400`` are no number."""
+    try:
+        number = float(text.strip())
+    except ValueError:
+        return None
+    return number if math.isfinite(number) else None
+
+
 def _int(value: Any) -> int | None:
-    return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    number = _num(value)
+    return int(number) if number is not None else None
 
 
 def _num(value: Any) -> float | None:
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+    """A number from an answer; booleans, ``NaN`` and infinities are dropped (they are not JSON)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    try:
+        number = float(value)
+    except OverflowError:
+        return None
+    return number if math.isfinite(number) else None
