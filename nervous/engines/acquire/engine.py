@@ -7,8 +7,11 @@ previous step issued, bound to the exact candidate, version and fingerprint show
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import shutil
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -58,6 +61,14 @@ def notice_traits(tags: list[str]) -> list[str]:
         elif kind == "network" and rest and rest != "*":
             out.append(f"\U0001f310 {rest}")
     return out
+
+
+class _Busy(Exception):
+    """Another process is in the middle of a step of this acquisition."""
+
+    def __init__(self, state: str) -> None:
+        super().__init__(state)
+        self.state = state
 
 
 class Acquirer:
@@ -495,19 +506,80 @@ class Acquirer:
         return skill_fingerprint([(p, h) for p, h in folder_entries(record.path) if p != "_meta.json"])
 
     def cancel(self, token: str) -> S.AcquireState:
-        """Cancel the acquisition a token belongs to; uninstall what it installed. Changes no weight."""
+        """Cancel the acquisition a token belongs to; uninstall what it installed. Changes no weight.
+
+        The cancel is claimed in one transaction of the session, before anything is uninstalled, so a
+        concurrent ``approve`` or ``done`` is refused. While another process is installing or
+        reporting (a step in progress) the cancel waits for that step to end, then cancels what it left.
+        """
         sid = S.session_of(token)
-        doc = self._load(sid)
-        if token not in doc.get("tokens", {}):
-            raise NotFound("unknown approval token: it does not belong to this acquisition", code="invalid_token")
-        if doc.get("state") in S.TERMINAL:
-            raise Refused(f"acquisition {sid} already ended ({doc['state']})", code="invalid_transition")
+        self._load(sid)
+        deadline = time.monotonic() + S.STEP_WAIT
+
+        def check(d: dict[str, Any]) -> None:
+            if token not in d.get("tokens", {}):
+                raise NotFound("unknown approval token: it does not belong to this acquisition", code="invalid_token")
+            if d.get("state") in S.TERMINAL:
+                raise Refused(f"acquisition {sid} already ended ({d['state']})", code="invalid_transition")
+            if d.get("state") in S.IN_PROGRESS and clock.now() - d.get("updated_at", 0) < S.STALE_STEP:
+                raise _Busy(str(d["state"]))
+
+        while True:
+            try:
+                doc = self._claim(sid, check)
+                break
+            except _Busy as busy:
+                if time.monotonic() >= deadline:
+                    raise Refused(f"acquisition {sid} is still {busy.state} in another process; nothing was "
+                                  f"cancelled: run nervous cancel {token} again once that step has ended",
+                                  code="invalid_transition") from None
+                time.sleep(0.1)
         warnings: list[str] = []
-        if doc.get("installed"):
-            self._uninstall(doc, warnings)
-        S.supersede_open_tokens(doc)
-        return self._finish(doc, "cancelled", "cancelled: nothing more will be installed and nothing is learned",
-                            warnings)
+        with self._release_on_error(doc):
+            if doc.get("installed"):
+                self._uninstall(doc, warnings)
+            S.supersede_open_tokens(doc)
+            return self._finish(doc, "cancelled", "cancelled: nothing more will be installed and nothing is learned",
+                                warnings)
+
+    def _claim(self, sid: str, check: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
+        """Claim the session for one step in a single transaction: ``check`` refuses (raises) unless the
+        step may run; otherwise the stored state becomes ``reporting``, so every concurrent step is refused
+        until :meth:`_save` stores the step's result. Returns the document as it was before the claim."""
+        now = clock.now()
+
+        def take(d: dict[str, Any]) -> dict[str, Any]:
+            check(d)
+            before = copy.deepcopy(d)
+            d["state"], d["updated_at"] = "reporting", now
+            return before
+
+        claimed: dict[str, Any] = self.store.update(S.COLLECTION, sid, take, create=False).result
+        return claimed
+
+    @contextlib.contextmanager
+    def _release_on_error(self, doc: dict[str, Any]) -> Iterator[None]:
+        """Give a claimed session back (its state before the claim) when the step fails unexpectedly.
+
+        What the step already did is kept: an outcome learned is marked on the install, so it is never
+        learned twice.
+        """
+        state, installed = doc["state"], copy.deepcopy(doc.get("installed"))
+        try:
+            yield
+        except BaseException:
+            if doc.get("installed") and installed and doc["installed"].get("learned"):
+                installed["learned"] = doc["installed"]["learned"]
+
+            def put(d: dict[str, Any]) -> None:
+                if d.get("state") == "reporting":
+                    d["state"], d["installed"], d["updated_at"] = state, installed, clock.now()
+
+            try:
+                self.store.update(S.COLLECTION, doc["id"], put, create=False)
+            except NervousError:
+                pass
+            raise
 
     # ------------------------------------------------------------------ phase 4
 
@@ -526,7 +598,28 @@ class Acquirer:
             raise UsageError("give either an outcome or a retention answer (--keep/--release), not both")
         if not isinstance(slug, str) or not slug.strip():
             raise UsageError("done needs the slug of the installed skill")
-        doc = self._find(slug, session, retention=outcome is None)
+        found = self._find(slug, session, retention=outcome is None)
+        sid, seen = found["id"], found["installed"]
+        states = ("retention",) if outcome is None else S.WAITING_FOR_OUTCOME
+
+        def check(d: dict[str, Any]) -> None:
+            # the answer is claimed atomically: a concurrent `done` or `cancel` of this install is refused
+            inst = d.get("installed") or {}
+            if d.get("state") not in states or (inst.get("slug"), inst.get("at")) != (seen["slug"], seen.get("at")):
+                raise Refused(f"acquisition {sid} of {slug!r} is {d.get('state')} now: another call answered it "
+                              f"first; nothing waits for {'a retention answer' if outcome is None else 'an outcome'}",
+                              code="invalid_transition")
+            if outcome is not None and inst.get("learned"):
+                raise Refused(f"the outcome of {slug!r} in acquisition {sid} was already learned "
+                              f"({inst['learned']}); an outcome is learned once", code="invalid_transition")
+
+        doc = self._claim(sid, check)
+        with self._release_on_error(doc):
+            return self._answer(doc, outcome, keep, detail, misleading)
+
+    def _answer(self, doc: dict[str, Any], outcome: str | None, keep: bool | None, detail: str | None,
+                misleading: bool) -> S.AcquireState:
+        """The step of :meth:`done` once this process has claimed the session."""
         warnings: list[str] = []
         inst = doc["installed"]
         cand = doc["candidates"][inst["candidate"]]
@@ -567,6 +660,7 @@ class Acquirer:
             scan_decision=cand["decision"], description_misleading=misleading and outcome == "task_mismatch",
             env_present=[k for k, v in deps.get("env", {}).items() if v],
             env_missing=deps.get("missing_env", []))
+        inst["learned"] = outcome
         warnings += list(result.warnings)
         doc["attempts"].append({"candidate": inst["candidate"], "outcome": outcome, "detail": detail or ""})
         learned = {"learned": result.to_json()}
@@ -672,7 +766,7 @@ class Acquirer:
         warnings: list[str] = []
         for key in self.store.keys(S.COLLECTION):
             doc = self.store.read(S.COLLECTION, key).value
-            if (not doc or doc.get("state") not in S.WAITING_FOR_OUTCOME + ("installing", "retention")
+            if (not doc or doc.get("state") not in S.WAITING_FOR_OUTCOME + S.IN_PROGRESS + ("retention",)
                     or now - doc.get("updated_at", now) < 86400 or not doc.get("installed")):
                 continue
             inst = doc["installed"]

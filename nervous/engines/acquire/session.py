@@ -23,6 +23,11 @@ WAITING_FOR_OUTCOME = ("installed", "retry", "awaiting_dependency", "awaiting_cr
 #: states in which the session waits for an approval (or a cancel)
 WAITING_FOR_APPROVAL = ("awaiting_approval", "reflex")
 TERMINAL = ("done", "cancelled", "failed", "refused", "no_candidates", "retained")
+#: states in which one process has claimed the session and is acting on it (installing, or learning
+#: from an outcome and cleaning up); every other step is refused (``cancel`` waits) until it ends
+IN_PROGRESS = ("installing", "reporting")
+STEP_WAIT = 30  # seconds a cancel waits for a step in progress in another process to end
+STALE_STEP = 600  # seconds after which a step in progress is taken as abandoned (its process died)
 
 
 def new_session_id() -> str:
