@@ -279,3 +279,16 @@ def test_loso_refit_chooses_thresholds_without_the_held_out_source(trainer, tmp_
     mine = [i for i in sorted(dev) if labels[i].get("source") == "SRC0"]
     theirs = trainer.decide_all({**held["SRC0"], "thresholds": table["SRC0"]["thresholds"]}, {i: dev[i] for i in mine})
     assert table["SRC0"]["review_or_refuse"]["held_out"] == sum(d != "allow" for d in theirs.values()) / len(mine)
+
+
+def test_what_went_unread_never_lowers_a_refusal() -> None:
+    """A file made unreadable on purpose (or a broken frontmatter) must not soften a soft refusal."""
+    model = load_model()
+    assert model is not None and model.weights.get("incomplete", 0.0) < 0  # the shipped weights would lower it
+    finding = [("NV-EXFIL-004", "refuse")]
+    whole = adjust("refuse", finding, [], [], complete=True, model=model)
+    unread = adjust("refuse", finding, [], ["incomplete"], complete=False, model=model)
+    assert unread.probability == whole.probability and unread.decision == whole.decision
+    # a review of an incomplete scan is scored with them as before (and never released to allow)
+    assert adjust("review", [("NV-FLOW-001", "review")], [], ["incomplete"], complete=False,
+                  model=model).decision == "review"

@@ -13,7 +13,7 @@ from typing import Any
 
 from attrs import asdict, frozen
 
-RULES_VERSION = "15"
+RULES_VERSION = "16"
 
 
 @frozen

@@ -13,6 +13,8 @@ from collections.abc import Iterable
 from itertools import accumulate, count
 from typing import Any
 
+import attrs
+
 from nervous.plugin import Finding, ScanContext, SideEffects, SkillBundle, SkillFile
 from nervous.plugin.toolkit import (
     ASSUME_WORST,
@@ -44,7 +46,9 @@ from .text import (
     JS_EXT,
     JS_LANGS,
     MARKDOWN_EXT,
+    MARKDOWN_ONLY_EXT,
     OTHER_CODE_EXT,
+    PLAIN_LANGS,
     PYTHON_EXT,
     PYTHON_LANGS,
     SHELL_EXT,
@@ -56,6 +60,7 @@ from .text import (
     ip_kind,
     is_quoted,
     markdown_lines,
+    plain_text,
     snippet,
 )
 
@@ -233,6 +238,26 @@ def _flagged_url(url: str) -> bool:
     return ip == "public" or bool(paste) or bool(hook)
 
 
+#: a line that starts with a program's name and an argument (``acmecloud deploy --prod``, ``$ mytool init``)
+_PROGRAM_RUN = rx.compile(r"\s*(?:\$\s+)?[a-z][a-z0-9._-]{1,40}\s+[-\w.:/=@~\\$\"']")
+
+
+def _as_shown(bundle: SkillBundle) -> SkillBundle:
+    """The bundle with each text file as its reader sees it (:func:`plain_text`: no leading byte-order mark,
+    every kind of space a plain one); the same bundle when no file changes.
+
+    The hidden characters the checks look for are none of these, so they read the files this way too.
+    """
+    files = list(bundle.files)
+    for i, f in enumerate(files):
+        if f.data.isascii():
+            continue
+        text = f.text()
+        if text is not None and (plain := plain_text(text)) != text:
+            files[i] = SkillFile(f.path, plain.encode("utf-8"))
+    return bundle if files == list(bundle.files) else attrs.evolve(bundle, files=tuple(files))
+
+
 def _visible_exception(text: str, i: int) -> bool:
     ch = text[i]
     prev = text[i - 1] if i > 0 else ""
@@ -279,6 +304,7 @@ class Classifier:
 
     def classify(self, bundle: SkillBundle, context: ScanContext) -> SideEffects:
         c = Collector(purpose=context.purpose)
+        bundle = _as_shown(bundle)
         skill = bundle.skill_md
         known_bins: set[str] = set()
         skill_name = None
@@ -590,7 +616,7 @@ class Classifier:
         return sc
 
     def _markdown(self, c: Collector, path: str, text: str, known: frozenset[str], *, is_skill: bool) -> None:
-        lines = markdown_lines(text)
+        lines = markdown_lines(text, indented_code=path.lower().endswith(MARKDOWN_ONLY_EXT))
         scr = rx.Screen(text)  # every line below is a whole line of ``text``
         front_end = 0
         if lines and lines[0].text.strip() == "---":
@@ -620,7 +646,8 @@ class Classifier:
                     self._inline_code(c, path, ln, code, known)
                 if "://" in ln.text:  # in every URL the expression finds
                     self._prose_urls(c, path, ln, scr)
-        self._download_then_exec(c, path, [ln for ln in lines if ln.kind == "code" and (ln.lang in SHELL_LANGS or not ln.lang)])
+        self._download_then_exec(c, path, [ln for ln in lines if ln.kind == "code" and (
+            ln.lang in SHELL_LANGS or not ln.lang or ln.lang in PLAIN_LANGS)])
 
     def _inline_code(self, c: Collector, path: str, ln: Line, code: str, known: frozenset[str]) -> None:
         """A code span in a line of prose: a command is read as the shell runs it, and so is the command text a
@@ -686,13 +713,17 @@ class Classifier:
             joined = _join_continuations(block)
             variables: dict[str, str] = {}
             whole = {ln.no: ln.text for ln in block}  # a text joined from continued lines is not one of them
+            plain = not lang or lang in PLAIN_LANGS  # no language named: a line is a command if it reads as one
+            # ... and once one line of it does, the block is a terminal session: a line that starts with a
+            # program's name runs that program (``acmecloud deploy`` after its installer)
+            session = plain and any(shell.looks_like_command(t, known) for _, t in joined)
             for no, text in joined:
-                if lang in SHELL_LANGS or not lang:
+                if lang in SHELL_LANGS or plain:
                     shell.hidden_shapes(c, path, no, text, variables, executable=not quoted)
                     shell.remember_assignments(text, variables)
-                if lang in SHELL_LANGS or (not lang and shell.looks_like_command(text, known)) or (
-                        lang not in ("json", "yaml", "yml", "toml", "xml", "html", "css", "markdown", "md", "text",
-                                     "txt", "csv", "diff", "sql", "ini", "mermaid", "log", "output")
+                if lang in SHELL_LANGS or session and _PROGRAM_RUN.match(text) or (
+                        lang not in ("json", "yaml", "yml", "toml", "xml", "html", "css", "markdown", "md", "csv",
+                                     "diff", "sql", "ini", "mermaid", "log", "output")
                         and shell.looks_like_command(text, known)):
                     n = len(c.hits)
                     shell.analyze_line(c, path, no, text, executable=not quoted, quoted=quoted, known=known)
@@ -1308,8 +1339,8 @@ CREDENTIAL_REQUEST = rx.compile(
     r"(?i)\b(?:paste|enter|type|provide|share|give|send|input|submit|reveal)\s+(?:[\w'-]+\s+){0,4}?(?:api\s+)?"
     r"(?:tokens?|passwords?|passphrases?|seed\s+phrases?|recovery\s+phrases?|mnemonics?|private\s+keys?|credentials|2fa|"
     r"otp|one-time\s+codes?|login)\b")
-#: markdown's comment idiom: a link reference that renders as nothing
-MARKDOWN_COMMENT = rx.compile(r"(?m)^[ \t]{0,3}\[(?://|comment|_+|#)\]:\s*(?:#|<>)\s*[(\"'](.*)[)\"'][ \t]*$")
+#: markdown's comment idiom: a link reference that renders as nothing (in a block quote too)
+MARKDOWN_COMMENT = rx.compile(r"(?m)^[ \t]*(?:>[ \t]*)*\[(?://|comment|_+|#)\]:\s*(?:#|<>)\s*[(\"'](.*)[)\"'][ \t]*$")
 #: HTML elements that render invisibly
 HIDDEN_ELEMENT = rx.compile(
     r"(?is)<(\w+)\b[^>]*(?:display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0(?![.\d]*[1-9])|opacity\s*:\s*0(?![.\d]*[1-9])|"

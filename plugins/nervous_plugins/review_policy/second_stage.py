@@ -9,8 +9,8 @@ rule ids, actions, counts, classes and flags only, so it cannot memorise content
 
 Guarantees that do not depend on the score: a refusal by a rule in ``hard_rules`` (the techniques spec §9
 names: credentials sent out, payloads fetched or decoded and run, concealment, prior-approval claims,
-persistence plants, …) stays a refusal; an incomplete scan stays at least *review*; rules in
-``review_floor`` are never released to *allow*.
+persistence plants, …) stays a refusal; an incomplete scan stays at least *review*, and what went
+unread never lowers a refusal's score; rules in ``review_floor`` are never released to *allow*.
 
 The weights live in ``second_stage.json`` beside this module, written by
 ``python benchmarks/train_second_stage.py`` (deterministic: same inputs, byte-identical file).
@@ -30,6 +30,8 @@ from attrs import frozen
 MODEL_PATH = Path(__file__).with_name("second_stage.json")
 FORMAT = 1
 ACTIONS = ("note", "review", "refuse")
+#: the features that say part of the skill went unread
+UNSEEN = frozenset({"incomplete", "flag:incomplete"})
 
 
 def family(rule_id: str) -> str:
@@ -116,6 +118,10 @@ def adjust(rules_decision: str, findings: Iterable[tuple[str, str]], classes: It
     """The rules' decision moved by at most one step by the model's probability (see the module doc)."""
     findings = list(findings)
     feats = features(findings, classes, flags, complete=complete)
+    if rules_decision == "refuse":
+        # what the scan could not read is no evidence for the skill: at a refusal it may only raise the
+        # score (else a file made unreadable on purpose, or a broken frontmatter, would soften the refusal)
+        feats = {k: v for k, v in feats.items() if k not in UNSEEN or model.weights.get(k, 0.0) > 0}
     p = model.score(feats)
     decision = rules_decision
     refusing = {r for r, a in findings if a == "refuse"}

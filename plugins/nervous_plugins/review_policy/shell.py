@@ -540,14 +540,23 @@ def echoed(c: Collector, file: str, lineno: int, text: str, into: str) -> None:
             analyze_line(c, file, lineno, f"echo {quote(line.replace('${X}', '$X'))} {into}")
 
 
+#: a PowerShell cmdlet (``Verb-Noun`` with one of its common verbs) and Windows' own system tools: a block
+#: without a language that starts with one is a command, as one that starts with ``curl`` is
+_CMDLET = rx.compile(r"(?:get|set|new|remove|invoke|start|stop|clear|add|copy|move|out|write|import|export|install|"
+                     r"uninstall|enable|disable|expand|register|unregister|test|send|restart|update)-[a-z]+")
+_WINDOWS_TOOLS = frozenset({"wevtutil", "vssadmin", "bcdedit", "wmic", "curl.exe"})
+
+
 def looks_like_command(text: str, extra: frozenset[str] | set[str] = frozenset()) -> bool:
     s = text.strip().lstrip("$>#% ").strip()
     if not s:
         return False
     word = s.split()[0].rsplit("/", 1)[-1].lower()
-    return word in KNOWN_COMMANDS or word in extra or (word.startswith("./") and len(word) > 2)
+    return word in KNOWN_COMMANDS or word in extra or (word.startswith("./") and len(word) > 2) or \
+        word in _WINDOWS_TOOLS or "-" in word and _CMDLET.fullmatch(word) is not None
 
 
+_PROCESS_SCOPE = rx.compile(r"(?i)-Scope\s+Process\b")
 _CRONTAB_PIPE = rx.compile(r"(?i)\|\s*(?:sudo\s+)?crontab\b")
 _TLS_TOOL = rx.compile(r"(?i)\b(curl|wget|git|pip|npm|export|node|set)\b")
 _HTTP_TOOL = rx.compile(r"(?i)\b(curl|wget|http|xh|nc|ncat)\b")
@@ -686,6 +695,8 @@ def _line_shapes(c: Collector, file: str, lineno: int, line: str, sc: rx.Scanned
         w in low for w in ("xattr", "spctl", "setenforce", "csrutil", "mppref", "ufw", "systemctl", "executionpolicy",
                            "defaults", "netsh", "nopasswd", "chmod", "iptables",
                            "randomize_va_space", "askforpassword", "tcc.db", "ld.so.preload")) else None
+    if m and m.group(0).lower().startswith("set-executionpolicy") and _PROCESS_SCOPE.search(line):
+        m = None  # this PowerShell process only (how installers run their script): nothing stays weakened
     if m:
         alt = which_alternative(DISABLE_SECURITY, m)
         c.hit("NV-PRIV-002", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1,

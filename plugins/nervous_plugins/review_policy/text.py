@@ -12,6 +12,8 @@ from typing import NamedTuple
 from . import rx
 
 MARKDOWN_EXT = (".md", ".markdown", ".mdx", ".txt", ".rst", ".skill", ".mdc")
+#: the files written in markdown itself (the others of MARKDOWN_EXT are read like it, as prose and fences)
+MARKDOWN_ONLY_EXT = (".md", ".markdown", ".mdx", ".skill", ".mdc")
 SHELL_EXT = (".sh", ".bash", ".zsh", ".command", ".ksh")
 PYTHON_EXT = (".py", ".pyw")
 JS_EXT = (".js", ".mjs", ".cjs", ".ts", ".tsx", ".jsx", ".mts", ".cts")
@@ -31,7 +33,11 @@ INERT_BINARY_EXT = (".png", ".jpg", ".jpeg", ".gif", ".webp", ".ico", ".bmp", ".
                     ".m4a", ".flac", ".docx", ".xlsx", ".pptx", ".odt", ".ods", ".odp", ".ds_store", ".psd",
                     ".sqlite", ".db", ".parquet", ".npy", ".pt", ".onnx")
 
-SHELL_LANGS = {"sh", "bash", "shell", "zsh", "console", "terminal", "shellsession", "cmd", "bat", "powershell",
+#: code-fence languages that name no language: their lines are read as a block without one is
+PLAIN_LANGS = frozenset({"text", "txt", "plaintext", "plain", "none", "nohighlight"})
+SHELL_LANGS = {"sh", "bash", "shell", "zsh", "console", "terminal", "shellsession", "shell-session", "sh-session",
+               "bash-session", "shellscript", "shell-script", "batch", "dos", "posh", "pwsh-session",
+               "cmd", "bat", "powershell",
                "ps1", "ps", "pwsh", "fish", "ksh", "cli", "command", "commandline"}
 PYTHON_LANGS = {"python", "py", "python3", "ipython", "pycon"}
 JS_LANGS = {"javascript", "js", "typescript", "ts", "node", "jsx", "tsx", "mjs"}
@@ -40,7 +46,25 @@ JS_LANGS = {"javascript", "js", "typescript", "ts", "node", "jsx", "tsx", "mjs"}
 PUBLIC_KEY = r"(?:ssh-(?:rsa|ed25519|dss)|ecdsa-sha2-nistp\d+)\s+AAAA[0-9A-Za-z+/]{16,}"
 URL_RE = rx.compile(r"""(?i)\b(?:https?|ftp|wss?)://[^\s<>"'`)\]}|\\]+""")
 FENCE_RE = rx.compile(r"^\s{0,3}(`{3,}|~{3,})\s*([\w+#.-]*)")
+#: a fence under a list item may be indented as deep as the item's text
+LIST_FENCE_RE = rx.compile(r"^\s*(`{3,}|~{3,})\s*([\w+#.-]*)")
 INLINE_CODE_RE = rx.compile(r"`([^`\n]+)`")
+
+
+#: characters every reader takes for a space (no-break, en/em, thin, ideographic...): a command or an
+#: instruction written with them reads the same to a person and a model as with plain spaces
+OTHER_SPACES = rx.compile("[\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]")
+
+
+def plain_text(text: str) -> str:
+    """``text`` as its reader sees it: no leading byte-order mark, every kind of space a plain one.
+
+    The detectors read this; the checks for hidden characters read the text as it is.
+    """
+    if text.isascii():
+        return text
+    text = text.removeprefix("\ufeff")
+    return OTHER_SPACES.sub(" ", text) if OTHER_SPACES.search(text) else text
 
 
 class Line(NamedTuple):
@@ -69,32 +93,92 @@ _BAD_EXAMPLE_RE = rx.compile(
 )
 
 
-def markdown_lines(text: str) -> list[Line]:
-    """Split markdown into prose and fenced-code lines; code blocks remember their language."""
+#: the markers of a block quote (``> ``, nested ``> > ``) before a line's content
+_QUOTE_MARKS = rx.compile(r"[ ]{0,3}>(?:[ \t]?>)*[ \t]?")
+#: an HTML code block in markdown (``<pre>``, ``<pre><code class="language-sh">``) and its end
+_PRE_OPEN = rx.compile(r"[ ]{0,3}<pre\b([^>]*)>(?:\s*<code\b([^>]*)>)?", re.I)
+_PRE_CLOSE = rx.compile(r"(?:</code>\s*)?</pre\s*>", re.I)
+_PRE_LANG = rx.compile(r"(?:language|lang)-([\w+#.-]+)", re.I)
+#: a list item's first line: the lines indented under it continue the item (they are not code)
+_LIST_ITEM = rx.compile(r"[ ]{0,3}(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)")
+
+
+def markdown_lines(text: str, *, indented_code: bool = True) -> list[Line]:
+    """Split markdown into prose and code lines; code blocks remember their language.
+
+    Code is what a reader sees as code: fenced blocks, also inside a block quote (their lines are given
+    without the quote's ``>`` marks), HTML ``<pre>`` blocks (their lines without the tags), and with
+    ``indented_code`` (a markdown file, not plain text such as a licence, whose indented lines are prose)
+    blocks indented by four spaces or a tab after a blank line outside any list (CommonMark's indented code).
+    """
     out: list[Line] = []
     append = out.append
     fence: str | None = None
+    fence_quoted = False  # the open fence is inside a block quote
+    fence_indent = 0  # the spaces before the open fence
+    indented = False  # inside an indented code block
+    in_list = False
+    blank = True  # the line before was blank (or this is the first)
     lang = ""
     quoted = False
     recent: deque[str] = deque(maxlen=3)  # the last three non-blank prose lines
+    pre = False  # inside an HTML <pre> block
     for i, raw in enumerate(text.split("\n"), 1):
-        m = FENCE_RE.match(raw) if "``" in raw or "~~" in raw else None  # a fence has three of either
-        if fence is None:
-            if m:
-                fence, lang = m.group(1), m.group(2).lower()
-                quoted = any(_BAD_EXAMPLE_RE.search(r) for r in recent)
-                append(Line(i, raw, "fence", lang))
+        if pre or "<pre" in raw or "<PRE" in raw:
+            opened = None if pre else _PRE_OPEN.match(raw)
+            if pre or opened:
+                if opened:
+                    pre, indented, blank = True, False, False
+                    found = _PRE_LANG.search((opened.group(1) or "") + " " + (opened.group(2) or ""))
+                    lang, quoted = (found.group(1).lower() if found else ""), any(_BAD_EXAMPLE_RE.search(r) for r in recent)
+                start = opened.end() if opened else 0
+                closed = _PRE_CLOSE.search(raw, start)
+                append(Line(i, raw[start:closed.start() if closed else len(raw)], "code", lang, quoted))
+                if closed:
+                    pre, lang, quoted = False, "", False
+                    append(Line(i, "", "fence"))  # the block ends here (an empty line: nothing is read twice)
                 continue
-            append(Line(i, raw, "prose"))
-            if raw.strip():
-                recent.append(raw)
+        body = raw
+        marks = _QUOTE_MARKS.match(raw) if ">" in raw[:4] else None
+        if marks:
+            body = raw[marks.end():]
+        if fence is not None and fence_quoted and not marks:
+            fence, lang, quoted = None, "", False  # the block quote ended, and its fence with it
+        if fence is not None:
+            seen = body if fence_quoted else raw
+            stripped = seen.strip()
+            if stripped.startswith(fence[0] * len(fence)) and not stripped.strip(fence[0]):
+                fence, lang, quoted = None, "", False
+                append(Line(i, raw, "fence"))
+            else:  # without the fence's own indentation, as the block shows its lines
+                append(Line(i, seen[min(fence_indent, len(seen) - len(seen.lstrip(" "))):], "code", lang, quoted))
             continue
-        stripped = raw.strip()
-        if stripped.startswith(fence[0] * len(fence)) and not stripped.strip(fence[0]):
-            fence, lang, quoted = None, "", False
-            append(Line(i, raw, "fence"))
+        # a fence has three of either
+        m = (LIST_FENCE_RE if in_list else FENCE_RE).match(body) if "``" in body or "~~" in body else None
+        if m:
+            fence, lang, fence_quoted, indented = m.group(1), m.group(2).lower(), bool(marks), False
+            fence_indent = len(body) - len(body.lstrip(" "))
+            quoted = any(_BAD_EXAMPLE_RE.search(r) for r in recent)
+            append(Line(i, raw, "fence", lang))
+            blank = False
             continue
-        append(Line(i, raw, "code", lang, quoted))
+        if not raw.strip():
+            append(Line(i, raw, "code" if indented else "prose", "", indented and quoted))
+            blank = True
+            continue
+        if indented_code and raw.startswith(("    ", "\t")) and (indented or blank and not in_list):
+            if not indented:
+                indented, quoted = True, any(_BAD_EXAMPLE_RE.search(r) for r in recent)
+            append(Line(i, raw[4:] if raw.startswith("    ") else raw[1:], "code", "", quoted))
+            blank = False
+            continue
+        if _LIST_ITEM.match(raw):
+            in_list = True
+        elif blank and not raw[0].isspace():
+            in_list = False  # a paragraph at the left margin after a blank line ends the list
+        indented, quoted, blank = False, False, False
+        append(Line(i, raw, "prose"))
+        recent.append(raw)
     return out
 
 
