@@ -36,6 +36,38 @@ if TYPE_CHECKING:
     from ..kernel.records import IntentVerdict, ScanContext, SideEffects, SkillBundle
 
 
+#: ``search(limit=...)``'s range, as the CLI's ``search --limit``
+SEARCH_LIMIT_RANGE = (1, 100)
+
+
+def _kind(value: Any) -> str:
+    text = repr(value)
+    return f"{type(value).__name__} {text[:60] + '...' if len(text) > 60 else text}"
+
+
+def _path_arg(name: str, value: Any, *, optional: bool = False) -> None:
+    """Refuse, as :class:`UsageError` naming ``name``, what is not a path (``str`` or ``os.PathLike``)."""
+    if value is None and optional:
+        return
+    if isinstance(value, bytes) or not isinstance(value, (str, os.PathLike)):
+        raise UsageError(f"{name}: expected a path (str or os.PathLike){' or None' if optional else ''}, "
+                         f"got {_kind(value)}")
+    if isinstance(value, str) and not value.strip():
+        raise UsageError(f"{name}: expected a path, got an empty string")
+
+
+def _names_arg(name: str, value: Any) -> list[str] | None:
+    if value is None:
+        return None
+    if not isinstance(value, (list, tuple)):
+        hint = f" (a list: [{value!r}])" if isinstance(value, str) else ""
+        raise UsageError(f"{name}: expected a list of names or None, got {_kind(value)}{hint}")
+    for item in value:
+        if not isinstance(item, str) or not item.strip():
+            raise UsageError(f"{name}: expected a list of non-empty names, got an item {_kind(item)}")
+    return list(value)
+
+
 def home_paths(home: str | os.PathLike[str]) -> Paths:
     """Every location under one folder, as ``NERVOUS_HOME`` would give, without touching the environment."""
     root = Path(home).expanduser().absolute()
@@ -61,6 +93,14 @@ class Nervous:
         from ..kernel.config import Config as _Config
         from ..kernel.config import load_config
 
+        _path_arg("home", home, optional=True)
+        if autoload is not None and not isinstance(autoload, bool):
+            raise UsageError(f"autoload: expected True, False or None, got {_kind(autoload)}")
+        if isinstance(overrides, str) or not isinstance(overrides, (list, tuple)):
+            raise UsageError(f"overrides: expected a list of 'SECTION.KEY=VALUE' strings, got {_kind(overrides)}")
+        for item in overrides:
+            if not isinstance(item, str):
+                raise UsageError(f"overrides: expected 'SECTION.KEY=VALUE' strings, got an item {_kind(item)}")
         paths = home_paths(home) if home is not None else None
         if isinstance(config, _Config):
             if overrides:
@@ -136,6 +176,7 @@ class Nervous:
 
     def evolver_for(self, workspace: str | os.PathLike[str] | None) -> Any:
         """An evolver for ``workspace`` (default: the configured one, relative to the working directory)."""
+        _path_arg("workspace", workspace, optional=True)
         try:
             from ..engines.evolver import Evolver
         except ImportError:
@@ -203,12 +244,18 @@ class Nervous:
 
         if not isinstance(query, str) or not query.strip():
             raise UsageError("search needs a non-empty query")
-        return search(self.manager, query, registries=registries, limit=limit)
+        names = _names_arg("registries", registries)
+        low, high = SEARCH_LIMIT_RANGE
+        if isinstance(limit, bool) or not isinstance(limit, int) or not low <= limit <= high:
+            raise UsageError(f"limit: expected an integer in [{low}, {high}] (hits per registry), got {_kind(limit)}")
+        return search(self.manager, query, registries=names, limit=limit)
 
     def scan(self, target: str | os.PathLike[str], *, version: str | None = None) -> ScanReport:
         """Scan a skill folder, SKILL.md, zip archive or registry reference. Nothing is executed or installed."""
         from ..engines.scan.target import scan_target
 
+        _path_arg("target", target)
+        _version_arg(version)
         report: ScanReport = scan_target(self.manager, target, version=version)
         return report
 
@@ -217,8 +264,15 @@ class Nervous:
         """A bundle in memory from a path (folder, SKILL.md, .zip) or a reference fetched from its registry."""
         from ..engines.scan.target import load_scan_target
 
+        _path_arg("target", target)
+        _version_arg(version)
         loaded = load_scan_target(self.manager, target, version=version)
         return loaded.bundle, loaded.context, loaded.source
+
+
+def _version_arg(version: Any) -> None:
+    if version is not None and (not isinstance(version, str) or not version.strip()):
+        raise UsageError(f"version: expected a version string or None, got {_kind(version)}")
 
 
 class _CallableJudge:

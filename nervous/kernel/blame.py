@@ -13,12 +13,63 @@ from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import Callable
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from ..errors import NervousError, PluginError
 
 _CALLER = "__nervous_raised_by_caller__"
+
+# ------------------------------------------------------------------ plugin code and standard output
+
+_local = threading.local()
+
+
+@contextmanager
+def plugin_code() -> Iterator[None]:
+    """Mark the current thread as running a plugin's code (a hook, a factory, a provider's method)."""
+    depth = getattr(_local, "depth", 0)
+    _local.depth = depth + 1
+    try:
+        yield
+    finally:
+        _local.depth = depth
+
+
+def in_plugin_code() -> bool:
+    return getattr(_local, "depth", 0) > 0
+
+
+class PluginStdout:
+    """Standard output that sends what plugin code writes to standard error.
+
+    Installed for the length of a ``--json`` command (:func:`nervous.frontends.cli.app.run_main`):
+    the one JSON envelope is the only thing on standard output, whatever a plugin prints from a hook
+    or a provider method (every thread: the search fan-out runs registries in threads).
+    """
+
+    def __init__(self, out: Any) -> None:
+        self._out = out
+
+    def _target(self) -> Any:
+        return sys.stderr if in_plugin_code() and sys.stderr is not self else self._out
+
+    def write(self, text: str) -> int:
+        return int(self._target().write(text) or 0)
+
+    def writelines(self, lines: Any) -> None:
+        self._target().writelines(lines)
+
+    def flush(self) -> None:
+        self._out.flush()
+        if in_plugin_code():
+            sys.stderr.flush()
+
+    def __getattr__(self, attr: str) -> Any:
+        return getattr(self._out, attr)
 
 
 def failure(plugin: str, what: str, exc: BaseException) -> PluginError:
@@ -43,38 +94,96 @@ def _mark_caller(fn: Callable[..., Any]) -> Callable[..., Any]:
     return call
 
 
-def _guard(plugin: str, what: str, method: Callable[..., Any]) -> Callable[..., Any]:
+def _guard(plugin: str, what: str, method: Callable[..., Any],
+           check: Callable[[Any], str | None] | None = None) -> Callable[..., Any]:
     @functools.wraps(method)
     def call(*args: Any, **kwargs: Any) -> Any:
         args = tuple(_mark_caller(a) if _is_callback(a) else a for a in args)
         kwargs = {k: _mark_caller(v) if _is_callback(v) else v for k, v in kwargs.items()}
+        depth = getattr(_local, "depth", 0)
+        _local.depth = depth + 1
         try:
-            return method(*args, **kwargs)
+            result = method(*args, **kwargs)
         except (NervousError, KeyboardInterrupt):
             raise
         except (OSError, RecursionError, UnicodeError, MemoryError):
             raise  # the input or the environment (a path too long, a full disk): documented codes, not a bug
+        except SystemExit as exc:  # a plugin's sys.exit() must not end nervous (exit 0, nothing printed)
+            raise failure(plugin, what, exc) from exc
         except Exception as exc:
             if getattr(exc, _CALLER, False):
                 raise
             raise failure(plugin, what, exc) from exc
+        finally:
+            _local.depth = depth
+        if check is not None:
+            problem = check(result)
+            if problem is not None:
+                raise PluginError(f"plugin {plugin!r} failed in {what}: it returned {problem} "
+                                  f"(disable it with -p no:{plugin})", plugin=plugin)
+        return result
 
     return call
+
+
+def _describe(value: Any) -> str:
+    text = repr(value)
+    return f"{type(value).__name__} {text[:60] + '...' if len(text) > 60 else text}"
+
+
+def _record_check(type_name: str) -> Callable[[Any], str | None]:
+    def check(value: Any) -> str | None:
+        from . import records
+
+        expected = getattr(records, type_name)
+        return None if isinstance(value, expected) else f"{_describe(value)}; expected a {type_name}"
+
+    return check
+
+
+def _list_check(type_name: str) -> Callable[[Any], str | None]:
+    def check(value: Any) -> str | None:
+        from . import records
+
+        expected = getattr(records, type_name)
+        if not isinstance(value, (list, tuple)):
+            return f"{_describe(value)}; expected a list of {type_name}"
+        for item in value:
+            if not isinstance(item, expected):
+                return f"a list holding {_describe(item)}; expected a list of {type_name}"
+        return None
+
+    return check
 
 
 def _is_callback(value: Any) -> bool:
     return callable(value) and not isinstance(value, type) and not isinstance(value, Blamed)
 
 
+#: what a provider's methods must return, by provider kind: a wrong type is the plugin's bug,
+#: reported as :class:`PluginError` naming it, not a ``TypeError`` deep in an engine (exit 70)
+RESULT_CHECKS: dict[str, dict[str, Callable[[Any], str | None]]] = {
+    "registry": {
+        "search": _list_check("SearchHit"),
+        "resolve": _record_check("SkillMetadata"),
+        "versions": _list_check("SkillVersion"),
+        "version": _record_check("SkillVersion"),
+        "fetch": _record_check("SkillBundle"),
+    },
+}
+
+
 class Blamed:
     """A provider seen through its plugin's name: methods raise :class:`PluginError` on a bug."""
 
-    __slots__ = ("_target", "_plugin", "_label")
+    __slots__ = ("_target", "_plugin", "_label", "_checks")
 
-    def __init__(self, target: Any, plugin: str, label: str) -> None:
+    def __init__(self, target: Any, plugin: str, label: str,
+                 checks: dict[str, Callable[[Any], str | None]] | None = None) -> None:
         object.__setattr__(self, "_target", target)
         object.__setattr__(self, "_plugin", plugin)
         object.__setattr__(self, "_label", label)
+        object.__setattr__(self, "_checks", checks or {})
 
     @property  # type: ignore[misc]
     def __class__(self) -> type:  # isinstance() sees the provider's own class
@@ -84,7 +193,7 @@ class Blamed:
         value = getattr(self._target, attr)
         if attr.startswith("__") or not inspect.ismethod(value):  # only the provider's own methods
             return value
-        return _guard(self._plugin, f"{attr}() of {self._label}", value)
+        return _guard(self._plugin, f"{attr}() of {self._label}", value, self._checks.get(attr))
 
     def __setattr__(self, attr: str, value: Any) -> None:
         setattr(self._target, attr, value)
@@ -111,4 +220,4 @@ def unwrap(provider: Any) -> Any:
     return object.__getattribute__(provider, "_target") if type(provider) is Blamed else provider
 
 
-__all__ = ["Blamed", "failure", "unwrap"]
+__all__ = ["Blamed", "PluginStdout", "RESULT_CHECKS", "failure", "in_plugin_code", "plugin_code", "unwrap"]

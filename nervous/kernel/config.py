@@ -458,35 +458,80 @@ def structure(data: Mapping[str, Any]) -> Config:
     return cfg
 
 
-def _check_values(cfg: Config) -> None:
-    def positive(section: str, name: str, value: float) -> None:
-        if value <= 0:
-            raise ConfigError(f"{section}.{name}: expected a positive number, got {value!r}")
+#: the longest time-out or delay a configuration may set, seconds (one day)
+MAX_SECONDS = 86_400.0
+#: the longest cortex ``recent_window`` (ten years of seconds) and ``decay_horizon_days`` (a century)
+_MAX_RECENT_WINDOW = 10 * 366 * 86_400
+_MAX_HORIZON_DAYS = 36_600
 
-    positive("registries", "timeout", cfg.registries.timeout)
+#: ``section.key`` -> (lowest, highest, whether the lowest itself is allowed, what the value is).
+#: One table for every numeric key: counts have a sensible minimum (a limit of 0 or below would make
+#: pruning delete everything), durations a documented range (a huge time-out overflows later).
+#: Keys of ``[0, 1]`` (weights, confidences, failure factors) are checked in :func:`_check_values`.
+RANGES: dict[str, tuple[float, float | None, bool, str]] = {
+    "registries.timeout": (0, MAX_SECONDS, False, "seconds"),
+    "storage.lock_timeout": (0, MAX_SECONDS, False, "seconds"),
+    "review.intent_timeout": (0, MAX_SECONDS, False, "seconds"),
+    "review.intent_max_chars": (1, None, True, "a count"),
+    "install.max_total_bytes": (1, None, True, "a size in bytes"),
+    "install.max_files": (1, None, True, "a count"),
+    "install.max_file_bytes": (1, None, True, "a size in bytes"),
+    "install.max_compression_ratio": (0, 1e9, False, "a ratio"),
+    "cortex.recent_window": (1, _MAX_RECENT_WINDOW, True, "seconds"),
+    "cortex.recent_times_cap": (1, None, True, "a count"),
+    "cortex.decay_horizon_days": (1, _MAX_HORIZON_DAYS, True, "days"),
+    "cortex.reflex_min_consecutive": (1, None, True, "a count"),
+    "cortex.reflex_min_successes": (1, None, True, "a count"),
+    "cortex.retention_min_successes": (1, None, True, "a count"),
+    "cortex.retention_max_chars": (1, None, True, "a count of characters"),
+    "cortex.max_candidates_per_region": (1, None, True, "a count"),
+    "cortex.max_regions": (1, None, True, "a count"),
+    "cortex.max_signals_per_pattern": (1, None, True, "a count"),
+    "cortex.signals_per_task": (1, None, True, "a count"),
+    "cortex.max_lessons": (0, None, True, "a count"),
+    "cortex.dependency_warning_threshold": (1, None, True, "a count"),
+    "cortex.env_ready_threshold": (1, None, True, "a count"),
+    "cortex.search_limit": (1, 100, True, "a count (as search --limit)"),
+    "cortex.max_search_candidates": (1, None, True, "a count"),
+    "cortex.github_supplement_below": (0, None, True, "a count"),
+    "cortex.max_switches": (0, None, True, "a count"),
+    "cortex.api_retry_delay": (0, MAX_SECONDS, True, "seconds"),
+}
+
+#: cortex keys that are weights or confidences, in ``[0, 1]``
+_UNIT_KEYS = ("initial_weight", "learning_rate", "decay_floor", "phase1_min_effective", "reflex_min_weight",
+              "reflex_min_effective", "retention_min_weight", "prune_min_effective", "lesson_min_confidence",
+              "lesson_initial_confidence", "lesson_validate", "lesson_contradict")
+
+
+def _range_text(low: float, high: float | None, inclusive: bool, what: str) -> str:
+    if not inclusive and low == 0:
+        return f"a positive number ({what})" + (f" at most {high:g}" if high is not None else "")
+    if high is None:
+        return f"{what} of at least {low:g}"
+    return f"{what} from {low:g} to {high:g}"
+
+
+def _check_values(cfg: Config) -> None:
+    for key, (low, high, inclusive, what) in RANGES.items():
+        section, name = key.split(".")
+        value = getattr(getattr(cfg, section), name)
+        if value < low or (not inclusive and value == low) or (high is not None and value > high):
+            raise ConfigError(f"{key}: expected {_range_text(low, high, inclusive, what)}, got {value!r}")
     for name, block in cfg.registries.named.items():
         if not re.match(r"^[a-z][a-z0-9_-]{0,63}$", name):
             raise ConfigError(f"registries.{name}: invalid registry name; expected lower-case letters, digits, "
                               "'-' or '_', starting with a letter")
         if block.url is not None and not block.url.startswith(("http://", "https://")):
             raise ConfigError(f"registries.{name}.url: expected an http:// or https:// URL, got {block.url!r}")
-    positive("storage", "lock_timeout", cfg.storage.lock_timeout)
-    positive("review", "intent_timeout", cfg.review.intent_timeout)
-    positive("review", "intent_max_chars", cfg.review.intent_max_chars)
     if cfg.review.intent_command and not cfg.review.intent_command[0].strip():
         raise ConfigError("review.intent_command: the program name (first item) is empty")
     if cfg.approval.mode not in ("agent", "person"):
         raise ConfigError(f"approval.mode: expected \"agent\" or \"person\", got {cfg.approval.mode!r}")
-    for key in ("max_total_bytes", "max_files", "max_file_bytes", "max_compression_ratio"):
-        positive("install", key, getattr(cfg.install, key))
     for key, factor in cfg.cortex.failure_factors.items():
         if not 0 <= factor <= 1:
             raise ConfigError(f"cortex.failure_factors.{key}: expected a number in [0, 1], got {factor!r}")
-    # (weights decay linearly over the horizon: it divides)
-    positive("cortex", "decay_horizon_days", cfg.cortex.decay_horizon_days)
-    for key in ("initial_weight", "learning_rate", "decay_floor", "phase1_min_effective", "reflex_min_weight",
-                "reflex_min_effective", "retention_min_weight", "prune_min_effective", "lesson_min_confidence",
-                "lesson_initial_confidence", "lesson_validate", "lesson_contradict"):
+    for key in _UNIT_KEYS:
         value = getattr(cfg.cortex, key)
         if not 0 <= value <= 1:
             raise ConfigError(f"cortex.{key}: expected a number in [0, 1] (a weight or a confidence), got {value!r}")

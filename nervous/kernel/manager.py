@@ -16,7 +16,7 @@ import pluggy
 
 from ..errors import PluginError, ProviderError
 from ..plugin import hookspecs
-from .blame import Blamed, failure
+from .blame import RESULT_CHECKS, Blamed, failure, plugin_code
 from .builtins import BUILTINS, LazyBuiltin, lazy_plugin, norm_name
 from .config import Config
 from .entrypoints import ENTRY_POINT_GROUP
@@ -139,6 +139,7 @@ class PluginManager:
         self._strict = os.environ.get("NERVOUS_STRICT_PLUGINS", "") not in ("", "0")
         self._providers: dict[str, dict[str, Provider]] = {}
         self._instances: dict[tuple[str, str], Any] = {}
+        self._caller_cache: dict[str, list[tuple[str, Any]]] = {}
         #: what the user should hear about on every command (a plugin that failed to load...)
         self.warnings: list[str] = []
         if autoload is None:
@@ -199,7 +200,7 @@ class PluginManager:
             try:
                 with _quiet_stdout():
                     plugin = ep.load()
-            except Exception as exc:
+            except (Exception, SystemExit) as exc:  # (sys.exit() at import: a failed plugin, not nervous's exit)
                 self._record_failure(ep.name, "entry point", dist_name, dist_version, ep.value, exc)
                 continue
             self._register(plugin, ep.name, "entry point", dist_name, dist_version, ep.value)
@@ -260,6 +261,7 @@ class PluginManager:
             raise PluginError(f"plugin {name!r} cannot be registered: {exc}", plugin=name) from exc
         self._infos[name] = PluginInfo(name, "registered", "active", module=getattr(plugin, "__name__", None))
         self._providers.clear()
+        self._caller_cache.clear()
         self._instances.clear()
 
     def validate(self, plugin: Any) -> list[str]:
@@ -300,6 +302,7 @@ class PluginManager:
         self._pm.unregister(name=name)
         self._infos.pop(name, None)
         self._providers.clear()
+        self._caller_cache.clear()
         self._instances.clear()
 
     def plugins(self, *, providers: bool = True) -> list[PluginInfo]:
@@ -346,9 +349,12 @@ class PluginManager:
     def _hook(self, hook_name: str, caller: Any = None, **kwargs: Any) -> Any:
         """Call a hook through pluggy; an exception is re-raised as a :class:`PluginError` naming its plugin."""
         try:
-            return (caller or getattr(self._pm.hook, hook_name))(**kwargs)
+            with plugin_code():
+                return (caller or getattr(self._pm.hook, hook_name))(**kwargs)
         except PluginError:
             raise
+        except SystemExit as exc:  # a hook's sys.exit() must not end nervous (exit 0, nothing printed)
+            raise failure(self._blame(hook_name, exc) or "?", hook_name, exc) from exc
         except Exception as exc:
             from ..errors import NervousError
 
@@ -363,10 +369,15 @@ class PluginManager:
         """One pluggy caller per implementing plugin (call order), so each result keeps its provenance."""
         impls = getattr(self._pm.hook, hook_name).get_hookimpls()
         names = list(dict.fromkeys(impl.plugin_name for impl in reversed(impls)))
+        cached = self._caller_cache.get(hook_name)
+        if cached is not None and [n for n, _c in cached] == names:
+            return cached
         plugins = {n: self._pm.get_plugin(n) for n in names}
-        return [(name, self._pm.subset_hook_caller(
-                    hook_name, remove_plugins=[p for n, p in plugins.items() if n != name and p is not None]))
-                for name in names]
+        callers = [(name, self._pm.subset_hook_caller(
+                       hook_name, remove_plugins=[p for n, p in plugins.items() if n != name and p is not None]))
+                   for name in names]
+        self._caller_cache[hook_name] = callers
+        return callers
 
     def _per_plugin(self, hook_name: str, **kwargs: Any) -> Iterator[tuple[str, Any]]:
         for name, caller in self._callers(hook_name):
@@ -383,6 +394,11 @@ class PluginManager:
 
             found: dict[str, Provider] = {}
             for plugin, results in self._per_plugin(PROVIDER_HOOKS[kind]):
+                for provs in results:
+                    if provs is not None and not isinstance(provs, (list, tuple)):
+                        raise PluginError(f"plugin {plugin!r} returned {_describe(provs)} from {PROVIDER_HOOKS[kind]}; "
+                                          f"expected a list of nervous.Provider records (disable it with -p no:{plugin})",
+                                          plugin=plugin)
                 for p in (item for provs in results for item in (provs or ())):
                     if not isinstance(p, Provider):
                         raise PluginError(f"plugin {plugin!r} returned {p!r} from {PROVIDER_HOOKS[kind]}; "
@@ -435,14 +451,16 @@ class PluginManager:
 
             ctx = ProviderContext(config=self.config, paths=self.paths, manager=self, settings=settings)
             try:
-                self._instances[key] = Blamed(prov.factory(ctx), prov.plugin, f"{kind} {name!r}")
+                with plugin_code():
+                    made = prov.factory(ctx)
+                self._instances[key] = Blamed(made, prov.plugin, f"{kind} {name!r}", RESULT_CHECKS.get(kind))
             except (PluginError, ProviderError):
                 raise
             except (OSError, RecursionError, UnicodeError, MemoryError):
                 # the environment or the input (an unreadable data folder, a path too long): the
                 # documented codes, as for the provider's methods (nervous.kernel.blame), not a plugin bug
                 raise
-            except Exception as exc:
+            except (Exception, SystemExit) as exc:
                 from ..errors import NervousError
 
                 if isinstance(exc, NervousError):
@@ -544,12 +562,23 @@ class PluginManager:
 
     # ---------------------------------------------------------------- contributions
 
+    def _contributions(self, hook_name: str, expected: type, what: str, **kwargs: Any) -> list[Any]:
+        """Every plugin's answer to a contribution hook, each checked against ``expected`` and blamed on its plugin."""
+        out = []
+        for plugin, values in self._per_plugin(hook_name, **kwargs):
+            for value in values:
+                if not isinstance(value, expected):
+                    raise _wrong_result(plugin, hook_name, value, what)
+                out.append(value)
+        return out
+
     def classify(self, bundle: SkillBundle, context: ScanContext) -> SideEffects:
         """Union of every classifier's side effects; with no classifier, assume the worst."""
         from .records import SideEffects
 
         result: SideEffects | None = None
-        for se in self._hook("nervous_classify", bundle=bundle, context=context):
+        for se in self._contributions("nervous_classify", SideEffects, "a nervous.SideEffects record",
+                                      bundle=bundle, context=context):
             result = se if result is None else result.merge(se)
         if result is None:
             return SideEffects(tags=("delete:?", "network:*", "shell:*", "write:?"), flags=("incomplete",),
@@ -561,21 +590,37 @@ class PluginManager:
         from .records import RiskAssessment
 
         result: RiskAssessment | None = None
-        for ra in self._hook("nervous_score_risk", bundle=bundle, side_effects=side_effects, context=context):
+        for ra in self._contributions("nervous_score_risk", RiskAssessment, "a nervous.RiskAssessment record",
+                                      bundle=bundle, side_effects=side_effects, context=context):
             result = ra if result is None else result.merge(ra)
         return result or RiskAssessment("high", ("no risk scorer is active: assuming the worst",))
 
     def judge_intent(self, bundle: SkillBundle, side_effects: SideEffects, context: ScanContext) -> IntentVerdict | None:
-        verdict = self._hook("nervous_judge_intent", bundle=bundle, side_effects=side_effects,
-                             context=context, manager=self)
-        return verdict  # type: ignore[no-any-return]
+        """The first plugin's verdict (``firstresult``), checked and blamed on the plugin that returned it."""
+        from .records import IntentVerdict
+
+        for plugin, caller in self._callers("nervous_judge_intent"):
+            verdict = self._hook("nervous_judge_intent", caller, bundle=bundle, side_effects=side_effects,
+                                 context=context, manager=self)
+            if verdict is None:
+                continue
+            if not isinstance(verdict, IntentVerdict):
+                raise _wrong_result(plugin, "nervous_judge_intent", verdict, "a nervous.IntentVerdict record or None")
+            return verdict
+        return None
 
     def hard_stop_terms(self) -> dict[str, list[str]]:
         merged: dict[str, list[str]] = {}
-        for terms in self._hook("nervous_hard_stop_terms"):
-            for category, words in terms.items():
-                bucket = merged.setdefault(category, [])
-                bucket.extend(w for w in words if w not in bucket)
+        what = "a table of category -> list of strings"
+        for plugin, answers in self._per_plugin("nervous_hard_stop_terms"):
+            for terms in answers:
+                if not isinstance(terms, dict) or not all(
+                        isinstance(c, str) and isinstance(ws, (list, tuple)) and all(isinstance(w, str) for w in ws)
+                        for c, ws in terms.items()):
+                    raise _wrong_result(plugin, "nervous_hard_stop_terms", terms, what)
+                for category, words in terms.items():
+                    bucket = merged.setdefault(category, [])
+                    bucket.extend(w for w in words if w not in bucket)
         return merged
 
     def emit(self, kind: str, data: dict[str, Any] | None = None, *, source: str = "nervous") -> list[str]:
@@ -601,6 +646,16 @@ class PluginManager:
                 except Exception:
                     pass
         self._instances.clear()
+
+
+def _describe(value: Any) -> str:
+    text = repr(value)
+    return f"{type(value).__name__} {text[:60] + '...' if len(text) > 60 else text}"
+
+
+def _wrong_result(plugin: str, hook_name: str, value: Any, what: str) -> PluginError:
+    return PluginError(f"plugin {plugin!r} returned {_describe(value)} from {hook_name}; expected {what} "
+                       f"(disable it with -p no:{plugin})", plugin=plugin)
 
 
 @contextlib.contextmanager

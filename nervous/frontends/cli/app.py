@@ -59,14 +59,38 @@ def emit(as_json: bool, data: dict[str, Any], human: Callable[[], None] | str | 
 
 
 def run_main(main: click.Group, argv: list[str]) -> int:
-    """Run the CLI with nervous's error contract: no tracebacks for expected failures."""
+    """Run the CLI with nervous's error contract: no tracebacks for expected failures.
+
+    Under ``--json`` whatever a plugin writes to standard output (from a hook, a factory or a
+    provider's method, in any thread) goes to standard error: the one JSON envelope is the only
+    thing on standard output.
+    """
+    import sys
+
+    from ...kernel.blame import PluginStdout
+
+    if not _wants_json(argv) or isinstance(sys.stdout, PluginStdout):
+        return _run_main(main, argv)
+    stdout = sys.stdout
+    sys.stdout = PluginStdout(stdout)
+    try:
+        return _run_main(main, argv)
+    finally:
+        if isinstance(sys.stdout, PluginStdout):
+            sys.stdout = stdout
+
+
+def _run_main(main: click.Group, argv: list[str]) -> int:
     try:
         _check_argument_sizes(argv)
         rc = main.main(args=argv, prog_name="nervous", standalone_mode=False)
         return rc if isinstance(rc, int) else 0
     except click.exceptions.Exit as exc:
         return int(exc.exit_code or 0)
-    except click.exceptions.Abort:
+    except click.exceptions.Abort as exc:
+        if isinstance(exc.__cause__ or exc.__context__, KeyboardInterrupt):  # (click turns it into Abort)
+            click.echo("interrupted", err=True)
+            return 130
         click.echo("aborted", err=True)
         return 1
     except click.ClickException as exc:
