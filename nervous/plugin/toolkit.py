@@ -16,6 +16,8 @@ from ..kernel.lazy import lazy_names
 _SOURCES: dict[str, str] = {
     # HTTP (a bounded client with retries, redirects checked, error text cleaned for terminals)
     **dict.fromkeys(["HttpClient", "HttpStatusError", "Response", "clean_error_text"], "nervous.kernel.http"),
+    # numbers in someone else's JSON (finite only)
+    **dict.fromkeys(["answer_int", "answer_number"], "nervous.kernel.numbers"),
     # durable files: atomic writes, lock files, backups
     **dict.fromkeys(["atomic_write_bytes", "atomic_write_json", "backup_path", "dumps_json", "ensure_dir",
                      "fsync_dir", "load_json", "parse_object"], "nervous.kernel.durable"),
@@ -90,6 +92,10 @@ if TYPE_CHECKING:
         Response,
         clean_error_text,
     )
+    from ..kernel.numbers import (
+        answer_int,
+        answer_number,
+    )
     from ..kernel.serialize import (
         from_json,
         to_json,
@@ -123,7 +129,7 @@ __getattr__, __dir__ = lazy_names(__name__, _SOURCES, _ALIASES)
 
 __all__ = [
     "ASSUME_WORST", "CLASS_ORDER", "FLAGS", "FileLock", "HttpClient", "HttpStatusError", "Limits", "Response",
-    "SkillDoc", "admitted", "atomic_write_bytes", "atomic_write_json", "backup_path", "bundle_fingerprint",
+    "SkillDoc", "admitted", "answer_int", "answer_number", "atomic_write_bytes", "atomic_write_json", "backup_path", "bundle_fingerprint",
     "check_listing", "classes_of", "clean_error_text", "dumps_json", "ensure_dir", "find_skill_file",
     "folder_fingerprint", "from_json", "fsync_dir", "is_credential_path", "is_fingerprinted_path",
     "is_secret_env", "load_directory", "load_json", "load_zip", "lock_is_stale", "make_bundle",

@@ -18,7 +18,6 @@ The network client is imported on first use, never when the plugin loads.
 
 from __future__ import annotations
 
-import math
 import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -540,22 +539,15 @@ _RESERVED_NAMES = frozenset({"node_modules", ".clawhub", ".clawdhub", ".git"})
 
 
 def _int(value: Any) -> int | None:
-    """A whole number from an answer; booleans, ``NaN`` and infinities are dropped."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    return int(value)
+    from nervous.plugin.toolkit import answer_int
+
+    return answer_int(value)
 
 
 def _float(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    try:
-        number = float(value)
-    except OverflowError:
-        return None
-    return number if math.isfinite(number) else None
+    from nervous.plugin.toolkit import answer_number
+
+    return answer_number(value)
 
 
 def _iso(ms: Any) -> str | None:

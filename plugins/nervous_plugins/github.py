@@ -502,18 +502,12 @@ def _finite(text: str) -> float | None:
 
 
 def _int(value: Any) -> int | None:
-    if isinstance(value, int) and not isinstance(value, bool):
-        return value
-    number = _num(value)
-    return int(number) if number is not None else None
+    from nervous.plugin.toolkit import answer_int
+
+    return answer_int(value)
 
 
 def _num(value: Any) -> float | None:
-    """A number from an answer; booleans, ``NaN`` and infinities are dropped (they are not JSON)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    try:
-        number = float(value)
-    except OverflowError:
-        return None
-    return number if math.isfinite(number) else None
+    from nervous.plugin.toolkit import answer_number
+
+    return answer_number(value)

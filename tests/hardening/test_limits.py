@@ -113,15 +113,21 @@ def _answer(proc: subprocess.Popen[bytes], ident: int) -> dict[str, object]:
             return data  # type: ignore[no-any-return]
 
 
-def test_mcp_refuses_a_huge_request_without_growing(home: Path, tmp_path: Path) -> None:
+def mcp_session(home: Path, cwd: Path) -> subprocess.Popen[bytes]:
+    """``nervous mcp`` as a child process, past the protocol's initialization."""
     proc = subprocess.Popen([sys.executable, "-m", "nervous", "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, env=_mcp_env(home), cwd=tmp_path)
+                            stderr=subprocess.DEVNULL, env=_mcp_env(home), cwd=cwd)
+    _rpc(proc, {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                           "clientInfo": {"name": "t", "version": "1"}}})
+    _answer(proc, 1)
+    _rpc(proc, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+    return proc
+
+
+def test_mcp_refuses_a_huge_request_without_growing(home: Path, tmp_path: Path) -> None:
+    proc = mcp_session(home, tmp_path)
     try:
-        _rpc(proc, {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-                    "params": {"protocolVersion": "2025-06-18", "capabilities": {},
-                               "clientInfo": {"name": "t", "version": "1"}}})
-        _answer(proc, 1)
-        _rpc(proc, {"jsonrpc": "2.0", "method": "notifications/initialized"})
         huge = {"jsonrpc": "2.0", "id": 7, "method": "tools/call",
                 "params": {"name": "perceive", "arguments": {"task": "x" * (10 << 20)}}}
         assert proc.stdin is not None
