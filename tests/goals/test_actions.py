@@ -267,10 +267,13 @@ def test_record_failure_counts_and_inherits(goals: Any, make_goal: Any) -> None:
     gid = make_goal("executing")
     f = goals.record_failure(gid, reason="boom", evidence="run-1").goal.failure
     assert (f.attempts, f.retryability, f.max_attempts, f.next_retry_at) == (1, "unknown", 3, None)
-    f = goals.record_failure(gid, reason="boom", evidence="run-2", retryability="retryable", max_attempts=99,
+    for bad in (99, 26, 0, -1):  # out of range: refused, never silently clamped
+        with pytest.raises(GoalError, match="max_attempts"):
+            goals.record_failure(gid, reason="boom", evidence="run-x", max_attempts=bad)
+    f = goals.record_failure(gid, reason="boom", evidence="run-2", retryability="retryable", max_attempts=25,
                              next_retry_at="2026-06-17T10:00:00Z", related_ids=["r2"]).goal.failure
     assert (f.attempts, f.retryability, f.max_attempts) == (2, "retryable", 25)
-    f = goals.record_failure(gid, reason="boom", evidence="run-3", max_attempts=0).goal.failure
+    f = goals.record_failure(gid, reason="boom", evidence="run-3", max_attempts=1).goal.failure
     assert (f.attempts, f.retryability, f.max_attempts, f.next_retry_at) == (3, "retryable", 1,
                                                                               "2026-06-17T10:00:00.000Z")
     assert goals.get(gid).goal.status == "executing"

@@ -80,6 +80,8 @@ class Acquirer:
         self.pm = manager
         self.cfg = manager.config.cortex
         self.cortex = Cortex(manager)
+        #: what this object noticed on the way (documents set aside), reported with every answer
+        self._notes: list[str] = []
 
     @property
     def store(self) -> Any:
@@ -371,6 +373,7 @@ class Acquirer:
         mode = gate.approval_mode(self.pm)
 
         def take(d: dict[str, Any]) -> list[dict[str, Any]]:
+            self._refuse_wrong_shape(d)
             if d.get("state") not in S.WAITING_FOR_APPROVAL:
                 known = any(t in d.get("tokens", {}) for t in tokens)
                 raise Refused(f"acquisition {sid} is {d.get('state')}; nothing waits for approval"
@@ -549,6 +552,7 @@ class Acquirer:
         now = clock.now()
 
         def take(d: dict[str, Any]) -> dict[str, Any]:
+            self._refuse_wrong_shape(d)
             check(d)
             before = copy.deepcopy(d)
             d["state"], d["updated_at"] = "reporting", now
@@ -765,7 +769,7 @@ class Acquirer:
         removal — never removed without the user's word."""
         warnings: list[str] = []
         for key in self.store.keys(S.COLLECTION):
-            doc = self.store.read(S.COLLECTION, key).value
+            doc = self._read_session(key)
             if (not doc or doc.get("state") not in S.WAITING_FOR_OUTCOME + S.IN_PROGRESS + ("retention",)
                     or now - doc.get("updated_at", now) < 86400 or not doc.get("installed")):
                 continue
@@ -778,19 +782,69 @@ class Acquirer:
                             + (f"; remove it with: nervous cancel {token}" if token else ""))
         return warnings
 
+    def _read_session(self, key: str) -> dict[str, Any] | None:
+        """One stored session; a document of the wrong shape is set aside (with a warning) and ``None``."""
+        doc = self.store.read(S.COLLECTION, key).value
+        if doc is None:
+            return None
+        problem = S.shape_problem(doc)
+        if problem is None:
+            value: dict[str, Any] = doc
+            return value
+        self._set_aside(key, doc, problem)
+        return None
+
+    def _set_aside(self, key: str, doc: Any, problem: str) -> None:
+        """Keep a wrong-shaped session document verbatim in :data:`S.QUARANTINE` and remove it from the
+        sessions, so it never breaks another acquisition (nothing is installed, learned or removed)."""
+        now = clock.now()
+        stamp = clock.utc_timestamp(now)
+        kept = f"{key}@{stamp}"
+
+        def put(d: dict[str, Any]) -> None:
+            d.clear()
+            d.update({"session": key, "reason": problem, "set_aside_at": now, "document": doc})
+
+        try:
+            self.store.update(S.QUARANTINE, kept, put)
+            self.store.delete(S.COLLECTION, key)
+        except NervousError as exc:
+            self._note(f"acquisition {key} has a stored document of the wrong shape ({problem}) and could not be "
+                       f"set aside: {exc.message}; it is ignored")
+            return
+        self._note(f"acquisition {key} had a stored document of the wrong shape ({problem}); it was set aside "
+                   f"as {S.QUARANTINE}/{kept} and takes no further part in any acquisition")
+
+    def _note(self, message: str) -> None:
+        if message not in self._notes:
+            self._notes.append(message)
+
+    def _refuse_wrong_shape(self, d: dict[str, Any]) -> None:
+        """Inside a session's transaction: refuse a document whose shape changed since it was read."""
+        problem = S.shape_problem(d)
+        if problem is not None:
+            raise Refused(f"acquisition {d.get('id')!r} has a stored document of the wrong shape ({problem}); "
+                          "nothing was done: run the command again to set it aside", code="corrupt_session")
+
     def _load(self, sid: str) -> dict[str, Any]:
-        snap = self.store.read(S.COLLECTION, sid)
-        if snap.value is None:
-            raise NotFound(f"no acquisition {sid}", code="invalid_token")
-        value: dict[str, Any] = snap.value
-        return value
+        doc = self._read_session(sid)
+        if doc is None:
+            exc: NervousError
+            if self._notes:
+                exc = Refused(f"acquisition {sid} was set aside: its stored document has the wrong shape; "
+                              "nothing was done", code="corrupt_session")
+            else:
+                exc = NotFound(f"no acquisition {sid}", code="invalid_token")
+            exc.warnings[:0] = list(self._notes)
+            raise exc
+        return doc
 
     def _find(self, slug: str, session: str | None, *, retention: bool) -> dict[str, Any]:
         states = ("retention",) if retention else S.WAITING_FOR_OUTCOME
         keys = [session] if session else self.store.keys(S.COLLECTION)
         found = []
         for key in keys:
-            doc = self.store.read(S.COLLECTION, key).value
+            doc = self._read_session(key)
             if not doc or not doc.get("installed"):
                 continue
             inst = doc["installed"]
@@ -800,7 +854,9 @@ class Acquirer:
         if not found:
             what = "a retention answer (--keep/--release)" if retention else "an outcome"
             where = f" in acquisition {session}" if session else ""
-            raise NotFound(f"no acquisition of {slug!r}{where} is waiting for {what}", code="not_found")
+            missing = NotFound(f"no acquisition of {slug!r}{where} is waiting for {what}", code="not_found")
+            missing.warnings[:0] = list(self._notes)
+            raise missing
         if len(found) > 1 and not session:
             raise UsageError(f"{len(found)} acquisitions of {slug!r} wait for {'an answer' if retention else 'an outcome'}"
                              f"; say which with --session ({', '.join(d['id'] for d in found)})")
@@ -845,4 +901,4 @@ class Acquirer:
                 "lessons": doc.get("lessons", []), "reflex_reasons": doc.get("reflex_reasons", []),
                 "notice": doc.get("notice"), **doc.get("extra", {})}
         return S.AcquireState(doc["id"], doc["state"], doc.get("message", ""), tuple(doc.get("next", ())), data,
-                              tuple(dict.fromkeys(warnings)))
+                              tuple(dict.fromkeys([*self._notes, *warnings])))

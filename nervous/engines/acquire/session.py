@@ -111,3 +111,93 @@ class AcquireState:
     def to_json(self) -> dict[str, Any]:
         return {"schema": "nervous.acquire.v1", "session": self.session, "state": self.state,
                 "message": self.message, "next": list(self.next), **self.data, "warnings": list(self.warnings)}
+
+
+#: where a session document of the wrong shape is set aside (kept verbatim, for a person to read)
+QUARANTINE = "acquisitions-quarantine"
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _index_problem(value: Any, count: int, where: str) -> str | None:
+    if not _is_int(value) or not 0 <= value < count:
+        return f"{where} is {value!r}, not the index of one of the {count} candidate(s)"
+    return None
+
+
+def shape_problem(doc: Any) -> str | None:  # noqa: C901  (one flat list of checks reads best)
+    """Why a stored session document cannot be used (``None`` when its shape is right).
+
+    Every step indexes the document directly (``candidates[installed.candidate]``, ``attempts.append``),
+    so a document edited by hand into another shape would otherwise fail mid-step, possibly after the
+    cortex learned; such a document is set aside instead (see :data:`QUARANTINE`).
+    """
+    if not isinstance(doc, dict):
+        return f"the document is a JSON {type(doc).__name__}, not an object"
+    for key, kind, ok in (("id", "a string", lambda v: isinstance(v, str) and v),
+                          ("state", "a string", lambda v: isinstance(v, str)),
+                          ("region", "a string", lambda v: isinstance(v, str)),
+                          ("mode", "a string", lambda v: isinstance(v, str)),
+                          ("hit", "true or false", lambda v: isinstance(v, bool)),
+                          ("candidates", "a list", lambda v: isinstance(v, list)),
+                          ("tokens", "an object", lambda v: isinstance(v, dict)),
+                          ("attempts", "a list", lambda v: isinstance(v, list)),
+                          ("keywords", "a list", lambda v: isinstance(v, list)),
+                          ("task_words", "a list", lambda v: isinstance(v, list)),
+                          ("lessons", "a list", lambda v: isinstance(v, list)),
+                          ("api_retries", "a whole number", _is_int),
+                          ("updated_at", "a number", _is_number)):
+        if key not in doc or not ok(doc[key]):
+            return f"{key!r} is {'missing' if key not in doc else repr(doc[key])[:60]}, expected {kind}"
+    for key, kind, ok in (("switches", "a whole number", _is_int), ("approved", "a list", lambda v: isinstance(v, list)),
+                          ("registries", "a list", lambda v: isinstance(v, list)),
+                          ("plan", "an object or null", lambda v: v is None or isinstance(v, dict)),
+                          ("extra", "an object", lambda v: isinstance(v, dict)),
+                          ("next", "a list", lambda v: isinstance(v, list)),
+                          ("message", "a string", lambda v: isinstance(v, str))):
+        if key in doc and not ok(doc[key]):
+            return f"{key!r} is {repr(doc[key])[:60]}, expected {kind}"
+    cands = doc["candidates"]
+    for i, cand in enumerate(cands):
+        if not isinstance(cand, dict):
+            return f"candidates[{i}] is not an object"
+        for key in ("name", "ref", "decision"):
+            if not isinstance(cand.get(key), str):
+                return f"candidates[{i}].{key} is {cand.get(key)!r}, expected a string"
+        for key in ("tags", "reasons"):
+            if key in cand and not isinstance(cand[key], list):
+                return f"candidates[{i}].{key} is {cand[key]!r}, expected a list"
+    for token, record in doc["tokens"].items():
+        if not isinstance(record, dict):
+            return f"token {token[:20]!r} is not an object"
+        problem = _index_problem(record.get("candidate"), len(cands), f"token {token[:20]!r} candidate")
+        if problem:
+            return problem
+        if not isinstance(record.get("used"), bool | str) or not _is_number(record.get("expires_at")):
+            return f"token {token[:20]!r} has no valid 'used' flag or expiry"
+    for i, attempt in enumerate(doc["attempts"]):
+        if not isinstance(attempt, dict):
+            return f"attempts[{i}] is not an object"
+        problem = _index_problem(attempt.get("candidate"), len(cands), f"attempts[{i}].candidate")
+        if problem:
+            return problem
+    for i, index in enumerate(doc.get("approved", [])):
+        problem = _index_problem(index, len(cands), f"approved[{i}]")
+        if problem:
+            return problem
+    inst = doc.get("installed")
+    if inst is not None:
+        if not isinstance(inst, dict):
+            return f"'installed' is {repr(inst)[:60]}, expected an object or null"
+        problem = _index_problem(inst.get("candidate"), len(cands), "installed.candidate")
+        if problem:
+            return problem
+        if not isinstance(inst.get("slug"), str) or not inst["slug"]:
+            return f"installed.slug is {inst.get('slug')!r}, expected a string"
+    return None

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from .journal import read_regular
 from .names import SKILLS_DIR
 from .record import OPEN_STATUSES
 from .skillfile import managed_info
@@ -43,7 +44,9 @@ def suggest(state: State, target: str, draft: str) -> dict[str, Any]:
     published: list[tuple[float, str]] = []
     skills = state.workspace / SKILLS_DIR
     for entry in sorted(skills.glob("learned-*/SKILL.md")) if skills.is_dir() and not skills.is_symlink() else []:
-        data = entry.read_bytes()
+        data = read_regular(entry, entry.relative_to(state.workspace).as_posix())
+        if data is None:
+            continue
         if managed_info(data).managed:
             published.append((overlap(mine, fingerprint(data.decode("utf-8", "replace"))), entry.parent.name))
     open_ = [(overlap(mine, fingerprint(state.draft(str(r["candidate_id"])))), str(r["candidate_id"]),

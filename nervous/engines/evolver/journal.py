@@ -16,6 +16,7 @@ import json
 import os
 import shutil
 import signal
+import stat
 import uuid
 from pathlib import Path
 from typing import Any
@@ -39,6 +40,37 @@ def _mode_for(rel: str) -> int:
     return 0o600 if rel.startswith(STATE_DIR + "/") else _SKILL_FILE_MODE
 
 
+def read_regular(path: Path, rel: str) -> bytes | None:
+    """The bytes of a workspace file, ``None`` when it is missing.
+
+    The file is opened non-blocking and checked with ``fstat`` before any read: a FIFO or a device
+    where a stored file is expected would block forever, so it is refused (``UNSAFE_PATH``).
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except FileNotFoundError:
+        return None
+    except IsADirectoryError:
+        raise EvolverError("PATH_OUT_OF_SCOPE", f"./{rel} is a directory, expected a file") from None
+    except OSError as exc:
+        raise io_error(exc, f"reading ./{rel}") from None
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise EvolverError("PATH_OUT_OF_SCOPE", f"./{rel} is a directory, expected a file")
+        if not stat.S_ISREG(mode):
+            raise EvolverError("UNSAFE_PATH", f"./{rel} is not a regular file (a pipe or a device); "
+                               "it was not read — remove it", details={"path": rel})
+        chunks = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    except OSError as exc:
+        raise io_error(exc, f"reading ./{rel}") from None
+    finally:
+        os.close(fd)
+
+
 class Transaction:
     """Pending file changes, readable before they are applied."""
 
@@ -53,15 +85,7 @@ class Transaction:
     def read(self, rel: str) -> bytes | None:
         if rel in self._contents:
             return self._contents[rel]
-        path = resolve_in_workspace(self.workspace, rel)
-        try:
-            return path.read_bytes()
-        except FileNotFoundError:
-            return None
-        except IsADirectoryError:
-            raise EvolverError("PATH_OUT_OF_SCOPE", f"./{rel} is a directory, expected a file") from None
-        except OSError as exc:
-            raise io_error(exc, f"reading ./{rel}") from None
+        return read_regular(resolve_in_workspace(self.workspace, rel), rel)
 
     def exists(self, rel: str) -> bool:
         return self.read(rel) is not None
@@ -180,7 +204,9 @@ class Transaction:
 
 def apply_journal(workspace: Path, journal: Path) -> list[str]:
     """Apply a committed journal's operations in order, then remove it. Returns touched paths."""
-    raw = (journal / "ops.json").read_bytes()
+    raw = read_regular(journal / "ops.json", f"{JOURNAL_DIR}/{journal.name}/ops.json")
+    if raw is None:
+        raise EvolverError("STATE_CORRUPT", f"journal {journal.name}: ops.json is missing")
     doc = json.loads(raw)
     ops = doc.get("ops") if isinstance(doc, dict) else None
     if not isinstance(ops, list):
@@ -201,7 +227,9 @@ def apply_journal(workspace: Path, journal: Path) -> list[str]:
                 name = str(op.get("staged", ""))
                 if not name.isdigit():
                     raise EvolverError("STATE_CORRUPT", f"journal {journal.name}: bad staged name {name!r}")
-                data = (journal / "files" / name).read_bytes()
+                data = read_regular(journal / "files" / name, f"{JOURNAL_DIR}/{journal.name}/files/{name}")
+                if data is None:
+                    raise EvolverError("STATE_CORRUPT", f"journal {journal.name}: staged file {name} is missing")
                 atomic_write_bytes(target, data, backup=False, mode=int(op.get("mode", 0o600)))
             elif op["op"] == "delete":
                 try:

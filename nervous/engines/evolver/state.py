@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +20,7 @@ from ...kernel import clock
 from .errors import EvolverError
 from .journal import Transaction
 from .names import STATE_DIR, check_candidate_id, resolve_in_workspace
-from .record import MODES, complete, ordered
+from .record import CHANGE_TYPES, MODES, RISK_LEVELS, STATUSES, complete, ordered
 from .render import parse_legacy, render_candidate
 
 CONFIG = f"{STATE_DIR}/config.json"
@@ -48,11 +50,84 @@ def _load(workspace: Path, rel: str, warnings: list[str]) -> tuple[dict[str, Any
     from ...kernel.durable import load_json
 
     path = resolve_in_workspace(workspace, rel)
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        mode = None
+    if mode is not None and not stat.S_ISREG(mode):  # a FIFO or a device would block the read forever
+        raise EvolverError("UNSAFE_PATH", f"./{rel} is not a regular file; it was not read — remove it",
+                           details={"path": rel})
     result = load_json(path)
     warnings.extend(result.warnings)
     if result.corrupt:
         return None, True
     return result.value, False
+
+
+#: registry key keeping records of the wrong shape verbatim (set aside, never dropped, for a person to repair)
+QUARANTINED = "quarantined_records"
+
+
+def record_problem(r: dict[str, Any]) -> str | None:
+    """Why a registry record (completed with defaults) cannot be used, or ``None``."""
+    try:
+        check_candidate_id(r.get("candidate_id"), legacy=True)
+    except EvolverError as exc:
+        return exc.message
+    for key, allowed in (("status", STATUSES), ("risk_level", RISK_LEVELS), ("change_type", CHANGE_TYPES)):
+        if not isinstance(r.get(key), str) or r[key] not in allowed:
+            return f"{key} {r.get(key)!r} is not one of {', '.join(allowed)}"
+    if not isinstance(r.get("target_skill"), str) or not r["target_skill"].strip():
+        return f"target_skill {r.get('target_skill')!r} is not a skill name"
+    for key in ("signal_count", "revision_count"):
+        if not isinstance(r.get(key), int) or isinstance(r[key], bool):
+            return f"{key} {r.get(key)!r} is not a whole number"
+    for key in ("matched_rules", "source_tools", "review_suggestions"):
+        if not isinstance(r.get(key), list):
+            return f"{key} {r.get(key)!r} is not a list"
+    for key in ("source_summary", "signal_type"):
+        if key in r and not isinstance(r[key], str):
+            return f"{key} {r[key]!r} is not a string"
+    return None
+
+
+def _sort_records(workspace: Path, raw: list[Any], extra: dict[str, Any],
+                  warnings: list[str]) -> list[dict[str, Any]]:
+    """The usable records; the others are moved to ``extra[QUARANTINED]`` with a warning (and the registry
+    file is copied aside once, ``registry.json.corrupt-*``), so nothing is lost on the next write."""
+    records: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    set_aside: list[dict[str, Any]] = []
+    for r in raw:
+        rec = complete(r) if isinstance(r, dict) else None
+        problem = "not an object" if rec is None else record_problem(rec)
+        if problem is None and rec is not None and rec["candidate_id"] in seen:
+            problem = f"duplicate candidate_id {rec['candidate_id']!r} (the first record is kept)"
+        if problem is not None:
+            set_aside.append({"record": r, "reason": problem, "quarantined_at": clock.utc_timestamp()})
+            cid = r.get("candidate_id") if isinstance(r, dict) else None
+            warnings.append(f"./{REGISTRY}: record {cid!r} quarantined: {problem} (kept verbatim under "
+                            f"'{QUARANTINED}'; repair it by hand, then move it back into 'records')")
+            continue
+        assert rec is not None
+        seen.add(rec["candidate_id"])
+        records.append(rec)
+    old = extra.get(QUARANTINED)
+    kept = old if isinstance(old, list) else ([] if old is None else [old])
+    for entry in kept:
+        reason = entry.get("reason", "unknown reason") if isinstance(entry, dict) else "unknown reason"
+        warnings.append(f"./{REGISTRY}: a record is quarantined ({reason}); repair it by hand under '{QUARANTINED}'")
+    if set_aside:
+        extra[QUARANTINED] = [*kept, *set_aside]
+        from ...kernel.durable import quarantine
+
+        try:
+            copy = quarantine(resolve_in_workspace(workspace, REGISTRY))
+        except OSError:
+            copy = None
+        if copy is not None:
+            warnings.append(f"./{REGISTRY}: a copy as it was is kept as {copy.name}")
+    return records
 
 
 @define
@@ -92,15 +167,9 @@ class State:
             if not isinstance(raw, list) or not all(isinstance(r, dict) for r in raw):
                 corrupt.append(REGISTRY)
                 warnings.append(f"./{REGISTRY}: 'records' is not a list of objects")
-            else:
-                for r in raw:
-                    try:
-                        check_candidate_id(r.get("candidate_id"), legacy=True)
-                    except EvolverError as exc:
-                        warnings.append(f"./{REGISTRY}: record skipped: {exc.message}")
-                        continue
-                    records.append(complete(r))
             extra = {k: v for k, v in registry.items() if k not in ("version", "records")}
+            if isinstance(raw, list):
+                records = _sort_records(workspace, raw, extra, warnings)
         exists = (workspace / STATE_DIR).is_dir()
         return cls(workspace, tx, dict(config or DEFAULT_CONFIG), records, extra, warnings, corrupt, exists)
 

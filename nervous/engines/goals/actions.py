@@ -479,8 +479,8 @@ def record_failure(gf: GoalFile, ctx: Ctx, *, goal_id: Any = None, reason: Any =
     related = A.str_list(related_ids, "related_ids") or []
     retry = A.choice(retryability, "retryability", RETRYABILITY)
     limit = A.integer(max_attempts, "max_attempts")
-    if limit is not None:
-        limit = min(max(limit, 1), 25)
+    if limit is not None and not 1 <= limit <= 25:  # refused, never silently changed
+        raise invalid_arg(f"max_attempts: {limit} is not an attempt limit; expected 1 to 25")
     next_retry = A.timestamp(next_retry_at, "next_retry_at")
     goal = resolve(gf, goal_id)
     _non_terminal(goal, "record_failure")

@@ -11,7 +11,19 @@ from typing import Any
 import attrs
 
 from . import timefmt
-from .errors import invalid_arg
+from .errors import GoalError, invalid_arg
+
+#: the longest text one argument may hold (the task text limit of the cortex: describe, don't paste data)
+MAX_TEXT_CHARS = 20_000
+
+
+def bounded(text: str, name: str) -> str:
+    """``text`` unless it is longer than :data:`MAX_TEXT_CHARS` (``too_large``, exit 2)."""
+    if len(text) > MAX_TEXT_CHARS:
+        raise GoalError("too_large", f"{name} is {len(text):,} characters long; at most {MAX_TEXT_CHARS:,} are "
+                        "accepted (describe the goal; keep data in files and refer to them)",
+                        details={"length": len(text), "limit": MAX_TEXT_CHARS})
+    return text
 
 
 def as_mapping(value: Any, name: str) -> dict[str, Any]:
@@ -26,7 +38,7 @@ def as_mapping(value: Any, name: str) -> dict[str, Any]:
 def required_str(value: Any, name: str) -> str:
     if not isinstance(value, str) or not value.strip():
         raise invalid_arg(f"{name} is required and must be a non-empty string")
-    return value.strip()
+    return bounded(value.strip(), name)
 
 
 def optional_str(value: Any, name: str) -> str | None:
@@ -35,7 +47,7 @@ def optional_str(value: Any, name: str) -> str | None:
         return None
     if not isinstance(value, str):
         raise invalid_arg(f"{name}: expected a string, got {type(value).__name__}")
-    return value.strip()
+    return bounded(value.strip(), name)
 
 
 def str_list(value: Any, name: str) -> list[str] | None:
@@ -51,7 +63,7 @@ def str_list(value: Any, name: str) -> list[str] | None:
         if not isinstance(item, str):
             raise invalid_arg(f"{name}[{i}]: expected a string, got {type(item).__name__}")
         if item.strip() and item.strip() not in out:
-            out.append(item.strip())
+            out.append(bounded(item.strip(), f"{name}[{i}]"))
     return out
 
 

@@ -107,6 +107,30 @@ def quarantine_reason(raw: Any) -> str | None:
     return None
 
 
+def wrong_typed_goals(raw: Any) -> bool:
+    """Whether a stored document's top-level ``goals`` is not an object (or an old release set it aside)."""
+    return isinstance(raw, dict) and (not isinstance(raw.get("goals", {}), dict) or "_invalid_goals" in raw)
+
+
+def _quarantine_goals_field(gf: GoalFile, value: Any, taken: set[str], where: str, warn: Warn) -> None:
+    """A wrong-typed top-level ``goals`` is quarantined, never dropped: each item of a list becomes a
+    quarantined goal under its own id (so the id is never handed out again), anything else one entry."""
+    kind = type(value).__name__
+    reason = f"the top-level 'goals' field was a JSON {kind}, not an object"
+    items = value if isinstance(value, list) else [value]
+    for i, item in enumerate(items, 1):
+        own = item.get("id") if isinstance(item, dict) else None
+        gid = own if isinstance(own, str) and _ID_RE.match(own) else f"invalid-goals-{i:03d}"
+        base, n = gid, 1
+        while gid in taken or gid in gf.pending_quarantine:
+            n += 1
+            gid = f"{base}-{n}"
+        gf.pending_quarantine[gid] = {"raw": item, "reason": reason}
+    warn(f"{where}.goals: expected an object, got a JSON {kind}; its {len(items)} entr"
+         f"{'y' if len(items) == 1 else 'ies'} quarantined (see nervous goal quarantine list; a human must "
+         "repair or drop them)")
+
+
 def load(raw: dict[str, Any] | None, warn: Warn, *, known_policies: Iterable[str] = ("default",),
          default_policy: str = "default", where: str = "goals") -> GoalFile:
     """Parse a stored document; ``None`` or ``{}`` is a fresh store."""
@@ -129,9 +153,11 @@ def load(raw: dict[str, Any] | None, warn: Warn, *, known_policies: Iterable[str
     gf.extra = {k: v for k, v in raw.items() if k not in _TOP_KEYS}
 
     goals_raw = raw.get("goals", {})
+    taken = set(raw.get("quarantined_goals") or {}) if isinstance(raw.get("quarantined_goals"), dict) else set()
+    if "_invalid_goals" in gf.extra:  # set aside by an earlier release: quarantined like the goals field
+        _quarantine_goals_field(gf, gf.extra.pop("_invalid_goals"), taken, where, warn)
     if not isinstance(goals_raw, dict):
-        warn(f"{where}.goals: expected an object, got {type(goals_raw).__name__}; kept aside in _invalid_goals")
-        gf.extra["_invalid_goals"] = goals_raw
+        _quarantine_goals_field(gf, goals_raw, taken, where, warn)
         goals_raw = {}
     for gid, graw in goals_raw.items():
         reason = quarantine_reason(graw)

@@ -47,6 +47,9 @@ if TYPE_CHECKING:
     from ...kernel.manager import PluginManager
 
 COLLECTION = "goals"
+#: the largest stored goal (its JSON) and goal document: well inside what ``goal import`` reads back (64 MiB)
+MAX_GOAL_BYTES = 1 << 20
+MAX_DOCUMENT_BYTES = 32 << 20
 #: where ``reset`` keeps the documents it cleared, keyed ``<scope>@<archive id>``
 ARCHIVES = "goal-archives"
 T = TypeVar("T")
@@ -121,11 +124,53 @@ class Goals:
             self._matcher = HardStopMatcher(self.manager.hard_stop_terms())
         return self._matcher
 
-    def _load(self, raw: dict[str, Any] | None, warn: Callable[[str], None]) -> GoalFile:
+    def _load(self, raw: dict[str, Any] | None, warn: Callable[[str], None], *, stored: bool = True) -> GoalFile:
+        if stored:
+            self._keep_copy(raw, warn)
         return document.load(raw, warn, known_policies=self._policy_names(), default_policy=self._default_policy(),
                              where=f"goals {self.key}")
 
+    def _doc_path(self) -> Path | None:
+        """The file holding this scope's document, when the backend keeps one file per document."""
+        if self.scope.path is not None:
+            return self.scope.path
+        where = getattr(self.store, "document_path", None)
+        if not callable(where):
+            return None
+        try:
+            path = where(COLLECTION, self.key)
+        except NervousError:
+            return None
+        return path if isinstance(path, Path) else None
+
+    def _guard(self) -> None:
+        """Refuse a goal document that is a FIFO, a device or a folder before any read (it would block)."""
+        from .filestore import check_regular
+
+        path = self._doc_path()
+        if path is not None:
+            check_regular(path)
+
+    def _keep_copy(self, raw: dict[str, Any] | None, warn: Callable[[str], None]) -> None:
+        """A document whose ``goals`` field has the wrong type is copied aside once (``<file>.corrupt-*``)
+        before anything rewrites it; its goals are quarantined by :func:`document.load`."""
+        if not document.wrong_typed_goals(raw):
+            return
+        path = self._doc_path()
+        if path is None:
+            return  # the stored value is kept verbatim in the quarantined entries
+        from ...kernel.durable import quarantine
+
+        try:
+            copy = quarantine(path)
+        except OSError as exc:
+            warn(f"{path}: could not keep a copy of the document ({exc.strerror or exc})")
+            return
+        if copy is not None:
+            warn(f"{path}: a copy of the document as it was is kept as {copy}")
+
     def _read(self) -> tuple[GoalFile, list[str]]:
+        self._guard()
         snap = self.store.read(COLLECTION, self.key)
         warnings = list(snap.warnings)
         gf = self._load(snap.value, warnings.append)
@@ -148,13 +193,33 @@ class Goals:
                 raise
             gf.settle(ctx.now)
             new = gf.to_json()
+            self._check_size(new, result)
             doc.clear()
             doc.update(new)
             box.update(result=result, gf=gf, warnings=warnings + ctx.warnings)
 
+        self._guard()
         updated = self.store.update(COLLECTION, self.key, apply)
         warnings = list(dict.fromkeys([*updated.warnings, *box["warnings"]]))
         return box["result"], box["gf"], warnings
+
+    @staticmethod
+    def _check_size(doc: dict[str, Any], result: Any) -> None:
+        """Refuse (``too_large``) a write that would store an oversized goal or document; nothing is written."""
+        from ...kernel.durable import dumps_json
+
+        goal = result if isinstance(result, Goal) else None
+        if goal is not None:
+            size = len(dumps_json(dump(goal)))
+            if size > MAX_GOAL_BYTES:
+                raise GoalError("too_large", f"goal {goal.id} would be {size:,} bytes stored; at most "
+                                f"{MAX_GOAL_BYTES:,} are accepted; nothing was written",
+                                details={"size": size, "limit": MAX_GOAL_BYTES})
+        size = len(dumps_json(doc))
+        if size > MAX_DOCUMENT_BYTES:
+            raise GoalError("too_large", f"the goal document would be {size:,} bytes; at most {MAX_DOCUMENT_BYTES:,} "
+                            "are accepted (so an export can be imported again); nothing was written",
+                            details={"size": size, "limit": MAX_DOCUMENT_BYTES})
 
     def _emit(self, action: str, goal: Goal | None, warnings: list[str], **data: Any) -> None:
         payload = {"scope": self.key, **data}
@@ -373,7 +438,7 @@ class Goals:
         if not isinstance(raw, dict):
             raise BadInput(f"{p}: expected a JSON object at the top level, got {type(raw).__name__}")
         source_warnings: list[str] = []
-        source = self._load(raw, lambda m: source_warnings.append(f"{p.name}: {m}"))
+        source = self._load(raw, lambda m: source_warnings.append(f"{p.name}: {m}"), stored=False)
 
         def step(gf: GoalFile, ctx: Ctx) -> dict[str, int]:
             if gf.goals and not replace:
@@ -474,6 +539,7 @@ class Goals:
         The archive is written first, from the document as read; the reset then refuses if the
         document changed in between, so nothing is cleared that is not in the archive.
         """
+        self._guard()
         snap = self.store.read(COLLECTION, self.key)
         before = snap.value or {}
         stamp = clock.now()
@@ -488,7 +554,7 @@ class Goals:
             doc.update(before)
 
         self._archive_store().update(ARCHIVES, f"{self.key}@{archive_id}", keep)
-        expected = {k: v for k, v in self._load(before, lambda _m: None).to_json().items() if k != "project"}
+        expected = {k: v for k, v in self._load(before, lambda _m: None, stored=False).to_json().items() if k != "project"}
 
         def step(gf: GoalFile, ctx: Ctx) -> dict[str, int]:
             if {k: v for k, v in gf.to_json().items() if k != "project"} != expected:

@@ -16,6 +16,8 @@ EXIT_CODES = {
     "not_permitted": EXIT_REFUSED,
     "storage_busy": EXIT_UNAVAILABLE,
     "config_error": EXIT_USAGE,
+    "bad_path": EXIT_USAGE,
+    "too_large": EXIT_USAGE,
     "unsupported_version": EXIT_REFUSED,
 }
 

@@ -7,14 +7,37 @@ files quarantined once with the backup used instead.
 
 from __future__ import annotations
 
+import os
+import stat
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from ...errors import NotFound, StorageError
+from ...errors import NervousError, NotFound, StorageError
 from ...kernel.storage import Problem, Snapshot, Store, StoreInfo, Updated, check_document
 
 R = TypeVar("R")
+
+
+def check_regular(path: Path) -> None:
+    """Refuse (``bad_path``, exit 2) a goal document path that exists and is not a regular file.
+
+    A FIFO or a device would block the read forever and a directory cannot hold a document, so
+    they are never opened; a missing file is fine (it is created on the first write).
+    """
+    from .errors import GoalError
+
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise GoalError("bad_path", f"{path}: cannot be read ({exc.strerror or exc})",
+                        details={"path": str(path)}) from None
+    if not stat.S_ISREG(st.st_mode):
+        kind = "a directory" if stat.S_ISDIR(st.st_mode) else "not a regular file (a pipe or a device)"
+        raise GoalError("bad_path", f"{path} is {kind}, expected a JSON goal document; it was not opened",
+                        details={"path": str(path)})
 
 
 class SingleFileStore(Store):
@@ -34,6 +57,7 @@ class SingleFileStore(Store):
     def read(self, collection: str, key: str) -> Snapshot:
         from ...kernel.durable import load_json
 
+        check_regular(self.path)
         loaded = load_json(self.path)
         return Snapshot(loaded.value, tuple(loaded.warnings))
 
@@ -46,6 +70,7 @@ class SingleFileStore(Store):
 
         ensure_dir(self.path.parent)
         with self._lock():
+            check_regular(self.path)
             loaded = load_json(self.path)
             if loaded.value is None and not create and not loaded.corrupt:
                 raise NotFound(f"no goal file {self.path}")
@@ -78,5 +103,9 @@ class SingleFileStore(Store):
 
         if not self.path.exists():
             return []
+        try:
+            check_regular(self.path)
+        except NervousError as exc:  # a pipe, a device or a folder: reported, never opened
+            return [Problem(str(self.path), exc.message)]
         _value, reason = parse_object(self.path.read_bytes())
         return [] if reason is None else [Problem(str(self.path), reason)]

@@ -17,6 +17,7 @@ from typing import Any
 import click
 
 from ...errors import Refused
+from ...kernel.texttable import terminal_lines, terminal_safe
 from .app import emit, get_app, json_option
 
 _OUTCOMES = ("success", "task_mismatch", "runtime_error", "auth_error", "dependency_missing", "api_error")
@@ -255,8 +256,22 @@ def _notice(state: dict[str, Any], task: str | None) -> None:
     click.echo(f"   {what}({', '.join(n['traits'])}) | Will install and execute. Say cancel to abort.")
 
 
+def _safe_view(value: Any) -> Any:
+    """A copy for display whose every string (registry text, stored documents) has its control
+    characters shown as ``\\x1b``-style escapes (docs/cli.md): nothing reaches the terminal raw."""
+    if isinstance(value, str):
+        return terminal_lines(value)
+    if isinstance(value, dict):
+        return {k: _safe_view(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_safe_view(v) for v in value]
+    return value
+
+
 def _show(state: dict[str, Any], *, task: str | None = None, prompts: bool = False) -> None:
     """The human view of one state document (and, without prompts, what to run next)."""
+    state = _safe_view(state)
+    task = None if task is None else terminal_safe(task)
     st = state["state"]
     if st in ("awaiting_approval", "reflex", "no_candidates", "refused") and state["attempts"] == []:
         _show_perception(state)
@@ -328,7 +343,7 @@ def _ask_candidates(acq: Any, state: dict[str, Any]) -> dict[str, Any] | None:
             except Refused as exc:
                 click.echo(exc.message)
                 continue
-            click.echo(f"Installing {', then '.join(c['name'] for c in chosen)}…")
+            click.echo(f"Installing {', then '.join(terminal_safe(c['name']) for c in chosen)}…")
             return dict(acq.approve(*(c["token"] for c in chosen), approval=approval).to_json())
         click.echo(f"Please answer {', '.join(by_number)} (or c to cancel).")
 
@@ -378,7 +393,7 @@ def _interact(acq: Any, state: dict[str, Any], task: str | None) -> dict[str, An
             if answer.startswith("c"):
                 nxt = acq.cancel(token).to_json()
             else:
-                click.echo(f"Installing {state['candidates'][0]['name']}…")
+                click.echo(f"Installing {terminal_safe(state['candidates'][0]['name'])}…")
                 nxt = acq.approve(token).to_json()
         elif st == "awaiting_approval":
             nxt = _ask_candidates(acq, state)
@@ -403,7 +418,7 @@ def _interact(acq: Any, state: dict[str, Any], task: str | None) -> dict[str, An
         if nxt is None:
             return state
         for w in nxt.get("warnings", []):
-            click.echo(_style(f"warning: {w}", fg="yellow"), err=True)
+            click.echo(_style(f"warning: {terminal_lines(w)}", fg="yellow"), err=True)
         state = nxt
 
 
@@ -428,7 +443,7 @@ def acquire(task: str, as_json: bool) -> None:
         return
     data = result.to_json()
     for w in data.get("warnings", []):
-        click.echo(_style(f"warning: {w}", fg="yellow"), err=True)
+        click.echo(_style(f"warning: {terminal_lines(w)}", fg="yellow"), err=True)
     _interact(acq, data, task)
 
 

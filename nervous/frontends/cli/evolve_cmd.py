@@ -15,6 +15,7 @@ from typing import Any
 
 import click
 
+from ...kernel.texttable import terminal_lines, terminal_safe
 from .app import _json_text, emit, get_app, json_option, table
 
 _workspace_option = click.option("--workspace", "-w", type=click.Path(file_okay=False), default=None,
@@ -52,17 +53,19 @@ def _read_draft(path: str | None) -> str | None:
     if path is None:
         return None
     try:
-        from ...kernel.durable import read_user_file
+        from ...kernel.durable import MAX_USER_FILE_BYTES, read_user_file
 
-        data = sys.stdin.buffer.read() if path == "-" else read_user_file(path)
+        data = sys.stdin.buffer.read(MAX_USER_FILE_BYTES + 1) if path == "-" else read_user_file(path)
+        if len(data) > MAX_USER_FILE_BYTES:
+            from ...engines.evolver import EvolverError
+
+            raise EvolverError("DRAFT_TOO_LARGE", f"the draft on stdin is larger than {MAX_USER_FILE_BYTES:,} bytes")
     except OSError as exc:
         raise click.UsageError(f"cannot read draft {path}: {exc.strerror}") from None
     try:
         return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        from ...engines.evolver import EvolverError
-
-        raise EvolverError("DRAFT_TOO_LARGE", f"draft {path} is not valid UTF-8 (byte {exc.start})") from None
+    except UnicodeDecodeError as exc:  # bad input, not a size problem
+        raise click.UsageError(f"draft {path} is not valid UTF-8 (byte {exc.start}); save it as UTF-8") from None
 
 
 def _width() -> int:
@@ -78,9 +81,9 @@ def _width() -> int:
 
 def _id_table(rows: list[list[str]], headers: list[str]) -> str:
     """A table whose first column (a candidate id a person copies) is never shortened."""
-    first = max(len(str(r[0])) for r in [headers, *rows])
+    first = max(len(terminal_safe(r[0])) for r in [headers, *rows])
     rest = table([r[1:] for r in rows], headers[1:], width=max(_width() - first - 2, 8 * (len(headers) - 1)))
-    ids = [headers[0], "-" * first, *(str(r[0]) for r in rows)]
+    ids = [terminal_safe(headers[0]), "-" * first, *(terminal_safe(r[0]) for r in rows)]
     return "\n".join(f"{i.ljust(first)}  {line}".rstrip() for i, line in zip(ids, rest.splitlines(), strict=True))
 
 
@@ -92,7 +95,7 @@ def _show(result: dict[str, Any]) -> Callable[[], None]:
                                ("change", "change_type"), ("risk", "risk_level"), ("signal", "signal_type"),
                                ("revisions", "revision_count")):
                 if record.get(key) is not None:
-                    click.echo(f"{label}: {record[key]}")
+                    click.echo(f"{label}: {terminal_safe(record[key])}")
         if result.get("candidates") is not None:
             rows = [[c["candidate_id"], c["target_skill"], c["change_type"], c["risk_level"], c["status"],
                      c["summary"]] for c in result["candidates"]]
@@ -100,11 +103,11 @@ def _show(result: dict[str, Any]) -> Callable[[], None]:
                 click.echo(_id_table(rows, ["candidate", "target", "change", "risk", "status", "summary"]))
                 for c in result["candidates"]:
                     for note in c.get("merge_notes") or []:
-                        click.echo(f"  {c['candidate_id']}: {note}")
-        click.echo(result.get("message", ""))
-        if result.get("draft") is not None:
+                        click.echo(f"  {terminal_safe(c['candidate_id'])}: {terminal_lines(note)}")
+        click.echo(terminal_lines(result.get("message", "")))
+        if result.get("draft") is not None:  # stored text: escape sequences shown as \x1b, never run
             click.echo("")
-            click.echo(result["draft"], nl=False)
+            click.echo(terminal_lines(result["draft"]), nl=False)
 
     return human
 
@@ -328,15 +331,23 @@ evolve.add_command(run_cmd, "do")
 def tool_cmd(raw: str) -> None:
     """The skill_manage_managed tool: one JSON parameter object in, one JSON result out."""
     from ...engines.evolver.tool import handle
+    from ...kernel.durable import MAX_USER_FILE_BYTES
 
-    text = sys.stdin.read() if raw == "-" else raw
+    def refuse(code: str, message: str) -> click.exceptions.Exit:
+        click.echo(json.dumps({"ok": False, "operation": None, "error_code": code, "message": message,
+                               "blocking_record": None, "warnings": []}))
+        return click.exceptions.Exit(2)
+
+    text = sys.stdin.read(MAX_USER_FILE_BYTES + 1) if raw == "-" else raw
+    if len(text) > MAX_USER_FILE_BYTES:
+        raise refuse("DRAFT_TOO_LARGE", f"parameters larger than {MAX_USER_FILE_BYTES:,} characters; "
+                     "nothing was read further")
     try:
         params = json.loads(text)
+    except RecursionError:
+        raise refuse("MISSING_FIELD", "parameters are JSON nested too deeply") from None
     except ValueError as exc:
-        click.echo(json.dumps({"ok": False, "operation": None, "error_code": "MISSING_FIELD",
-                               "message": f"parameters are not valid JSON ({exc})", "blocking_record": None,
-                               "warnings": []}))
-        raise click.exceptions.Exit(2) from None
+        raise refuse("MISSING_FIELD", f"parameters are not valid JSON ({exc})") from None
     result = handle(get_app().manager, params)
     click.echo(_json_text(result, indent=2))
     if not result.get("ok"):

@@ -37,17 +37,40 @@ def _goals() -> Any:
     return Goals(get_app().manager)
 
 
-def _extra_args(raw: str | None) -> dict[str, Any]:
-    if not raw:
-        return {}
-    text = sys.stdin.read() if raw == "-" else raw
+#: the most text ``--args``, ``--goal`` or ``goal call`` accept (a goal's own texts are far smaller)
+MAX_ARGS_CHARS = 16 << 20
+
+
+def _parse_object(raw: str, what: str) -> dict[str, Any]:
+    """A JSON object from ``raw`` ('-' reads stdin, bounded); :class:`GoalError` ``invalid_arg`` or
+    ``too_large`` otherwise, with ``what`` naming the input in the message."""
+    from ...engines.goals.errors import GoalError
+
+    text = sys.stdin.read(MAX_ARGS_CHARS + 1) if raw == "-" else raw
+    if len(text) > MAX_ARGS_CHARS:
+        raise GoalError("too_large", f"{what}: larger than {MAX_ARGS_CHARS:,} characters; nothing was read further")
     try:
         data = json.loads(text)
+    except RecursionError:
+        raise GoalError("invalid_arg", f"{what}: JSON nested too deeply") from None
     except ValueError as exc:
-        raise click.UsageError(f"--args: not valid JSON ({exc})") from None
+        raise GoalError("invalid_arg", f"{what}: not valid JSON ({exc})") from None
     if not isinstance(data, dict):
-        raise click.UsageError("--args: expected a JSON object of action parameters")
+        raise GoalError("invalid_arg", f"{what}: expected a JSON object, got a JSON {type(data).__name__}")
     return data
+
+
+def _extra_args(raw: str | None, what: str = "--args") -> dict[str, Any]:
+    if not raw:
+        return {}
+    from ...errors import NervousError
+
+    try:
+        return _parse_object(raw, what)
+    except NervousError as exc:
+        if exc.code == "too_large":
+            raise
+        raise click.UsageError(exc.message) from None
 
 
 def _show(as_json: bool, result: Any) -> None:
@@ -268,7 +291,7 @@ def accept_risk(raw_args: str | None, as_json: bool, **opts: Any) -> None:
 @click.option("--evidence", help="Evidence, e.g. a run id (required).")
 @click.option("--related", "related_ids", multiple=True, help="A related id (repeat).")
 @click.option("--retryability", type=click.Choice(("unknown", "retryable", "not_retryable")))
-@click.option("--max-attempts", type=int, help="Attempt limit, 1-25 (default 3).")
+@click.option("--max-attempts", type=click.IntRange(1, 25), help="Attempt limit, 1-25 (default 3).")
 @click.option("--next-retry-at", metavar="TIME", help="Earliest retry time.")
 @args_option
 @json_option
@@ -384,8 +407,14 @@ def import_cmd(path: str, replace: bool, as_json: bool) -> None:
 @click.argument("params", metavar="JSON|-")
 def call(params: str) -> None:
     """The single-tool interface: a JSON object with 'action' and flat parameters; prints the envelope."""
-    data = _extra_args(params)
-    out = _goals().dispatch(data)
+    from ...errors import NervousError
+
+    try:
+        data = _parse_object(params, "parameters")
+    except NervousError as exc:  # bad input is one result object on stdout, like every other failure
+        out: dict[str, Any] = {"ok": False, "action": "", "code": exc.code, "message": exc.message, "warnings": []}
+    else:
+        out = _goals().dispatch(data)
     click.echo(_json_text(out, indent=2))
     if not out.get("ok"):
         from ...engines.goals.errors import EXIT_CODES
@@ -415,7 +444,7 @@ def quarantine_list(as_json: bool) -> None:
 @json_option
 def repair(goal_id: str, goal_json: str | None, as_json: bool) -> None:
     """Put a quarantined goal back among the goals, if it now loads."""
-    _show(as_json, _goals().repair(goal_id, _extra_args(goal_json) if goal_json else None))
+    _show(as_json, _goals().repair(goal_id, _extra_args(goal_json, "--goal") if goal_json else None))
 
 
 @quarantine.command()
