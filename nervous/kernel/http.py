@@ -84,9 +84,17 @@ class HttpStatusError(RegistryError):
         return self.response.status
 
 
+#: the most of a server's error text a message carries (a page of HTML or a megabyte body is not a message)
+ERROR_TEXT_CHARS = 2000
+
+
 def clean_error_text(text: str) -> str:
-    """Strip server-side noise (Convex request ids, error prefixes) before showing a message."""
+    """Strip server-side noise (Convex request ids, error prefixes) before showing a message; at most
+    :data:`ERROR_TEXT_CHARS` characters of it."""
     import re
+
+    if len(text) > 4 * ERROR_TEXT_CHARS:
+        text = text[: 4 * ERROR_TEXT_CHARS]  # the expressions below never read a megabyte
 
     text = re.sub(r"\[CONVEX [^\]]*\]", "", text)
     text = re.sub(r"\[Request ID: [^\]]*\]", "", text)
@@ -95,7 +103,7 @@ def clean_error_text(text: str) -> str:
     for prefix in ("Uncaught ConvexError:", "Error:"):
         if text.startswith(prefix):
             text = text[len(prefix):].strip()
-    return text
+    return text if len(text) <= ERROR_TEXT_CHARS else text[: ERROR_TEXT_CHARS - 1] + "\u2026"
 
 
 def _snippet(text: str, limit: int = 300) -> str:

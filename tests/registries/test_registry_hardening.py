@@ -470,3 +470,11 @@ def test_non_finite_retry_after_is_ignored(value: str, hub: Hostile) -> None:
         HttpClient(hub.url, retries=1, sleep=sleeps.append).get_json("/api/v1/search")
     assert len(sleeps) == 1 and 0 <= sleeps[0] < 5
     _strict(json.dumps(info.value.to_json()))
+
+
+def test_a_huge_error_body_is_cut_to_a_message() -> None:
+    from nervous.kernel.http import ERROR_TEXT_CHARS, clean_error_text
+
+    text = clean_error_text("Error: " + "x" * (1 << 20))
+    assert len(text) == ERROR_TEXT_CHARS and text.endswith("\u2026") and text.startswith("xxx")
+    assert clean_error_text("Error: not found") == "not found"
