@@ -328,7 +328,7 @@ def quarantine(path: Path | str) -> Path | None:
     """
     path = Path(path)
     try:
-        data = path.read_bytes()
+        data = read_regular(path)
     except FileNotFoundError:
         return None
     import hashlib
@@ -336,7 +336,7 @@ def quarantine(path: Path | str) -> Path | None:
     digest = hashlib.sha256(data).digest()
     for existing in quarantine_copies(path):
         try:
-            if hashlib.sha256(existing.read_bytes()).digest() == digest:
+            if hashlib.sha256(read_regular(existing)).digest() == digest:
                 return existing
         except OSError:
             continue
@@ -367,19 +367,75 @@ def describe_mtime(path: Path) -> str:
     return datetime.fromtimestamp(t, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+def file_kind(mode: int) -> str:
+    """What a file of ``mode`` is, for messages ("a directory", "a named pipe (FIFO)", ...)."""
+    if stat.S_ISREG(mode):
+        return "a regular file"
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a named pipe (FIFO)"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "not a regular file"
+
+
+class NotRegularFile(OSError):
+    """A stored file's name holds something else (a folder, a pipe, a device): never read."""
+
+    def __init__(self, path: Path | str, mode: int) -> None:
+        self.kind = file_kind(mode)
+        super().__init__(errno.EINVAL, f"is {self.kind}, not a regular file", str(path))
+
+
+def read_regular(path: Path | str) -> bytes:
+    """All bytes of the regular file ``path``, without ever blocking on what is not one.
+
+    A pipe, a device, a socket or a folder raises :class:`NotRegularFile` (an ``OSError``) and is
+    not read: it is checked before opening, and opening is non-blocking with the check repeated on
+    the open descriptor (so a pipe swapped in meanwhile cannot block either). A missing file raises
+    ``FileNotFoundError`` as usual.
+    """
+    st = os.stat(path)
+    if not stat.S_ISREG(st.st_mode):
+        raise NotRegularFile(path, st.st_mode)
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise NotRegularFile(path, st.st_mode)
+        chunks = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def not_regular_error(path: Path | str, exc: NotRegularFile) -> StorageError:
+    """The report for a stored file that is not a regular file: the store is damaged there."""
+    return StorageError(f"{path} is {exc.kind}, expected a JSON file: the store is damaged there; nothing was read "
+                        "from it. Move it away (a document restarts empty), or restore it from a backup",
+                        code="storage_damaged", details={"path": str(path), "kind": exc.kind})
+
+
 def load_json(path: Path | str, validate: Validator | None = None) -> LoadResult:
     """Load a JSON object; quarantine a corrupt file and fall back to its ``.bak``.
 
     Missing file: ``value=None`` and no warning. Corrupt file: one quarantine copy, a warning naming
-    it, then the backup (with a warning saying later changes are lost) or ``None``.
+    it, then the backup (with a warning saying later changes are lost) or ``None``. Something that is
+    not a regular file (a folder, a pipe, a device) is never opened for reading: it raises
+    :class:`StorageError` (``storage_damaged``) naming it.
     """
     path = Path(path)
     try:
-        raw = path.read_bytes()
+        raw = read_regular(path)
     except FileNotFoundError:
         return LoadResult()
-    except IsADirectoryError:
-        raise StorageError(f"{path} is a directory, expected a JSON file") from None
+    except NotRegularFile as exc:
+        raise not_regular_error(path, exc) from None
     value, reason = parse_object(raw, validate)
     if reason is None:
         return LoadResult(value)
@@ -393,7 +449,7 @@ def load_json(path: Path | str, validate: Validator | None = None) -> LoadResult
         result.warnings.append(f"{path} is corrupt ({reason}); quarantined as {result.quarantined}")
     bak = backup_path(path)
     try:
-        bak_raw = bak.read_bytes()
+        bak_raw = read_regular(bak)
     except OSError:
         bak_raw = None
     if bak_raw is not None:
@@ -421,6 +477,7 @@ __all__ = [
     "dumps_json",
     "ensure_dir",
     "fsync_dir",
+    "file_kind",
     "load_json",
     "lock_is_stale",
     "parse_object",
@@ -429,6 +486,7 @@ __all__ = [
     "quarantine_copies",
     "process_start_time",
     "read_lock_holder",
+    "read_regular",
     "read_user_file",
     "remove_stale_lock",
     "write_user_file",

@@ -19,8 +19,9 @@ _SOURCES: dict[str, str] = {
     # numbers in someone else's JSON (finite only)
     **dict.fromkeys(["answer_int", "answer_number"], "nervous.kernel.numbers"),
     # durable files: atomic writes, lock files, backups
-    **dict.fromkeys(["atomic_write_bytes", "atomic_write_json", "backup_path", "dumps_json", "ensure_dir",
-                     "fsync_dir", "load_json", "parse_object"], "nervous.kernel.durable"),
+    **dict.fromkeys(["NotRegularFile", "atomic_write_bytes", "atomic_write_json", "backup_path", "dumps_json",
+                     "ensure_dir", "file_kind", "fsync_dir", "load_json", "parse_object", "read_regular"],
+                    "nervous.kernel.durable"),
     **dict.fromkeys(["FileLock", "lock_is_stale", "pid_alive", "read_lock_holder", "remove_stale_lock"],
                     "nervous.kernel.filelock"),
     # skill bundles: limits, safe archive and folder loading
@@ -64,14 +65,17 @@ if TYPE_CHECKING:
         utc_timestamp,
     )
     from ..kernel.durable import (
+        NotRegularFile,
         atomic_write_bytes,
         atomic_write_json,
         backup_path,
         dumps_json,
         ensure_dir,
+        file_kind,
         fsync_dir,
         load_json,
         parse_object,
+        read_regular,
     )
     from ..kernel.filelock import (
         FileLock,
@@ -128,12 +132,12 @@ __getattr__, __dir__ = lazy_names(__name__, _SOURCES, _ALIASES)
 
 
 __all__ = [
-    "ASSUME_WORST", "CLASS_ORDER", "FLAGS", "FileLock", "HttpClient", "HttpStatusError", "Limits", "Response",
+    "ASSUME_WORST", "CLASS_ORDER", "FLAGS", "FileLock", "NotRegularFile", "HttpClient", "HttpStatusError", "Limits", "Response",
     "SkillDoc", "admitted", "answer_int", "answer_number", "atomic_write_bytes", "atomic_write_json", "backup_path", "bundle_fingerprint",
-    "check_listing", "classes_of", "clean_error_text", "dumps_json", "ensure_dir", "find_skill_file",
+    "check_listing", "classes_of", "file_kind", "clean_error_text", "dumps_json", "ensure_dir", "find_skill_file",
     "folder_fingerprint", "from_json", "fsync_dir", "is_credential_path", "is_fingerprinted_path",
     "is_secret_env", "load_directory", "load_json", "load_zip", "lock_is_stale", "make_bundle",
     "nervous_version", "normalize_host", "normalize_tag", "normalize_tags", "now", "parse_object",
-    "parse_skill_md", "pid_alive", "read_lock_holder", "remove_stale_lock", "require_admission",
+    "parse_skill_md", "pid_alive", "read_regular", "read_lock_holder", "remove_stale_lock", "require_admission",
     "skill_fingerprint", "table", "terminal_safe", "to_json", "utc_timestamp",
 ]

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -37,14 +38,17 @@ from nervous.plugin import (
     toolkit,
 )
 from nervous.plugin.toolkit import (
+    NotRegularFile,
     atomic_write_bytes,
     atomic_write_json,
     backup_path,
     dumps_json,
     ensure_dir,
+    file_kind,
     fsync_dir,
     load_json,
     parse_object,
+    read_regular,
 )
 
 if TYPE_CHECKING:  # write and maintenance records: loaded by the methods that return them (reads need none)
@@ -72,6 +76,12 @@ _STRAY_RE = r"^(?P<file>[^/]+\.jsonl?)(?:\.bak)?\.tmp\.(?P<pid>\d+)$"
 
 #: migrations of the on-disk layout: MIGRATIONS[i] upgrades a store from version i + 1 to i + 2
 MIGRATIONS: list[Callable[[Path], None]] = []
+
+
+def _damaged_at(path: Path, kind: str) -> StorageError:
+    return StorageError(f"{path} is {kind}, not a file this store wrote: the store is damaged there; nothing was "
+                        "read from or written to it. Move it away, or restore it from a backup",
+                        code="storage_damaged", details={"path": str(path), "kind": kind})
 
 
 def _encode_segment(seg: str, *, directory: bool) -> str:
@@ -162,8 +172,11 @@ class FileStore(Store):
         if loaded.value is None:
             return None
         version = loaded.value.get("schema_version") if isinstance(loaded.value, dict) else None
-        if not isinstance(version, int) or isinstance(version, bool):
-            raise StorageError(f"{marker}: schema_version missing or not an integer; fix or remove the file")
+        if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+            raise StorageError(f"{marker}: schema_version {version!r} is not a positive integer: the store marker is "
+                               "damaged; nothing was modified. Fix the file (this release writes "
+                               f'{{"schema_version": {SCHEMA_VERSION}}}) or restore it from a backup',
+                               code="storage_damaged", details={"path": str(marker), "schema_version": version})
         return version
 
     # ------------------------------------------------------------------ paths
@@ -279,9 +292,19 @@ class FileStore(Store):
         self._ensure_open()
         ensure_dir(path.parent)
         with self._lock(path):
-            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o600)
             try:
-                size = os.fstat(fd).st_size
+                st = os.stat(path)
+            except FileNotFoundError:
+                pass
+            else:
+                if not stat.S_ISREG(st.st_mode):
+                    raise _damaged_at(path, file_kind(st.st_mode))
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND | getattr(os, "O_NONBLOCK", 0), 0o600)
+            try:
+                st = os.fstat(fd)
+                if not stat.S_ISREG(st.st_mode):
+                    raise _damaged_at(path, file_kind(st.st_mode))
+                size = st.st_size
                 if size == 0:
                     os.fchmod(fd, 0o600)
                     fsync_dir(path.parent)
@@ -345,8 +368,12 @@ class FileStore(Store):
         if logs_dir.is_dir():
             for name in sorted(os.listdir(logs_dir)):
                 if name.endswith(LOG_SUFFIX):
-                    with open(logs_dir / name, "rb") as fh:
-                        logs[name[: -len(LOG_SUFFIX)]] = sum(1 for line in fh if line.endswith(b"\n"))
+                    try:
+                        raw = read_regular(logs_dir / name)
+                    except NotRegularFile as exc:
+                        self._pending_warnings.append(f"{logs_dir / name} is {exc.kind}, not a log file; not read")
+                        continue
+                    logs[name[: -len(LOG_SUFFIX)]] = raw.count(b"\n")
         marker = self.root / MARKER
         size += marker.stat().st_size if marker.exists() else 0
         version = self._marker_version()
@@ -355,7 +382,10 @@ class FileStore(Store):
         return StoreInfo("file", str(self.root), version, collections, size, logs)
 
     def _marker_version(self) -> int:
-        raw = (self.root / MARKER).read_bytes() if (self.root / MARKER).exists() else b""
+        try:
+            raw = read_regular(self.root / MARKER)
+        except OSError:
+            raw = b""
         value, _ = parse_object(raw)
         v = value.get("schema_version") if value else None
         return v if isinstance(v, int) else SCHEMA_VERSION
@@ -367,7 +397,18 @@ class FileStore(Store):
         if not self.root.exists():
             return problems  # nothing written yet: nothing can be damaged
         marker = self.root / MARKER
-        value, reason = parse_object(marker.read_bytes()) if marker.exists() else (None, "missing")
+        try:
+            value, reason = parse_object(read_regular(marker))
+        except FileNotFoundError:
+            value, reason = None, "missing"
+        except NotRegularFile as exc:
+            value, reason = None, f"it is {exc.kind}, not a file"
+        except OSError as exc:
+            value, reason = None, f"cannot be read ({exc.strerror or exc})"
+        if reason is None and value is not None:
+            version = value.get("schema_version")
+            if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+                reason = f"schema_version {version!r} is not a positive integer"
         if reason is not None:
             problems.append(Problem(str(marker), f"store marker unreadable: {reason}"))
         now = time.time()
@@ -377,7 +418,12 @@ class FileStore(Store):
                                                        "was checked"))
 
         for d in self._collection_dirs():
-            for dirpath, _dirs, files in os.walk(d, onerror=unreadable):
+            for dirpath, dirs, files in os.walk(d, onerror=unreadable):
+                for name in sorted(dirs):
+                    if name.endswith((DOC_SUFFIX, LOG_SUFFIX)):  # (our folder names never hold a dot)
+                        problems.append(Problem(str(Path(dirpath) / name),
+                                                "is a directory where a document or log file belongs; the store "
+                                                "cannot read or write that file: move it away"))
                 for name in sorted(files):
                     p = Path(dirpath) / name
                     problems.extend(self._check_file(p, name, now, is_log_dir=d.name == LOGS_DIR,
@@ -424,6 +470,13 @@ class FileStore(Store):
                     collection: str | None = None) -> list[Problem]:
         from nervous.plugin import Problem
 
+        try:
+            mode = os.stat(p).st_mode
+        except OSError:
+            mode = stat.S_IFREG  # (gone meanwhile, or a dangling link: the checks below say what they find)
+        if not stat.S_ISREG(mode):
+            return [Problem(str(p), f"is {file_kind(mode)}, not a file this store wrote; it is never read: move "
+                                    "it away")]
         tmp = re.search(_TMP_RE, name)
         if tmp:
             pid = int(tmp.group(1))
@@ -441,7 +494,13 @@ class FileStore(Store):
             _entries, warnings = _parse_log(p)
             return [Problem(str(p), w.split(": ", 1)[-1]) for w in warnings]
         if name.endswith(DOC_SUFFIX):
-            _value, reason = parse_object(p.read_bytes(), shape_validator(collection) if collection else None)
+            try:
+                raw = read_regular(p)
+            except FileNotFoundError:
+                return []
+            except OSError as exc:
+                return [Problem(str(p), f"cannot be read ({exc.strerror or exc})")]
+            _value, reason = parse_object(raw, shape_validator(collection) if collection else None)
             if reason is not None:
                 return [Problem(str(p), f"document does not parse: {reason}")]
         return []
@@ -473,9 +532,11 @@ def _parse_log(path: Path) -> tuple[list[dict[str, Any]], list[str]]:
     import json
 
     try:
-        raw = path.read_bytes()
+        raw = read_regular(path)
     except FileNotFoundError:
         return [], []
+    except NotRegularFile as exc:
+        return [], [f"{path}: is {exc.kind}, not a log file; not read (move it away)"]
     entries: list[dict[str, Any]] = []
     warnings: list[str] = []
     lines = raw.split(b"\n")

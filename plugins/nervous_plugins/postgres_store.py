@@ -54,6 +54,9 @@ _SCHEMA_RE = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
 #: transaction attempts when the server reports a serialization failure or a deadlock
 MAX_ATTEMPTS = 8
 
+#: the tables of this store's schema
+_TABLES = ("meta", "documents", "logs", "quarantine")
+
 #: SQLSTATEs meaning "try the whole transaction again"
 _RETRY_STATES = {"40001", "40P01"}
 #: SQLSTATEs meaning "waited too long": lock_timeout, statement_timeout / cancel
@@ -441,14 +444,37 @@ class PostgresStore(Store):
             raise self._translate(f"preparing schema {self.schema}", exc) from None
 
     def _current_version(self, conn: Any) -> int:
+        """The schema's recorded version; 0 when nervous has not written to it yet (none of its tables).
+
+        Tables of ours without a valid version (``meta`` or its row removed, a version that is not a
+        positive integer) mean a damaged store: reported (``storage_damaged``), never migrated again or
+        read as empty.
+        """
         # a plain catalog query, not to_regclass(): it sees tables another process just committed
-        row = conn.execute("SELECT count(*) FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n"
-                           " ON n.oid = c.relnamespace WHERE n.nspname = %s AND c.relname = 'meta'",
-                           (self.schema,)).fetchone()
-        if not row[0]:
+        tables = {r[0] for r in conn.execute(
+            "SELECT c.relname FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n"
+            " ON n.oid = c.relnamespace WHERE n.nspname = %s AND c.relkind IN ('r', 'p', 'v', 'm', 'f')"
+            " AND c.relname = ANY(%s)", (self.schema, list(_TABLES))).fetchall()}
+        data_tables = sorted(tables - {"meta"})
+        if "meta" not in tables:
+            if data_tables:
+                raise self._damaged("the meta table (with the schema version) is missing", missing_tables=["meta"])
             return 0
         row = conn.execute(f"SELECT value FROM {self._s}.meta WHERE key = 'schema_version'").fetchone()
-        return int(row[0]) if row else 0
+        if row is None:
+            if not data_tables:
+                return 0  # an empty meta table alone (made by an administrator): nothing stored yet
+            raise self._damaged("no schema_version row in the meta table")
+        text = str(row[0]).strip()
+        if not re.fullmatch(r"[+-]?[0-9]+", text) or int(text) < 1:
+            raise self._damaged(f"schema_version {row[0]!r} in the meta table is not a positive integer",
+                                schema_version=str(row[0]))
+        return int(text)
+
+    def _damaged(self, problem: str, **details: Any) -> StorageError:
+        return StorageError(f"postgres {self.where}: schema {self.schema} is damaged: {problem}; nothing was "
+                            "modified. Restore it from a backup, or point plugins.postgres.schema at a new schema",
+                            code="storage_damaged", details={"host": self.where, "schema": self.schema, **details})
 
     # -------------------------------------------------------------- documents
 

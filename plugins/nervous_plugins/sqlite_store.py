@@ -12,14 +12,17 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sqlite3
 import stat
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
+from functools import wraps
 from pathlib import Path
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 from nervous.errors import BadInput, NotFound, StorageBusy, StorageError, UnsupportedVersion
 from nervous.plugin import (
@@ -37,6 +40,57 @@ from nervous.plugin import (
 from nervous.plugin.toolkit import ensure_dir, parse_object
 
 DEFAULT_FILE = "nervous.sqlite3"
+
+#: the columns of each table this release reads and writes
+_COLUMNS = {
+    "meta": ("key", "value"),
+    "documents": ("collection", "key", "body", "updated_at", "previous", "previous_at"),
+    "log_entries": ("id", "log", "entry"),
+    "quarantine": ("id", "collection", "key", "body", "sha256", "reason", "quarantined_at"),
+}
+
+#: how long ``close()`` waits for statements running in other threads before leaving the closing to them
+CLOSE_WAIT = 5.0
+
+_P = ParamSpec("_P")
+_T = TypeVar("_T")
+
+
+def _guarded(method: Callable[_P, _T]) -> Callable[_P, _T]:
+    """Run a store method as one "use" of the store: refused once the store is closed, and never racing
+    :meth:`SqliteStore.close` (which would close a connection under a running statement: a crash in
+    SQLite). A SQLite error that escapes is reported as a storage error (the lock: ``storage_busy``)."""
+
+    @wraps(method)
+    def run(*args: _P.args, **kwargs: _P.kwargs) -> _T:
+        self = args[0]
+        assert isinstance(self, SqliteStore)
+        with self._use():
+            try:
+                return method(*args, **kwargs)
+            except sqlite3.OperationalError as exc:
+                raise self._busy(exc) from None
+            except sqlite3.DatabaseError as exc:
+                raise self._unreadable(exc, "cannot use") from None
+            except sqlite3.ProgrammingError as exc:  # (a connection closed under us: only after close())
+                raise StorageError(f"sqlite store {self.path}: {exc}") from None
+
+    return run
+
+
+def _as_bytes(body: Any) -> bytes | None:
+    """The bytes of a stored TEXT value; None for anything else (a BLOB, a number written by another tool)."""
+    if isinstance(body, str):
+        return body.encode("utf-8", "surrogatepass")
+    return None
+
+
+def _parse_body(body: Any, validate: Any = None) -> tuple[dict[str, Any] | None, str | None]:
+    raw = _as_bytes(body)
+    if raw is None:
+        kind = "a BLOB" if isinstance(body, bytes | bytearray | memoryview) else f"a {type(body).__name__}"
+        return None, f"stored as {kind}, not JSON text"
+    return parse_object(raw, validate)
 
 
 def _v1(conn: sqlite3.Connection) -> None:
@@ -83,6 +137,11 @@ class SqliteStore(Store):
         self._pending_warnings: list[str] = []
         self._ready = False
         self._open_lock = threading.Lock()
+        # close() against running statements: uses in progress, and whether the store is closed
+        self._state = threading.Condition(threading.Lock())
+        self._active = 0
+        self._closed = False
+        self._depth = threading.local()
         try:
             mode = os.stat(self.path).st_mode
         except FileNotFoundError:
@@ -94,7 +153,47 @@ class SqliteStore(Store):
             raise BadInput(f"sqlite storage path {self.path} is {kind}; give the name of a database file",
                            code="bad_path", details={"path": str(self.path)})
         # the database is created by the first write: a read-only command leaves a fresh home untouched
-        self._open(create=False)
+        try:
+            with self._use():
+                try:
+                    self._open(create=False)
+                except sqlite3.OperationalError as exc:
+                    raise self._busy(exc) from None
+                except sqlite3.DatabaseError as exc:
+                    raise self._unreadable(exc, "cannot open") from None
+        except BaseException:
+            self.close()
+            raise
+
+    @contextmanager
+    def _use(self) -> Iterator[None]:
+        """One use of the store's connections (see :func:`_guarded`)."""
+        with self._state:
+            if self._closed:
+                raise StorageError(f"sqlite store {self.path} is closed", code="storage_closed",
+                                   details={"path": str(self.path)})
+            self._active += 1
+        self._depth.n = getattr(self._depth, "n", 0) + 1
+        try:
+            yield
+        finally:
+            self._depth.n -= 1
+            conns: list[sqlite3.Connection] = []
+            with self._state:
+                self._active -= 1
+                if self._active == 0:
+                    if self._closed:  # close() was called meanwhile: the last user closes the connections
+                        conns, self._all = self._all, []
+                    self._state.notify_all()
+            self._close_all(conns)
+
+    @staticmethod
+    def _close_all(conns: list[sqlite3.Connection]) -> None:
+        for c in conns:
+            try:
+                c.close()
+            except sqlite3.Error:
+                pass
 
     def _open(self, *, create: bool) -> bool:
         """Open (and migrate) the database; create it only when ``create``. False: there is none yet."""
@@ -139,6 +238,8 @@ class SqliteStore(Store):
     def _unreadable(self, exc: sqlite3.DatabaseError, what: str) -> StorageError:
         """A file that is not a SQLite database (or a damaged one) is a damaged store, like one whose tables were
         dropped: said so, and left as it is."""
+        if isinstance(exc, sqlite3.OperationalError) and ("locked" in str(exc) or "busy" in str(exc)):
+            return self._busy(exc)
         if "not a database" in str(exc) or "malformed" in str(exc):
             return StorageError(f"{what} sqlite store {self.path}: {exc}; restore it from a backup, or point [storage] "
                                 "path at a new file", code="storage_damaged", details={"path": str(self.path)})
@@ -149,16 +250,23 @@ class SqliteStore(Store):
         return [t for t in _TABLES if t not in names]
 
     def _check_tables(self) -> None:
-        """A database whose tables were dropped is damaged: say so instead of failing on every query."""
+        """A database whose tables or columns were dropped or renamed is damaged: say so instead of failing on
+        every query."""
         try:
             missing = self._missing_tables()
+            if missing:
+                raise self._damaged(f"table(s) {', '.join(missing)} missing", missing_tables=missing)
+            conn = self._conn()
+            for table, wanted in _COLUMNS.items():
+                have = {r[1] for r in conn.execute(f"PRAGMA table_info({table})")}
+                lost = [c for c in wanted if c not in have]
+                if lost:
+                    raise self._damaged(f"table {table} has no column(s) {', '.join(lost)}",
+                                        table=table, missing_columns=lost)
+        except sqlite3.OperationalError as exc:
+            raise self._busy(exc) from None
         except sqlite3.DatabaseError as exc:
             raise self._unreadable(exc, "cannot read") from None
-        if missing:
-            raise StorageError(
-                f"sqlite store {self.path} is damaged: table(s) {', '.join(missing)} missing; restore it from a "
-                "backup, or point [storage] path at a new file", code="storage_damaged",
-                details={"path": str(self.path), "missing_tables": missing})
 
     # ------------------------------------------------------------------ connections
 
@@ -207,8 +315,9 @@ class SqliteStore(Store):
 
     def _busy(self, exc: sqlite3.OperationalError) -> StorageError:
         if "locked" in str(exc) or "busy" in str(exc):
-            return StorageBusy(f"timed out after {self.lock_timeout:g}s waiting for the write lock of {self.path}: "
-                               "another process or thread holds it", details={"lock": str(self.path)})
+            return StorageBusy(f"timed out after {self.lock_timeout:g}s ([storage] lock_timeout) waiting for the lock "
+                               f"of {self.path}: another process or thread holds it ({exc})",
+                               details={"lock": str(self.path)})
         return StorageError(f"sqlite store {self.path}: {exc}")
 
     def _migrate(self) -> None:
@@ -232,17 +341,43 @@ class SqliteStore(Store):
             conn.execute("ROLLBACK")
             raise
 
-    @staticmethod
-    def _version(conn: sqlite3.Connection) -> int:
+    def _damaged(self, problem: str, **details: Any) -> StorageError:
+        return StorageError(
+            f"sqlite store {self.path} is damaged: {problem}; nothing was modified. Restore it from a backup, "
+            "or point [storage] path at a new file", code="storage_damaged",
+            details={"path": str(self.path), **details})
+
+    def _version(self, conn: sqlite3.Connection) -> int:
+        """The recorded schema version; 0 for a database nervous has not written yet (no table of ours).
+
+        A database holding some of our tables but no valid version (the ``meta`` table or its row
+        removed, a version that is not a positive integer) is damaged: migrating it again would fail
+        half-way or hide its data, so it is reported and left alone.
+        """
         try:
-            has_meta = conn.execute(
-                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'").fetchone()
-            if not has_meta:
+            tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            ours = [t for t in _TABLES if t in tables]
+            if "meta" not in tables:
+                if ours:
+                    raise self._damaged("the meta table (with the schema version) is missing",
+                                        missing_tables=["meta"])
                 return 0
             row = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+        except sqlite3.OperationalError as exc:
+            raise self._busy(exc) from None
         except sqlite3.DatabaseError as exc:
-            raise StorageError(f"cannot read sqlite store: {exc}") from None
-        return int(row[0]) if row else 0
+            raise self._unreadable(exc, "cannot read") from None
+        if row is None:
+            if ours == ["meta"] and not conn.execute("SELECT 1 FROM meta LIMIT 1").fetchone():
+                return 0  # an empty meta table and nothing else: nothing was ever stored
+            raise self._damaged("no schema_version in the meta table")
+        value = row[0]
+        text = str(value).strip() if isinstance(value, int | str) else ""
+        version = int(text) if re.fullmatch(r"[+-]?[0-9]+", text) else None
+        if version is None or version < 1:
+            raise self._damaged(f"schema_version {value!r} in the meta table is not a positive integer",
+                                schema_version=str(value))
+        return version
 
     # ------------------------------------------------------------------ documents
 
@@ -255,15 +390,17 @@ class SqliteStore(Store):
         body, _updated_at, previous, previous_at = row
         import hashlib
 
-        digest = hashlib.sha256(body.encode("utf-8", "surrogatepass")).hexdigest()
+        raw = _as_bytes(body)
+        if raw is None:
+            raw = bytes(body) if isinstance(body, bytes | bytearray | memoryview) else str(body).encode()
+        digest = hashlib.sha256(raw).hexdigest()
         conn.execute("INSERT OR IGNORE INTO quarantine (collection, key, body, sha256, reason, quarantined_at)"
                      " VALUES (?, ?, ?, ?, ?, ?)", (collection, key, body, digest, reason, time.time()))
         qid = conn.execute("SELECT id FROM quarantine WHERE collection = ? AND key = ? AND sha256 = ?",
                            (collection, key, digest)).fetchone()[0]
         where = self._where(collection, key)
         warnings = [f"{where} is corrupt ({reason}); quarantined as {self.path}#quarantine/{qid}"]
-        restored = (parse_object(previous.encode("utf-8", "surrogatepass"), shape_validator(collection))[0]
-                    if previous else None)
+        restored = _parse_body(previous, shape_validator(collection))[0] if previous else None
         if restored is not None:
             warnings.append(f"{where}: restored from backup of {_when(previous_at)}; later changes lost")
         return restored, warnings
@@ -273,6 +410,7 @@ class SqliteStore(Store):
                            " WHERE collection = ? AND key = ?", (collection, key)).fetchone()
         return tuple(row) if row is not None else None
 
+    @_guarded
     def read(self, collection: str, key: str) -> Snapshot:
         check_collection(collection)
         check_key(key)
@@ -283,7 +421,7 @@ class SqliteStore(Store):
         if row is None:
             return Snapshot(None)
         validate = shape_validator(collection)
-        value, reason = parse_object(row[0].encode("utf-8", "surrogatepass"), validate)
+        value, reason = _parse_body(row[0], validate)
         if reason is None:
             return Snapshot(value)
         self._begin(conn)
@@ -292,7 +430,7 @@ class SqliteStore(Store):
             if row is None:
                 conn.execute("COMMIT")
                 return Snapshot(None)
-            value, reason = parse_object(row[0].encode("utf-8", "surrogatepass"), validate)
+            value, reason = _parse_body(row[0], validate)
             warnings: list[str] = []
             if reason is not None:
                 value, warnings = self._recover(conn, collection, key, row, reason)
@@ -302,6 +440,7 @@ class SqliteStore(Store):
             raise
         return Snapshot(value, tuple(warnings))
 
+    @_guarded
     def keys(self, collection: str) -> list[str]:
         check_collection(collection)
         if not self._open(create=False):
@@ -309,6 +448,7 @@ class SqliteStore(Store):
         rows = self._conn().execute("SELECT key FROM documents WHERE collection = ?", (collection,))
         return sorted(r[0] for r in rows)
 
+    @_guarded
     def update(self, collection: str, key: str, fn: Callable[[dict[str, Any]], R], *,
                create: bool = True) -> Updated[R]:
         check_collection(collection)
@@ -326,7 +466,7 @@ class SqliteStore(Store):
                 if not create:
                     raise NotFound(f"no document {collection}/{key}")
             else:
-                doc, reason = parse_object(row[0].encode("utf-8", "surrogatepass"), shape_validator(collection))
+                doc, reason = _parse_body(row[0], shape_validator(collection))
                 if reason is not None:
                     corrupt = True
                     doc, warnings = self._recover(conn, collection, key, row, reason)
@@ -362,6 +502,7 @@ class SqliteStore(Store):
             raise
         return Updated(result, tuple(warnings))
 
+    @_guarded
     def delete(self, collection: str, key: str) -> bool:
         check_collection(collection)
         check_key(key)
@@ -375,6 +516,7 @@ class SqliteStore(Store):
 
     # ------------------------------------------------------------------ logs
 
+    @_guarded
     def append(self, log: str, entry: dict[str, Any]) -> None:
         check_collection(log)
         check_document(entry, f"log {log}")
@@ -385,6 +527,7 @@ class SqliteStore(Store):
         except sqlite3.OperationalError as exc:
             raise self._busy(exc) from None
 
+    @_guarded
     def read_log(self, log: str, *, limit: int | None = None) -> list[dict[str, Any]]:
         check_collection(log)
         if not self._open(create=False):
@@ -397,7 +540,7 @@ class SqliteStore(Store):
             rows = conn.execute("SELECT id, entry FROM log_entries WHERE log = ? ORDER BY id", (log,)).fetchall()
         out = []
         for rid, text in rows:
-            entry, reason = parse_object(text.encode("utf-8", "surrogatepass"))
+            entry, reason = _parse_body(text)
             if entry is None:
                 self._pending_warnings.append(f"{self.path}#logs/{log}: entry {rid} is damaged ({reason}); skipped")
                 continue
@@ -410,6 +553,7 @@ class SqliteStore(Store):
         out, self._pending_warnings = self._pending_warnings, []
         return out
 
+    @_guarded
     def info(self) -> StoreInfo:
         if not self._open(create=False):
             return StoreInfo("sqlite", str(self.path), len(MIGRATIONS), {}, 0, {})
@@ -425,6 +569,7 @@ class SqliteStore(Store):
                 pass
         return StoreInfo("sqlite", str(self.path), self._version(conn), collections, size, logs)
 
+    @_guarded
     def check(self) -> list[Problem]:
         if not self._open(create=False):
             return []  # nothing written yet: nothing can be damaged
@@ -437,11 +582,11 @@ class SqliteStore(Store):
         if results != ["ok"]:
             problems.extend(Problem(str(self.path), f"integrity_check: {r}") for r in results)
         for coll, key, body in conn.execute("SELECT collection, key, body FROM documents ORDER BY collection, key"):
-            _value, reason = parse_object(body.encode("utf-8", "surrogatepass"), shape_validator(coll))
+            _value, reason = _parse_body(body, shape_validator(coll))
             if reason is not None:
                 problems.append(Problem(self._where(coll, key), f"document does not parse: {reason}"))
         for rid, log, text in conn.execute("SELECT id, log, entry FROM log_entries ORDER BY id"):
-            entry, reason = parse_object(text.encode("utf-8", "surrogatepass"))
+            entry, reason = _parse_body(text)
             if entry is None:
                 problems.append(Problem(f"{self.path}#logs/{log}", f"entry {rid} is damaged: {reason}"))
         for qid, coll, key, reason in conn.execute(
@@ -452,14 +597,22 @@ class SqliteStore(Store):
         return problems
 
     def close(self) -> None:
-        with self._guard:
-            conns, self._all = self._all, []
-        for c in conns:
-            try:
-                c.close()
-            except sqlite3.Error:
-                pass
-        self._local = threading.local()
+        """Close the store: later uses raise :class:`StorageError` (``storage_closed``).
+
+        Statements running in other threads are never cut off (closing a connection under a running
+        statement crashes SQLite): close waits up to :data:`CLOSE_WAIT` seconds for them, and when they
+        still run (or when close is called from inside a use, on this thread), the last of them closes
+        the connections as it finishes.
+        """
+        mine = getattr(self._depth, "n", 0)
+        conns: list[sqlite3.Connection] = []
+        with self._state:
+            self._closed = True
+            if not mine:
+                self._state.wait_for(lambda: self._active == 0, timeout=CLOSE_WAIT)
+            if self._active == 0:
+                conns, self._all = self._all, []
+        self._close_all(conns)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -48,6 +48,39 @@ def _check_migrate_path(path: Path, force: bool) -> None:
                        details={"path": str(path)})
 
 
+def _resolved(location: str) -> Path | None:
+    """A store location as an absolute path with links resolved (None: not a path, e.g. a database DSN)."""
+    if "://" in location or "=" in location:
+        return None
+    try:
+        return Path(location).expanduser().resolve()
+    except (OSError, RuntimeError):
+        return Path(os.path.abspath(location))
+
+
+def _refuse_overlap(source_info: dict[str, Any], target_name: str, target_location: str) -> None:
+    """The target must be another store: not the source itself (through a link or a relative path), not a
+    folder inside the source's folder, and not a folder holding the source (either would copy a store into
+    itself and leave its documents in the source)."""
+    if source_info["backend"] != target_name:
+        return
+    src, dst = _resolved(source_info["location"]), _resolved(target_location)
+    if src is None or dst is None:
+        return
+    if src == dst:
+        relation = "are the same"
+    elif src.is_file():  # a store in one file (sqlite): only the same file is the same store
+        return
+    elif src in dst.parents:
+        relation = "overlap: the target is inside the source"
+    elif dst in src.parents:
+        relation = "overlap: the source is inside the target"
+    else:
+        return
+    raise UsageError(f"source and target {relation} {target_name} store ({src} and {dst}); nothing was written. "
+                     "Give another --path, outside the source store", details={"source": str(src), "target": str(dst)})
+
+
 def _store() -> Any:
     return get_app().manager.storage()
 
@@ -173,6 +206,7 @@ def migrate_cmd(target_name: str, target_path: str | None, force: bool, as_json:
     target_cfg.paths = cfg.paths
     settings = {**cfg.plugin_settings(provider.plugin or ""), **cfg.plugin_settings(target_name)}
     if target_path is not None and target_name != "postgres":
+        _refuse_overlap(_info_dict(source), target_name, target_path)
         _check_migrate_path(Path(target_path).expanduser(), force)
     target = provider.factory(ProviderContext(config=target_cfg, paths=pm.paths, manager=pm, settings=settings))
     try:
@@ -186,6 +220,7 @@ def migrate_cmd(target_name: str, target_path: str | None, force: bool, as_json:
         if (source_info["backend"], source_info["location"]) == (target_info["backend"], target_info["location"]):
             raise UsageError(f"source and target are the same {target_name} store at {target_info['location']};"
                              " give another --path")
+        _refuse_overlap(source_info, target_info["backend"], target_info["location"])
         warnings: list[str] = []
         counts = migrate(source, target, warnings=warnings)
         warnings += source.pop_warnings() + target.pop_warnings()
