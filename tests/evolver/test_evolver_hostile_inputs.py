@@ -76,8 +76,17 @@ def test_evolve_tool_answers_deep_json_with_one_result_object() -> None:
     assert out["ok"] is False and "nested too deeply" in out["message"]
 
 
-def test_evolve_tool_stdin_is_bounded() -> None:
-    proc = run_cli(BASE + ["tool"], input='{"operation": "list_candidates", "x": "' + "a" * (64 << 20) + '"}')
+def test_evolve_tool_stdin_is_bounded(tmp_path: Path) -> None:
+    # 64 MiB on standard input, streamed from a file to a child process (the test process never holds it)
+    source = tmp_path / "huge.json"
+    with source.open("w", encoding="utf-8") as fh:
+        fh.write('{"operation": "list_candidates", "x": "')
+        for _ in range(64):
+            fh.write("a" * (1 << 20))
+        fh.write('"}')
+    with source.open("rb") as stdin:
+        proc = subprocess.run([*NERVOUS, "tool"], stdin=stdin, capture_output=True, text=True, timeout=120,
+                              cwd=tmp_path)
     assert proc.returncode == 2
     out = json.loads(proc.stdout)
     assert out["ok"] is False and out["error_code"] == "DRAFT_TOO_LARGE" and "larger than" in out["message"]

@@ -101,7 +101,16 @@ def test_goal_text_is_bounded_when_written(tmp_path: Path) -> None:
     many = json.dumps({"constraints": [f"{i} " + "c" * 15_000 for i in range(100)]})
     big = _cli(tmp_path, "analyze", "Write", "--args", "-", "--json", input=many)
     assert big.returncode == 2 and json.loads(big.stdout)["error"]["code"] == "too_large", big.stdout
-    huge = _cli(tmp_path, "analyze", "Write", "--args", "-", "--json", input='{"a": "' + "x" * (17 << 20) + '"}')
+    # 17 MiB on standard input, streamed from a file to a child process (the test process never holds it)
+    source = tmp_path / "huge.json"
+    with source.open("w", encoding="utf-8") as fh:
+        fh.write('{"a": "')
+        for _ in range(17):
+            fh.write("x" * (1 << 20))
+        fh.write('"}')
+    with source.open("rb") as stdin:
+        huge = subprocess.run([*NERVOUS, "goal", "analyze", "Write", "--args", "-", "--json"], stdin=stdin,
+                              capture_output=True, text=True, env=_env(tmp_path / "home"), cwd=tmp_path, timeout=120)
     assert huge.returncode == 2 and json.loads(huge.stdout)["error"]["code"] == "too_large"
     assert not (tmp_path / "home" / "data" / "goals" / "demo" / "main.json").exists(), "nothing was written"
 
