@@ -2,7 +2,8 @@
 
 Every malicious variant of the technique suite stays refused, and every look-alike stays unrefused, when its
 files are rewritten the ways a reader still sees the same thing: a byte-order mark, Windows line ends,
-no-break spaces in the prose, code in a block quote, in an HTML ``<pre>`` block, indented instead of fenced,
+no-break spaces in the prose, code in a block quote, in an HTML ``<pre>`` block, code spans as ``<code>``,
+indented instead of fenced,
 fenced under a list item, or fenced with a language that names none (``text``) or a session (``console``).
 """
 
@@ -69,6 +70,7 @@ _LAYOUTS: dict[str, Callable[[str, str], str]] = {
                                           body, flags=re.S)),
     "indented-code": _body(_indented),
     "under-a-list-item": _body(lambda body: "1. Step\n\n" + "\n".join("    " + ln if ln else ln for ln in body.split("\n"))),
+    "html-code-spans": _body(lambda body: re.sub(r"(?<!`)`([^`\n]+)`(?!`)", r"<code>\1</code>", body)),
     "language-text": _body(_language("text")),
     "language-session": _body(_language("shell-session")),
 }

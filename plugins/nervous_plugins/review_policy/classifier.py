@@ -242,19 +242,36 @@ def _flagged_url(url: str) -> bool:
 _PROGRAM_RUN = rx.compile(r"\s*(?:\$\s+)?[a-z][a-z0-9._-]{1,40}\s+[-\w.:/=@~\\$\"']")
 
 
+#: a code span written in HTML (``<code>``, ``<kbd>``, ``<samp>``, ``<tt>``) holding no backtick, on one line
+_HTML_CODE_SPAN = rx.compile(r"(?i)<(?:code|kbd|samp|tt)>([^`\n]+?)</(?:code|kbd|samp|tt)>")
+
+
+#: the closing tags such a span needs (a byte search that rules out nearly every file)
+_HTML_CODE_CLOSE = (b"</code>", b"</kbd>", b"</samp>", b"</tt>", b"</CODE>", b"</KBD>")
+
+
 def _as_shown(bundle: SkillBundle) -> SkillBundle:
     """The bundle with each text file as its reader sees it (:func:`plain_text`: no leading byte-order mark,
-    every kind of space a plain one); the same bundle when no file changes.
+    every kind of space a plain one; in markdown, HTML code spans as backtick spans); the same bundle when no
+    file changes.
 
     The hidden characters the checks look for are none of these, so they read the files this way too.
     """
     files = list(bundle.files)
     for i, f in enumerate(files):
-        if f.data.isascii():
+        spans = any(tag in f.data for tag in _HTML_CODE_CLOSE) and f.path.lower().endswith(MARKDOWN_EXT)
+        if f.data.isascii() and not spans:
             continue
         text = f.text()
-        if text is not None and (plain := plain_text(text)) != text:
-            files[i] = SkillFile(f.path, plain.encode("utf-8"))
+        if text is None:
+            continue
+        shown = plain_text(text)
+        if spans and _HTML_CODE_SPAN.search(shown):
+            # a code span written in HTML reads as one in backticks (inside <pre> it is a block: left as it is)
+            shown = _HTML_CODE_SPAN.sub(lambda m, t=shown: m.group(0) if t[max(0, m.start() - 5):m.start()].lower()
+                                        == "<pre>" else f"`{m.group(1)}`", shown)
+        if shown != text:
+            files[i] = SkillFile(f.path, shown.encode("utf-8"))
     return bundle if files == list(bundle.files) else attrs.evolve(bundle, files=tuple(files))
 
 
