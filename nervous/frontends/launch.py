@@ -263,8 +263,15 @@ def _perceive_json(task: str) -> int:
         err = {**err, "message": printable(str(err.get("message", "")))}
         _out(error_json(err, [printable(w) for w in warnings or []]))
 
+    from ..kernel.blame import PluginStdout
+
+    stdout = sys.stdout
+    sys.stdout = PluginStdout(stdout)  # what a plugin prints goes to stderr: the envelope stays the only output
     try:
-        data = perceive(app, task).to_json()
+        try:
+            data = perceive(app, task).to_json()
+        finally:
+            sys.stdout = stdout
         _out(json_result(data, app.all_warnings()))
         return 0
     except (EOFError, KeyboardInterrupt):  # as click's main reports them

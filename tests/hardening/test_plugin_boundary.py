@@ -251,6 +251,10 @@ def test_plugin_output_never_reaches_stdout_under_json(tmp_path: Path, nervous_h
         @hookimpl
         def nervous_classify(bundle, context):
             print("CLASSIFY")
+        @hookimpl
+        def nervous_matchers():
+            print("MATCHERS")
+            return []
     """)
     res = _run(site, nervous_home, "scan", str(_skill(tmp_path)), "--json")
     data = json.loads(res.stdout)  # one envelope, nothing else
@@ -259,6 +263,8 @@ def test_plugin_output_never_reaches_stdout_under_json(tmp_path: Path, nervous_h
     res = _run(site, nervous_home, "search", "word", "--json")
     json.loads(res.stdout)
     assert "EVENT search" in res.stderr
+    res = _run(site, nervous_home, "perceive", "count the words in a file", "--json")  # the fast path, no click
+    assert json.loads(res.stdout)["ok"] and "MATCHERS" in res.stderr
 
 
 def test_intent_verdict_of_wrong_type_blames_the_judge(tmp_path: Path, nervous_home: Path) -> None:
