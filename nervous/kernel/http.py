@@ -33,6 +33,7 @@ from typing import Any
 from attrs import field, frozen
 
 from ..errors import BadInput, NervousError, RegistryError
+from .numbers import text_number
 
 #: statuses worth another attempt
 RETRY_STATUSES = frozenset({408, 429, 500, 502, 503, 504})
@@ -116,7 +117,7 @@ def retry_after_seconds(headers: Mapping[str, str], now: float) -> float | None:
     value = headers.get("retry-after")
     if value:
         value = value.strip()
-        seconds = _finite(value)
+        seconds = text_number(value)
         if seconds is None:
             try:
                 when = parsedate_to_datetime(value).timestamp() - now
@@ -128,24 +129,17 @@ def retry_after_seconds(headers: Mapping[str, str], now: float) -> float | None:
             return max(seconds - now, 0.0) if seconds > _YEAR_SECONDS else max(seconds, 0.0)
     value = headers.get("ratelimit-reset")
     if value:
-        seconds = _finite(value)
+        seconds = text_number(value)
         if seconds is not None:
             return max(seconds, 0.0)
     value = headers.get("x-ratelimit-reset")
     if value:
-        seconds = _finite(value)
+        seconds = text_number(value)
         if seconds is not None:
             return max(seconds - now, 0.0)
     return None
 
 
-def _finite(value: str) -> float | None:
-    """A header's number, or ``None`` when it is not one or not finite (``nan``, ``inf``, ``1e400``)."""
-    try:
-        number = float(value.strip())
-    except ValueError:
-        return None
-    return number if math.isfinite(number) else None
 
 
 class RedirectRefused(RegistryError):

@@ -27,3 +27,12 @@ def answer_int(value: Any) -> int | None:
         return value
     number = answer_number(value)
     return int(number) if number is not None else None
+
+
+def text_number(text: str) -> float | None:
+    """A number written as text (a header's ``Retry-After``), else ``None`` (``nan``, ``inf``, ``1e400`` too)."""
+    try:
+        number = float(text.strip())
+    except ValueError:
+        return None
+    return number if math.isfinite(number) else None

@@ -17,7 +17,7 @@ _SOURCES: dict[str, str] = {
     # HTTP (a bounded client with retries, redirects checked, error text cleaned for terminals)
     **dict.fromkeys(["HttpClient", "HttpStatusError", "Response", "clean_error_text"], "nervous.kernel.http"),
     # numbers in someone else's JSON (finite only)
-    **dict.fromkeys(["answer_int", "answer_number"], "nervous.kernel.numbers"),
+    **dict.fromkeys(["answer_int", "answer_number", "text_number"], "nervous.kernel.numbers"),
     # durable files: atomic writes, lock files, backups
     **dict.fromkeys(["NotRegularFile", "atomic_write_bytes", "atomic_write_json", "backup_path", "dumps_json",
                      "ensure_dir", "file_kind", "fsync_dir", "load_json", "parse_object", "read_regular"],
@@ -99,6 +99,7 @@ if TYPE_CHECKING:
     from ..kernel.numbers import (
         answer_int,
         answer_number,
+        text_number,
     )
     from ..kernel.serialize import (
         from_json,
@@ -139,5 +140,5 @@ __all__ = [
     "is_secret_env", "load_directory", "load_json", "load_zip", "lock_is_stale", "make_bundle",
     "nervous_version", "normalize_host", "normalize_tag", "normalize_tags", "now", "parse_object",
     "parse_skill_md", "pid_alive", "read_regular", "read_lock_holder", "remove_stale_lock", "require_admission",
-    "skill_fingerprint", "table", "terminal_safe", "to_json", "utc_timestamp",
+    "skill_fingerprint", "table", "terminal_safe", "text_number", "to_json", "utc_timestamp",
 ]

@@ -20,7 +20,6 @@ Settings ``[plugins.github]``: ``token`` (else ``GITHUB_TOKEN`` / ``GH_TOKEN``),
 
 from __future__ import annotations
 
-import math
 import os
 import re
 import time
@@ -493,12 +492,9 @@ def _q(part: str, safe: str = "") -> str:
 
 
 def _finite(text: str) -> float | None:
-    """A header's number; ``nan``, ``inf`` and ``1e400`` are no number."""
-    try:
-        number = float(text.strip())
-    except ValueError:
-        return None
-    return number if math.isfinite(number) else None
+    from nervous.plugin.toolkit import text_number
+
+    return text_number(text)
 
 
 def _int(value: Any) -> int | None:

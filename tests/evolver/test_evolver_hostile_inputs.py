@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from nervous.testing.files import filled_file
+
 from .conftest import make_draft, run_cli
 
 BASE = ["--disable-plugin-autoload", "evolve"]
@@ -78,12 +80,7 @@ def test_evolve_tool_answers_deep_json_with_one_result_object() -> None:
 
 def test_evolve_tool_stdin_is_bounded(tmp_path: Path) -> None:
     # 64 MiB on standard input, streamed from a file to a child process (the test process never holds it)
-    source = tmp_path / "huge.json"
-    with source.open("w", encoding="utf-8") as fh:
-        fh.write('{"operation": "list_candidates", "x": "')
-        for _ in range(64):
-            fh.write("a" * (1 << 20))
-        fh.write('"}')
+    source = filled_file(tmp_path / "huge.json", '{"operation": "list_candidates", "x": "', "a", 64, '"}')
     with source.open("rb") as stdin:
         proc = subprocess.run([*NERVOUS, "tool"], stdin=stdin, capture_output=True, text=True, timeout=120,
                               cwd=tmp_path)

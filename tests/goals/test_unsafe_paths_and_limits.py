@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from nervous.testing.files import filled_file
+
 #: a real process: a regression (a blocking read) must fail the test, not hang it
 NERVOUS = [str(Path(sys.executable).with_name("nervous"))]
 
@@ -102,12 +104,7 @@ def test_goal_text_is_bounded_when_written(tmp_path: Path) -> None:
     big = _cli(tmp_path, "analyze", "Write", "--args", "-", "--json", input=many)
     assert big.returncode == 2 and json.loads(big.stdout)["error"]["code"] == "too_large", big.stdout
     # 17 MiB on standard input, streamed from a file to a child process (the test process never holds it)
-    source = tmp_path / "huge.json"
-    with source.open("w", encoding="utf-8") as fh:
-        fh.write('{"a": "')
-        for _ in range(17):
-            fh.write("x" * (1 << 20))
-        fh.write('"}')
+    source = filled_file(tmp_path / "huge.json", '{"a": "', "x", 17, '"}')
     with source.open("rb") as stdin:
         huge = subprocess.run([*NERVOUS, "goal", "analyze", "Write", "--args", "-", "--json"], stdin=stdin,
                               capture_output=True, text=True, env=_env(tmp_path / "home"), cwd=tmp_path, timeout=120)

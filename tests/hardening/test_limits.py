@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -113,21 +115,28 @@ def _answer(proc: subprocess.Popen[bytes], ident: int) -> dict[str, object]:
             return data  # type: ignore[no-any-return]
 
 
-def mcp_session(home: Path, cwd: Path) -> subprocess.Popen[bytes]:
-    """``nervous mcp`` as a child process, past the protocol's initialization."""
+@contextlib.contextmanager
+def mcp_session(home: Path, cwd: Path) -> Iterator[subprocess.Popen[bytes]]:
+    """``nervous mcp`` as a child process, past the protocol's initialization; closed (stdin first) at the end."""
     proc = subprocess.Popen([sys.executable, "-m", "nervous", "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL, env=_mcp_env(home), cwd=cwd)
-    _rpc(proc, {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-                "params": {"protocolVersion": "2025-06-18", "capabilities": {},
-                           "clientInfo": {"name": "t", "version": "1"}}})
-    _answer(proc, 1)
-    _rpc(proc, {"jsonrpc": "2.0", "method": "notifications/initialized"})
-    return proc
+    try:
+        _rpc(proc, {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                    "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                               "clientInfo": {"name": "t", "version": "1"}}})
+        _answer(proc, 1)
+        _rpc(proc, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+        yield proc
+    finally:
+        if proc.stdin:
+            proc.stdin.close()
+        proc.wait(timeout=30)
+        if proc.stdout:
+            proc.stdout.close()
 
 
 def test_mcp_refuses_a_huge_request_without_growing(home: Path, tmp_path: Path) -> None:
-    proc = mcp_session(home, tmp_path)
-    try:
+    with mcp_session(home, tmp_path) as proc:
         huge = {"jsonrpc": "2.0", "id": 7, "method": "tools/call",
                 "params": {"name": "perceive", "arguments": {"task": "x" * (10 << 20)}}}
         assert proc.stdin is not None
@@ -145,9 +154,3 @@ def test_mcp_refuses_a_huge_request_without_growing(home: Path, tmp_path: Path) 
         with open(f"/proc/{proc.pid}/status") as fh:
             peak_kb = next(int(line.split()[1]) for line in fh if line.startswith("VmHWM:"))
         assert peak_kb < 200 * 1024, peak_kb  # the 10 MB request was never held (it once grew to 295 MB)
-    finally:
-        if proc.stdin:
-            proc.stdin.close()
-        proc.wait(timeout=30)
-        if proc.stdout:
-            proc.stdout.close()

@@ -10,8 +10,7 @@ from .test_limits import _rpc, mcp_session
 
 def test_parse_errors_and_invalid_requests_are_answered_and_the_session_goes_on(tmp_path: Path) -> None:
     home = tmp_path / "home"
-    proc = mcp_session(home, tmp_path)
-    try:
+    with mcp_session(home, tmp_path) as proc:
         assert proc.stdin is not None and proc.stdout is not None
         # not JSON, JSON of the wrong kinds, a request whose method is a number; blank lines are skipped
         proc.stdin.write(b'{"jsonrpc": "2.0", "id": 2, "method": \n\n   \n[1, 2]\n"ping"\n'
@@ -29,10 +28,4 @@ def test_parse_errors_and_invalid_requests_are_answered_and_the_session_goes_on(
         assert all(a["jsonrpc"] == "2.0" and a["error"]["message"] for a in answers)
         assert "parse error" in answers[0]["error"]["message"] and "an array" in answers[1]["error"]["message"]
         assert data == {"jsonrpc": "2.0", "id": 9, "result": {}}  # the session goes on
-    finally:
-        if proc.stdin:
-            proc.stdin.close()
-        proc.wait(timeout=30)
-        if proc.stdout:
-            proc.stdout.close()
     assert proc.returncode == 0
