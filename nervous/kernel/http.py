@@ -13,8 +13,8 @@ call fails at once with ``rate_limited`` and the time to retry. Non-finite heade
 
 Bounds on a hostile or broken server: a JSON/metadata answer larger than :data:`MAX_JSON_BYTES` is
 refused (``too_large``); each attempt must finish within its timeout × :data:`DEADLINE_FACTOR`
-(60 s for the default 15 s timeout), so a server that drips a byte at a time ends with
-``unreachable``; redirects are followed only to http(s) URLs and never from https to http.
+(60 s for the default 15 s timeout), status line and headers included
+(:mod:`.http_deadline`), so a server that drips a byte at a time ends with ``unreachable``; redirects are followed only to http(s) URLs and never from https to http.
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ from typing import Any
 from attrs import field, frozen
 
 from ..errors import BadInput, NervousError, RegistryError
+from .http_deadline import DeadlinePassed, copy_deadline, handlers, set_deadline
 from .numbers import text_number
 
 #: statuses worth another attempt
@@ -164,7 +165,9 @@ class _Redirects(urllib.request.HTTPRedirectHandler):
                 f"{_redact(req.full_url)}: refused a redirect to {new.scheme or '(no scheme)'}://{new.hostname or ''} "
                 "(only http(s) redirects are followed, never https to http)",
                 code="registry_error", details={"url": _redact(req.full_url), "status": code})
-        return super().redirect_request(req, fp, code, msg, headers, newurl)
+        redirected = super().redirect_request(req, fp, code, msg, headers, newurl)
+        copy_deadline(req, redirected)
+        return redirected
 
 
 class HttpClient:
@@ -208,7 +211,7 @@ class HttpClient:
 
             user_agent = f"nervous/{__version__}"
         self.default_headers = {"User-Agent": user_agent, **dict(headers or {})}
-        self._opener = urllib.request.build_opener(_Redirects())
+        self._opener = urllib.request.build_opener(_Redirects(), *handlers())
         #: number of HTTP requests sent (for tests and benchmarks)
         self.requests_sent = 0
 
@@ -341,8 +344,11 @@ class HttpClient:
               timeout: float, max_bytes: int | None,
               progress: Callable[[int, int | None], None] | None) -> Response:
         deadline = time.monotonic() + timeout * DEADLINE_FACTOR
+        late = (f"timed out: the answer did not complete within {timeout * DEADLINE_FACTOR:.0f} s "
+                f"(timeout × {DEADLINE_FACTOR:g})")
         cap = _Cap(max_bytes, download=True) if max_bytes is not None else _Cap(MAX_JSON_BYTES, download=False)
         req = urllib.request.Request(url, data=data, method=method)
+        set_deadline(req, deadline, late)
         for k, v in {**self.default_headers, **dict(headers or {})}.items():
             req.add_header(k, v)
         if self.token:
@@ -352,8 +358,7 @@ class HttpClient:
             raw = self._opener.open(req, timeout=timeout)
         except urllib.error.HTTPError as err:
             try:
-                body = _read_limited(err, _Cap(_MAX_ERROR_BYTES, download=False, truncate=True), url, None,
-                                     deadline=deadline, timeout=timeout)
+                body = _read_limited(err, _Cap(_MAX_ERROR_BYTES, download=False, truncate=True), url, None)
             except (TimeoutError, OSError, _NetworkError, NervousError):
                 body = b""
             finally:
@@ -363,8 +368,9 @@ class HttpClient:
             raise _NetworkError(_network_reason(getattr(exc, "reason", exc))) from None
         with raw:
             try:
-                body = _read_limited(raw, cap, url, progress, _length(raw.headers), deadline=deadline,
-                                     timeout=timeout)
+                body = _read_limited(raw, cap, url, progress, _length(raw.headers))
+            except DeadlinePassed as exc:
+                raise _NetworkError(str(exc)) from None
             except (TimeoutError, OSError) as exc:
                 raise _NetworkError(f"{type(exc).__name__}: {exc}") from None
             return Response(url=raw.geturl() or url, status=raw.status, headers=_lower(raw.headers), body=body)
@@ -377,6 +383,8 @@ def _network_reason(reason: Any) -> str:
 
     if isinstance(reason, str):
         return reason
+    if isinstance(reason, DeadlinePassed):
+        return str(reason)
     if isinstance(reason, socket.gaierror):
         return "host name not resolved (offline, or a wrong registry URL?)"
     if isinstance(reason, ConnectionRefusedError):
@@ -424,18 +432,15 @@ class _Cap:
 
 
 def _read_limited(stream: Any, cap: _Cap, url: str, progress: Callable[[int, int | None], None] | None,
-                  total: int | None = None, *, deadline: float | None = None, timeout: float = 0.0) -> bytes:
+                  total: int | None = None) -> bytes:
     max_bytes = cap.limit
     if total is not None and total > max_bytes and not cap.truncate:
         raise cap.error(url, total)
-    # read1 returns whatever arrived (one socket read), so a dripping server meets the deadline
+    # read1 returns whatever arrived (one socket read): each is bounded by the attempt's deadline
     read = getattr(stream, "read1", None) or stream.read
     chunks: list[bytes] = []
     size = 0
     while True:
-        if deadline is not None and time.monotonic() > deadline:
-            raise _NetworkError(f"timed out: the answer did not complete within {timeout * DEADLINE_FACTOR:.0f} s "
-                                f"(timeout × {DEADLINE_FACTOR:g})")
         chunk = read(65536)
         if not chunk:
             break
