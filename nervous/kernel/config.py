@@ -9,6 +9,7 @@ names the file (or variable, or flag), the key path and what was expected.
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 from collections.abc import Mapping, Sequence
@@ -377,7 +378,8 @@ def _build(tp: Any, value: Any, path: str) -> Any:
         if tp is float and value != value or tp is float and value in (float("inf"), float("-inf")):
             raise _Invalid(path, f"expected a finite number, got {value!r}")
         return tp(value)
-    if tp is Any:
+    if tp is Any:  # free-form plugin settings: any TOML value, but a number must be finite
+        _check_finite(value, path)
         return value
     if origin is list:
         if not isinstance(value, list):
@@ -403,18 +405,36 @@ def _build(tp: Any, value: Any, path: str) -> Any:
     raise _Invalid(path, f"unsupported type {tp!r}")
 
 
+def _check_finite(value: Any, path: str) -> None:
+    if isinstance(value, float) and not math.isfinite(value):
+        raise _Invalid(path, f"expected a finite number, got {value!r}")
+    if isinstance(value, Mapping):
+        for k, v in value.items():
+            _check_finite(v, f"{path}.{k}")
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            _check_finite(v, f"{path}[{i}]")
+
+
 def _prepare(raw: Mapping[str, Any]) -> dict[str, Any]:
     """Move ``[plugins.<name>]`` tables into ``plugins.settings`` and ``[registries.<name>]`` into ``named``."""
     data = dict(raw)
     registries = data.get("registries")
     if isinstance(registries, Mapping):
         registries = dict(registries)
+        if "named" in registries and not isinstance(registries["named"], Mapping):
+            data["registries"] = registries  # left as written: building it names the wrong type
+            return _prepare_plugins(data)
         named = dict(registries.get("named") or {})
         for key in [k for k, v in registries.items() if isinstance(v, Mapping) and k != "named"]:
             named[key] = registries.pop(key)
         if named:
             registries["named"] = named
         data["registries"] = registries
+    return _prepare_plugins(data)
+
+
+def _prepare_plugins(data: dict[str, Any]) -> dict[str, Any]:
     plugins = data.get("plugins")
     if isinstance(plugins, Mapping):
         plugins = dict(plugins)
@@ -572,11 +592,24 @@ def find_project_file(start: Path) -> tuple[Path, dict[str, Any]] | None:
             return candidate, read_toml(candidate)
         pyproject = d / "pyproject.toml"
         if pyproject.is_file():
-            data = read_toml(pyproject)
-            section = data.get("tool", {}).get("nervous")
+            section = pyproject_section(read_toml(pyproject), pyproject)
             if section is not None:
                 return pyproject, section
     return None
+
+
+def pyproject_section(data: Mapping[str, Any], path: Path) -> dict[str, Any] | None:
+    """The ``[tool.nervous]`` table of a parsed ``pyproject.toml``, or ``None`` when it has none.
+
+    A ``tool`` that is not a table is another tool's mistake, not ours: the file has no nervous table.
+    """
+    tool = data.get("tool")
+    section = tool.get("nervous") if isinstance(tool, Mapping) else None
+    if section is None:
+        return None
+    if not isinstance(section, Mapping):
+        raise ConfigError(f"{path}: [tool.nervous] must be a table, got {type(section).__name__}")
+    return dict(section)
 
 
 #: environment variables that override configuration keys

@@ -36,6 +36,10 @@ def nervous(cwd: Path, *args: str) -> CliResult:
         ("[storage]\nbakend = 'file'\n", "storage: unknown key(s) bakend; expected one of: backend"),
         ("[nope]\nx = 1\n", "unknown section(s) nope"),
         ("[install]\nmax_files = -1\n", "install.max_files"),
+        ("[registries]\nnamed = 5\n", "registries.named: expected a table, got int 5"),
+        ("[registries]\nnamed = [1]\n", "registries.named: expected a table, got list [1]"),
+        ("[plugins.mine]\nlimit = nan\n", "plugins.mine.limit: expected a finite number, got nan"),
+        ("[plugins.mine]\nlimits = [1.0, {top = -inf}]\n", "plugins.mine.limits[1].top: expected a finite number"),
     ],
 )
 def test_bad_project_file_names_file_and_key(tmp_path: Path, toml: str, expected: str) -> None:
@@ -49,6 +53,23 @@ def test_bad_project_file_names_file_and_key(tmp_path: Path, toml: str, expected
     data = json.loads(res.stdout)
     assert data["ok"] is False and data["error"]["code"] == "config_error"
     assert expected in data["error"]["message"]
+
+
+@pytest.mark.parametrize(("toml", "problem"), [
+    ('tool = "black"\n', None),  # another tool's mistake: no nervous table, nothing to refuse
+    ("[tool]\nnervous = 5\n", "[tool.nervous] must be a table, got int"),
+    ("[tool]\nnervous = [1]\n", "[tool.nervous] must be a table, got list"),
+])
+def test_a_pyproject_whose_nervous_table_is_not_a_table(tmp_path: Path, toml: str, problem: str | None) -> None:
+    (tmp_path / "pyproject.toml").write_text(toml, encoding="utf-8")
+    for args in (["list", "--json"], ["config", "validate", "pyproject.toml", "--json"]):
+        res = nervous(tmp_path, *args)
+        if problem is None:
+            assert res.returncode == 0 and res.json["ok"], res.stdout
+            continue
+        assert res.returncode == 2, (res.stdout, res.stderr)
+        assert res.json["error"]["code"] == "config_error"
+        assert "pyproject.toml" in res.json["error"]["message"] and problem in res.json["error"]["message"]
 
 
 def test_validate_a_named_file(tmp_path: Path) -> None:

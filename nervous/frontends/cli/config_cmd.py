@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from ...kernel.config import find_project_file, read_toml, validate_layer
+from ...kernel.config import find_project_file, pyproject_section, read_toml, validate_layer
 from .app import emit, get_app, json_option, table
 
 
@@ -72,7 +72,7 @@ def validate(as_json: bool, file: str | None) -> None:
     data = read_toml(p)
     where = str(p)
     if p.name == "pyproject.toml":
-        data = data.get("tool", {}).get("nervous", {})
+        data = pyproject_section(data, p) or {}
         where = f"{p} [tool.nervous]"
     validate_layer(data, where)
     emit(as_json, {"valid": True, "file": str(p)}, f"{p}: valid")
