@@ -100,10 +100,15 @@ def test_install_copies_the_skills_and_reruns_are_idempotent(tmp_path: Path) -> 
     again = json.loads(run_cli("integrations", "install", "openclaw", "--workspace", str(tmp_path),
                                "--json").stdout)
     assert [s["action"] for s in again["skills"]] == ["unchanged"] * 3
-    (tmp_path / "skills" / "skill-evolver" / "SKILL.md").write_text("stale", encoding="utf-8")
-    again = json.loads(run_cli("integrations", "install", "openclaw", "--workspace", str(tmp_path),
+    edited = tmp_path / "skills" / "skill-evolver" / "SKILL.md"
+    edited.write_text("mine", encoding="utf-8")
+    res = run_cli("integrations", "install", "openclaw", "--workspace", str(tmp_path), "--json")
+    assert res.returncode == 1 and json.loads(res.stdout)["error"]["code"] == "modified", res.stdout
+    assert edited.read_text(encoding="utf-8") == "mine", "an edited copy is kept without --force"
+    again = json.loads(run_cli("integrations", "install", "openclaw", "--workspace", str(tmp_path), "--force",
                                "--json").stdout)
-    assert [s["action"] for s in again["skills"]] == ["unchanged", "unchanged", "updated"]
+    assert [s["action"] for s in again["skills"]] == ["unchanged", "unchanged", "replaced"]
+    assert edited.read_text(encoding="utf-8") == bundled_skills()["skill-evolver"]
 
 
 def test_an_unmanaged_skill_of_the_same_name_is_never_overwritten_without_force(tmp_path: Path) -> None:
