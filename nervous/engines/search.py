@@ -101,8 +101,10 @@ def search(
             break
         pending.discard(name)
         if kind == "ok":
-            results[name] = list(value)
-            statuses[name] = RegistryStatus(name, "ok", "", len(value), round(elapsed, 4))
+            # a registry that ignores the limit is held to it (its other hits would only cost time and memory)
+            note = f"answered {len(value)} hits for a limit of {limit}; the first {limit} kept" if len(value) > limit else ""
+            results[name] = list(value[:limit])
+            statuses[name] = RegistryStatus(name, "ok", note, len(results[name]), round(elapsed, 4))
         else:
             statuses[name] = RegistryStatus(name, "error", str(value), 0, round(elapsed, 4))
     for name in pending:

@@ -163,7 +163,14 @@ def failed(exc: BaseException, argv: list[str], pending: Callable[[], list[str]]
         report(exc.to_json(), argv, list(dict.fromkeys(pending() + exc.warnings)))
         return exc.exit_code
     if isinstance(exc, KeyboardInterrupt):
-        say("interrupted")
+        if wants_json(argv):  # the envelope a --json caller waits for, even now
+            try:
+                warnings = pending()
+            except (Exception, KeyboardInterrupt):  # (gathering them may be what was interrupted)
+                warnings = []
+            report({"code": "interrupted", "message": "interrupted"}, argv, warnings)
+        else:
+            say("interrupted")
         return 130
     if isinstance(exc, BrokenPipeError):
         return 0
@@ -263,15 +270,11 @@ def _perceive_json(task: str) -> int:
         err = {**err, "message": printable(str(err.get("message", "")))}
         _out(error_json(err, [printable(w) for w in warnings or []]))
 
-    from ..kernel.blame import PluginStdout
+    from .envelope import only_envelope
 
-    stdout = sys.stdout
-    sys.stdout = PluginStdout(stdout)  # what a plugin prints goes to stderr: the envelope stays the only output
     try:
-        try:
+        with only_envelope():  # what a plugin prints goes to stderr: the envelope stays the only output
             data = perceive(app, task).to_json()
-        finally:
-            sys.stdout = stdout
         _out(json_result(data, app.all_warnings()))
         return 0
     except (EOFError, KeyboardInterrupt):  # as click's main reports them

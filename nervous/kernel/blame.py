@@ -13,63 +13,12 @@ from __future__ import annotations
 
 import functools
 import inspect
-import sys
-import threading
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import Any
 
 from ..errors import NervousError, PluginError
 
 _CALLER = "__nervous_raised_by_caller__"
-
-# ------------------------------------------------------------------ plugin code and standard output
-
-_local = threading.local()
-
-
-@contextmanager
-def plugin_code() -> Iterator[None]:
-    """Mark the current thread as running a plugin's code (a hook, a factory, a provider's method)."""
-    depth = getattr(_local, "depth", 0)
-    _local.depth = depth + 1
-    try:
-        yield
-    finally:
-        _local.depth = depth
-
-
-def in_plugin_code() -> bool:
-    return getattr(_local, "depth", 0) > 0
-
-
-class PluginStdout:
-    """Standard output that sends what plugin code writes to standard error.
-
-    Installed for the length of a ``--json`` command (:func:`nervous.frontends.cli.app.run_main`):
-    the one JSON envelope is the only thing on standard output, whatever a plugin prints from a hook
-    or a provider method (every thread: the search fan-out runs registries in threads).
-    """
-
-    def __init__(self, out: Any) -> None:
-        self._out = out
-
-    def _target(self) -> Any:
-        return sys.stderr if in_plugin_code() and sys.stderr is not self else self._out
-
-    def write(self, text: str) -> int:
-        return int(self._target().write(text) or 0)
-
-    def writelines(self, lines: Any) -> None:
-        self._target().writelines(lines)
-
-    def flush(self) -> None:
-        self._out.flush()
-        if in_plugin_code():
-            sys.stderr.flush()
-
-    def __getattr__(self, attr: str) -> Any:
-        return getattr(self._out, attr)
 
 
 def failure(plugin: str, what: str, exc: BaseException) -> PluginError:
@@ -100,8 +49,6 @@ def _guard(plugin: str, what: str, method: Callable[..., Any],
     def call(*args: Any, **kwargs: Any) -> Any:
         args = tuple(_mark_caller(a) if _is_callback(a) else a for a in args)
         kwargs = {k: _mark_caller(v) if _is_callback(v) else v for k, v in kwargs.items()}
-        depth = getattr(_local, "depth", 0)
-        _local.depth = depth + 1
         try:
             result = method(*args, **kwargs)
         except (NervousError, KeyboardInterrupt):
@@ -114,8 +61,6 @@ def _guard(plugin: str, what: str, method: Callable[..., Any],
             if getattr(exc, _CALLER, False):
                 raise
             raise failure(plugin, what, exc) from exc
-        finally:
-            _local.depth = depth
         if check is not None:
             problem = check(result)
             if problem is not None:
@@ -156,6 +101,10 @@ def _list_check(type_name: str) -> Callable[[Any], str | None]:
     return check
 
 
+def _text_check(value: Any) -> str | None:
+    return None if isinstance(value, str) else f"{_describe(value)}; expected the report as a string"
+
+
 def _is_callback(value: Any) -> bool:
     return callable(value) and not isinstance(value, type) and not isinstance(value, Blamed)
 
@@ -170,6 +119,7 @@ RESULT_CHECKS: dict[str, dict[str, Callable[[Any], str | None]]] = {
         "version": _record_check("SkillVersion"),
         "fetch": _record_check("SkillBundle"),
     },
+    "report format": {"__call__": _text_check},
 }
 
 
@@ -202,7 +152,7 @@ class Blamed:
         delattr(self._target, attr)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return _guard(self._plugin, self._label, self._target)(*args, **kwargs)
+        return _guard(self._plugin, self._label, self._target, self._checks.get("__call__"))(*args, **kwargs)
 
     def __repr__(self) -> str:
         return repr(self._target)
@@ -220,4 +170,4 @@ def unwrap(provider: Any) -> Any:
     return object.__getattribute__(provider, "_target") if type(provider) is Blamed else provider
 
 
-__all__ = ["Blamed", "PluginStdout", "RESULT_CHECKS", "failure", "in_plugin_code", "plugin_code", "unwrap"]
+__all__ = ["Blamed", "RESULT_CHECKS", "failure", "unwrap"]

@@ -16,7 +16,7 @@ import pluggy
 
 from ..errors import PluginError, ProviderError
 from ..plugin import hookspecs
-from .blame import RESULT_CHECKS, Blamed, failure, plugin_code
+from .blame import RESULT_CHECKS, Blamed, failure
 from .builtins import BUILTINS, LazyBuiltin, lazy_plugin, norm_name
 from .config import Config
 from .entrypoints import ENTRY_POINT_GROUP
@@ -305,18 +305,21 @@ class PluginManager:
         self._caller_cache.clear()
         self._instances.clear()
 
-    def plugins(self, *, providers: bool = True) -> list[PluginInfo]:
+    def plugins(self, *, providers: bool = True, problems: list[str] | None = None) -> list[PluginInfo]:
         """Every known plugin with its status and the hooks it implements.
 
         ``providers=False`` skips asking each plugin for its providers (``--version`` needs only the
-        names and statuses; the rows' ``providers`` stay empty).
+        names and statuses; the rows' ``providers`` stay empty). A kind whose providers cannot be
+        listed (a plugin's hook raised, returned the wrong type, or reused a name) is said in ``problems``.
         """
         offered: dict[str, dict[str, list[str]]] = {}
         for kind in PROVIDER_HOOKS if providers else ():
             try:
                 provs = self.providers(kind)
-            except (PluginError, ProviderError):
-                continue  # reported where the kind is used
+            except (PluginError, ProviderError) as exc:
+                if problems is not None:
+                    problems.append(f"{kind} providers could not be listed: {exc.message}")
+                continue
             for prov in provs.values():
                 offered.setdefault(prov.plugin, {}).setdefault(kind, []).append(prov.name)
         out = []
@@ -349,8 +352,7 @@ class PluginManager:
     def _hook(self, hook_name: str, caller: Any = None, **kwargs: Any) -> Any:
         """Call a hook through pluggy; an exception is re-raised as a :class:`PluginError` naming its plugin."""
         try:
-            with plugin_code():
-                return (caller or getattr(self._pm.hook, hook_name))(**kwargs)
+            return (caller or getattr(self._pm.hook, hook_name))(**kwargs)
         except PluginError:
             raise
         except SystemExit as exc:  # a hook's sys.exit() must not end nervous (exit 0, nothing printed)
@@ -451,8 +453,7 @@ class PluginManager:
 
             ctx = ProviderContext(config=self.config, paths=self.paths, manager=self, settings=settings)
             try:
-                with plugin_code():
-                    made = prov.factory(ctx)
+                made = prov.factory(ctx)
                 self._instances[key] = Blamed(made, prov.plugin, f"{kind} {name!r}", RESULT_CHECKS.get(kind))
             except (PluginError, ProviderError):
                 raise

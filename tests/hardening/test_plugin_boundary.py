@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 from typing import Any
 
@@ -191,6 +193,31 @@ def test_registry_returning_wrong_types_is_reported_per_registry(tmp_path: Path)
         pm.registry("badnone").fetch(SkillRef(name="x", registry="badnone"))
 
 
+class _Flood:
+    name = "flood"
+
+    def search(self, query: str, limit: int = 10) -> Any:
+        from nervous.kernel.records import SearchHit, SkillRef
+
+        return [SearchHit("flood", SkillRef(name=f"s{i}", registry="flood"), f"s{i}") for i in range(5000)]
+
+
+class _FloodRegistry:
+    @hookimpl
+    def nervous_registries(self) -> Any:
+        return [Provider("flood", "answers far more than asked", lambda ctx: _Flood())]
+
+
+def test_a_registry_answering_more_than_the_limit_is_held_to_it(tmp_path: Path) -> None:
+    from nervous.engines.search import search
+
+    result = search(_manager(tmp_path, _FloodRegistry()), "word", registries=["flood"], limit=7)
+    assert [h.ref.name for h in result.hits] == [f"s{i}" for i in range(7)]
+    (status,) = result.registries
+    assert status.status == "ok" and status.hits == 7
+    assert status.message == "answered 5000 hits for a limit of 7; the first 7 kept"
+
+
 # ------------------------------------------------------------------ the real command line
 
 
@@ -216,11 +243,61 @@ def test_sys_exit_at_import_marks_the_plugin_failed(tmp_path: Path, nervous_home
     assert row["status"] == "failed" and "SystemExit" in row["reason"]
 
 
+def test_a_plugin_that_failed_to_load_is_warned_about_by_version(tmp_path: Path, nervous_home: Path) -> None:
+    site = _site(tmp_path, "broken", "raise ImportError('no such thing')\n")
+    res = _run(site, nervous_home, "--version")
+    assert res.returncode == 0 and res.stdout.startswith("nervous "), res.stderr
+    assert "broken" not in res.stdout.splitlines()[1]
+    assert "warning:" in res.stderr and "broken" in res.stderr and "no such thing" in res.stderr
+
+
+def test_plugins_says_which_providers_could_not_be_listed(tmp_path: Path, nervous_home: Path) -> None:
+    site = _site(tmp_path, "raiser", """
+        from nervous.plugin import hookimpl
+        @hookimpl
+        def nervous_registries():
+            raise RuntimeError("registry list exploded")
+    """)
+    res = _run(site, nervous_home, "plugins", "--json")
+    assert res.returncode == 0, res.stderr
+    data = json.loads(res.stdout)
+    assert {p["name"]: p for p in data["plugins"]}["raiser"]["providers"] == {}
+    (warning,) = [w for w in data["warnings"] if "registry providers could not be listed" in w]
+    assert "'raiser'" in warning and "registry list exploded" in warning
+
+
 def test_keyboard_interrupt_at_import_exits_130(tmp_path: Path, nervous_home: Path) -> None:
     site = _site(tmp_path, "kbint", "raise KeyboardInterrupt\n")
     res = _run(site, nervous_home, "plugins", "--json")
     assert res.returncode == 130, (res.stdout, res.stderr)
-    assert "interrupted" in res.stderr
+    assert json.loads(res.stdout)["error"] == {"code": "interrupted", "message": "interrupted"}
+    res = _run(site, nervous_home, "plugins")
+    assert res.returncode == 130 and res.stdout == "" and "interrupted" in res.stderr
+
+
+def test_an_interrupted_json_command_still_answers_with_an_envelope(tmp_path: Path, nervous_home: Path) -> None:
+    marker = tmp_path / "classifying"
+    site = _site(tmp_path, "slow", f"""
+        import pathlib, time
+        from nervous.plugin import hookimpl
+        @hookimpl
+        def nervous_classify(bundle, context):
+            pathlib.Path({str(marker)!r}).write_text("now")
+            time.sleep(60)
+    """)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NERVOUS_")}
+    env.update(PYTHONPATH=str(site), NERVOUS_HOME=str(nervous_home), NERVOUS_NO_ENTRY_POINT_CACHE="1")
+    proc = subprocess.Popen([sys.executable, "-m", "nervous", "scan", str(_skill(tmp_path)), "--json"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    deadline = time.monotonic() + 60
+    while not marker.exists():
+        assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, (out, err)
+    assert json.loads(out) == {"ok": False, "error": {"code": "interrupted", "message": "interrupted"},
+                               "warnings": []}
 
 
 def test_sys_exit_in_a_hook_is_plugin_error_with_an_envelope(tmp_path: Path, nervous_home: Path) -> None:
@@ -265,6 +342,53 @@ def test_plugin_output_never_reaches_stdout_under_json(tmp_path: Path, nervous_h
     assert "EVENT search" in res.stderr
     res = _run(site, nervous_home, "perceive", "count the words in a file", "--json")  # the fast path, no click
     assert json.loads(res.stdout)["ok"] and "MATCHERS" in res.stderr
+
+
+def test_threads_and_programs_a_plugin_starts_never_reach_stdout_under_json(tmp_path: Path,
+                                                                          nervous_home: Path) -> None:
+    site = _site(tmp_path, "spawner", """
+        import os, subprocess, sys, threading
+        from nervous.plugin import hookimpl
+
+        def loud(word):
+            t = threading.Thread(target=print, args=(word,))
+            t.start()
+            t.join()
+            subprocess.run([sys.executable, "-c", f"print('{word} FROM A PROGRAM')"], check=True)
+            os.write(1, f"{word} BY DESCRIPTOR\\n".encode())
+
+        @hookimpl
+        def nervous_classify(bundle, context):
+            loud("CLASSIFY")
+        @hookimpl
+        def nervous_matchers():
+            loud("MATCHERS")
+            return []
+    """)
+    skill = str(_skill(tmp_path))
+    for args, word in ((("scan", skill, "--json"), "CLASSIFY"),
+                       (("perceive", "count the words in a file", "--json"), "MATCHERS")):  # click / fast path
+        res = _run(site, nervous_home, *args)
+        data = json.loads(res.stdout)  # one envelope, nothing else
+        assert isinstance(data, dict) and "ok" in data, res.stdout
+        for said in (f"{word}\n", f"{word} FROM A PROGRAM", f"{word} BY DESCRIPTOR"):
+            assert said in res.stderr, (said, res.stderr)
+    # without --json the same output is the plugin's to print where it likes
+    res = _run(site, nervous_home, "scan", skill)
+    assert "CLASSIFY FROM A PROGRAM" in res.stdout and "CLASSIFY BY DESCRIPTOR" in res.stdout
+
+
+def test_a_report_format_returning_a_non_string_blames_its_plugin(tmp_path: Path, nervous_home: Path) -> None:
+    site = _site(tmp_path, "fmt", """
+        from nervous.plugin import Provider, hookimpl
+        @hookimpl
+        def nervous_report_formats():
+            return [Provider("numbers", "a report as a number", lambda ctx: (lambda report: 12345))]
+    """)
+    res = _run(site, nervous_home, "scan", str(_skill(tmp_path)), "--format", "numbers")
+    assert res.returncode == 1, (res.stdout, res.stderr)
+    assert "plugin 'fmt' failed" in res.stderr and "expected the report as a string" in res.stderr
+    assert "-p no:fmt" in res.stderr and "Traceback" not in res.stderr
 
 
 def test_intent_verdict_of_wrong_type_blames_the_judge(tmp_path: Path, nervous_home: Path) -> None:

@@ -15,7 +15,7 @@ from typing import Any
 
 import click
 
-from .app import App, run_main
+from .app import App, run_main, terminal_safe
 
 #: command name -> "module:attribute" (imported only when the command runs)
 COMMANDS: dict[str, str] = {
@@ -115,6 +115,8 @@ def _version_callback(ctx: click.Context, _param: click.Parameter, value: bool) 
         active = [p.name for p in app.manager.plugins(providers=False) if p.status == "active"]
         click.echo(f"nervous {__version__}")
         click.echo(f"active plugins: {', '.join(active) or 'none'}")
+        for w in app.all_warnings():  # a plugin that failed to load, as every command says
+            click.echo(click.style(f"warning: {terminal_safe(w)}", fg="yellow"), err=True)
     except Exception as exc:  # a broken config must not hide the version
         click.echo(f"nervous {__version__}")
         click.echo(f"plugins: unavailable ({exc})")

@@ -44,7 +44,7 @@ def emit(as_json: bool, data: dict[str, Any], human: Callable[[], None] | str | 
     except (RuntimeError, AssertionError):
         pass
     if as_json:
-        click.echo(json_result(data, app_warnings, exit_code))
+        echo_json(json_result(data, app_warnings, exit_code))
     else:
         for w in dict.fromkeys(app_warnings + list(data.get("warnings", []))):
             click.echo(click.style(f"warning: {terminal_safe(w)}", fg="yellow"), err=True)
@@ -61,23 +61,24 @@ def emit(as_json: bool, data: dict[str, Any], human: Callable[[], None] | str | 
 def run_main(main: click.Group, argv: list[str]) -> int:
     """Run the CLI with nervous's error contract: no tracebacks for expected failures.
 
-    Under ``--json`` whatever a plugin writes to standard output (from a hook, a factory or a
-    provider's method, in any thread) goes to standard error: the one JSON envelope is the only
-    thing on standard output.
+    Under ``--json`` whatever else is written to standard output (a plugin's print from a hook or
+    a thread, a program it runs) goes to standard error: the one JSON envelope is the only thing on
+    standard output (:mod:`nervous.frontends.envelope`).
     """
-    import sys
-
-    from ...kernel.blame import PluginStdout
-
-    if not _wants_json(argv) or isinstance(sys.stdout, PluginStdout):
+    if not _wants_json(argv):
         return _run_main(main, argv)
-    stdout = sys.stdout
-    sys.stdout = PluginStdout(stdout)
-    try:
+    from ..envelope import only_envelope
+
+    with only_envelope():
         return _run_main(main, argv)
-    finally:
-        if isinstance(sys.stdout, PluginStdout):
-            sys.stdout = stdout
+
+
+def echo_json(text: str) -> None:
+    """Print the ``--json`` envelope: the one thing that reaches standard output."""
+    from ..envelope import envelope
+
+    with envelope():
+        click.echo(text)
 
 
 def _run_main(main: click.Group, argv: list[str]) -> int:
@@ -89,14 +90,14 @@ def _run_main(main: click.Group, argv: list[str]) -> int:
         return int(exc.exit_code or 0)
     except click.exceptions.Abort as exc:
         if isinstance(exc.__cause__ or exc.__context__, KeyboardInterrupt):  # (click turns it into Abort)
-            click.echo("interrupted", err=True)
-            return 130
+            return failed(KeyboardInterrupt(), argv, lambda: _pending_warnings(main), _report_error,
+                          lambda m: click.echo(m, err=True))
         click.echo("aborted", err=True)
         return 1
     except click.ClickException as exc:
         if _wants_json(argv):
-            click.echo(json.dumps({"ok": False, "error": {"code": "usage", "message": exc.format_message()},
-                                   "warnings": []}))
+            echo_json(json.dumps({"ok": False, "error": {"code": "usage", "message": exc.format_message()},
+                                  "warnings": []}))
         else:
             # (a usage message quotes the user's own argument; click's stubs make ``message`` final)
             setattr(exc, "message", terminal_lines(exc.message))  # noqa: B010
@@ -125,7 +126,7 @@ def _report_error(err: dict[str, Any], argv: list[str], warnings: list[str] | No
     warnings = [printable(w) for w in warnings or []]
     err = {**err, "message": printable(str(err.get("message", "")))}
     if _wants_json(argv):
-        click.echo(error_json(err, warnings))
+        echo_json(error_json(err, warnings))
     else:  # (a message may quote a registry's answer or the user's own argument: escaped for the terminal)
         for w in warnings:
             click.echo(click.style(f"warning: {terminal_safe(w)}", fg="yellow"), err=True)

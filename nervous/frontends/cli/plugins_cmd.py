@@ -15,7 +15,8 @@ def plugins(as_json: bool, hook: str | None) -> None:
     pm = get_app().manager
     if hook is not None and hook not in pm.hook_names():
         raise click.UsageError(f"unknown hook {hook!r}; hooks: {', '.join(pm.hook_names())}")
-    infos = [p for p in pm.plugins() if hook is None or hook in p.hooks]
+    problems: list[str] = []
+    infos = [p for p in pm.plugins(problems=problems) if hook is None or hook in p.hooks]
     rows = [
         {
             "name": p.name,
@@ -38,4 +39,4 @@ def plugins(as_json: bool, hook: str | None) -> None:
                            or ", ".join(h.removeprefix("nervous_") for h in r["hooks"])] for r in rows],
                          ["name", "distribution", "source", "status", "providers (or hooks)"]))
 
-    emit(as_json, {"plugins": rows}, human)
+    emit(as_json, {"plugins": rows}, human, problems)
