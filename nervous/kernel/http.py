@@ -19,6 +19,7 @@ refused (``too_large``); each attempt must finish within its timeout × :data:`D
 
 from __future__ import annotations
 
+import http.client
 import json
 import math
 import random
@@ -32,7 +33,7 @@ from typing import Any
 
 from attrs import field, frozen
 
-from ..errors import BadInput, NervousError, RegistryError
+from ..errors import BadInput, ConfigError, NervousError, RegistryError
 from .http_deadline import DeadlinePassed, copy_deadline, handlers, set_deadline
 from .numbers import text_number
 
@@ -196,7 +197,7 @@ class HttpClient:
         if not base_url.startswith(("http://", "https://")):
             raise RegistryError(f"invalid registry URL {base_url!r}: expected http:// or https://")
         self.base_url = base_url.rstrip("/") + "/"
-        self.token = token or None
+        self.token = _checked_token(token)
         self.timeout = timeout
         self.download_timeout = download_timeout
         self.retries = max(0, retries)
@@ -371,7 +372,7 @@ class HttpClient:
                 body = _read_limited(raw, cap, url, progress, _length(raw.headers))
             except DeadlinePassed as exc:
                 raise _NetworkError(str(exc)) from None
-            except (TimeoutError, OSError) as exc:
+            except (TimeoutError, OSError, http.client.HTTPException) as exc:  # (a chunked body cut short)
                 raise _NetworkError(f"{type(exc).__name__}: {exc}") from None
             return Response(url=raw.geturl() or url, status=raw.status, headers=_lower(raw.headers), body=body)
 
@@ -385,6 +386,8 @@ def _network_reason(reason: Any) -> str:
         return reason
     if isinstance(reason, DeadlinePassed):
         return str(reason)
+    if isinstance(reason, ValueError) and "header" in str(reason).lower():  # it may quote a credential
+        return "a request header value is not valid HTTP (a control character in a configured header?)"
     if isinstance(reason, socket.gaierror):
         return "host name not resolved (offline, or a wrong registry URL?)"
     if isinstance(reason, ConnectionRefusedError):
@@ -394,6 +397,19 @@ def _network_reason(reason: Any) -> str:
     if isinstance(reason, ssl.SSLError):
         return f"TLS error: {reason}"
     return f"{type(reason).__name__}: {reason}"
+
+
+def _checked_token(token: str | None) -> str | None:
+    """The token as sent: surrounding white space (a line end copied from a file) dropped; a control or
+    non-Latin-1 character inside refused before any request — never echoed, since it is a secret."""
+    token = (token or "").strip()
+    if not token:
+        return None
+    bad = next((i for i, c in enumerate(token) if ord(c) < 0x20 or 0x7F <= ord(c) <= 0x9F or ord(c) > 0xFF), None)
+    if bad is not None:
+        raise ConfigError(f"the registry token has a character no HTTP header may carry at position {bad + 1} of "
+                          f"{len(token)} (a control character or one outside Latin-1); the token is not shown")
+    return token
 
 
 class _NetworkError(Exception):
@@ -453,6 +469,8 @@ def _read_limited(stream: Any, cap: _Cap, url: str, progress: Callable[[int, int
         chunks.append(chunk)
         if progress is not None:
             progress(size, total)
+    if total is not None and size < total and not cap.truncate:  # the connection closed early
+        raise _NetworkError(f"the answer ended after {size} of the {total} bytes it announced")
     return b"".join(chunks)
 
 

@@ -25,7 +25,7 @@ from nervous_plugins import github as github_plugin
 from nervous_plugins.clawhub import ClawHubRegistry
 from nervous_plugins.github import GitHubRegistry
 
-from nervous.errors import RegistryError
+from nervous.errors import ConfigError, RegistryError
 from nervous.kernel import http as kernel_http
 from nervous.kernel.http import HttpClient, RedirectRefused, retry_after_seconds
 from nervous.kernel.records import SkillRef
@@ -339,6 +339,47 @@ def test_a_dripping_answer_ends_at_the_deadline(hub: Hostile, route: Route) -> N
         client.get_json("/api/v1/search")
     assert info.value.code == "unreachable" and "did not complete within 1 s" in info.value.message
     assert time.monotonic() - t0 < 0.25 * kernel_http.DEADLINE_FACTOR + 2
+
+
+def _cut_short(h: _Handler, path: str, q: dict[str, str]) -> None:
+    h.send_response(200)
+    h.send_header("Content-Type", "application/zip")
+    h.send_header("Content-Length", "1000")
+    h.send_header("Connection", "close")
+    h.end_headers()
+    h.wfile.write(b"P" * 500)  # then the connection closes
+
+
+def test_an_answer_shorter_than_announced_is_a_network_error_and_retried(hub: Hostile) -> None:
+    hub.routes["/api/v1/download"] = _cut_short
+    client = HttpClient(hub.url, retries=1, sleep=lambda s: None)
+    with pytest.raises(RegistryError) as info:
+        client.get_bytes("/api/v1/download", max_bytes=10_000)
+    assert info.value.code == "unreachable"
+    assert "ended after 500 of the 1000 bytes it announced" in info.value.message
+    assert len(hub.requests) == 2  # retried, as any network failure
+
+
+def test_a_token_with_a_line_end_is_trimmed_and_one_with_a_control_character_refused(hub: Hostile) -> None:
+    hub.routes["/api/v1/search"] = lambda h, p, q: h.send(200, {"results": []})
+    HttpClient(hub.url, token="clh_SECRETVALUE\r\n").get_json("/api/v1/search")
+    assert hub.requests[-1]["authorization"] == "Bearer clh_SECRETVALUE"
+    for token in ("clh_SECRET\rVALUE", "clh_SECRET\x1bVALUE", "clh_SECRET\u2603"):
+        with pytest.raises(ConfigError) as info:
+            HttpClient(hub.url, token=token)
+        assert "SECRET" not in info.value.message and "not shown" in info.value.message
+    assert len(hub.requests) == 1
+
+
+def test_a_token_with_a_control_character_never_reaches_the_output(hub: Hostile, tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    res = run_cli("-c", 'registries.use=["clawhub"]', "inspect", "@alice/demo", "--json", cwd=work,
+                  env={"CLAWHUB_REGISTRY": hub.url, "CLAWHUB_TOKEN": "clh_SECRET\rVALUE",
+                       "NERVOUS_HOME": str(tmp_path / "home")})
+    assert res.exit_code == 2, res.stdout
+    assert res.json["error"]["code"] == "config_error"
+    assert "SECRET" not in res.stdout + res.stderr and not hub.requests
 
 
 # --------------------------------------------------------------------------------------------
