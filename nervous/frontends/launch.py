@@ -78,11 +78,11 @@ class App:
 
             manager = PluginManager(self.config, blocked=self.blocked, autoload=self.autoload)
             self._manager = manager
-            self.warnings.extend(w for w in manager.warnings if w not in self.warnings)
+            self.warnings[:] = list(dict.fromkeys([*self.warnings, *manager.warnings]))  # (linear: logs can say much)
             if self.command not in self.LENIENT:
                 # every selected provider is resolved before the command does anything
                 manager.check_selection()
-                self.warnings.extend(w for w in manager.warnings if w not in self.warnings)
+                self.warnings[:] = list(dict.fromkeys([*self.warnings, *manager.warnings]))  # (linear: logs can say much)
         return self._manager
 
     def collect_store_warnings(self) -> list[str]:
@@ -94,7 +94,7 @@ class App:
                     found = store.pop_warnings()
                 except Exception:  # noqa: BLE001  (a warning must never turn success into failure)
                     continue
-                self.warnings.extend(w for w in found if w not in self.warnings)
+                self.warnings[:] = list(dict.fromkeys([*self.warnings, *found]))
         return self.warnings
 
     def all_warnings(self) -> list[str]:

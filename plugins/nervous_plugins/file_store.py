@@ -544,6 +544,7 @@ def _parse_log(path: Path) -> tuple[list[dict[str, Any]], list[str]]:
     if tail:
         warnings.append(f"{path}: ignored an incomplete last line ({len(tail)} bytes) left by an interrupted "
                         "append; the next append removes it")
+    damaged: list[int] = []
     for n, line in enumerate(lines, 1):
         if not line.strip():
             continue
@@ -552,9 +553,13 @@ def _parse_log(path: Path) -> tuple[list[dict[str, Any]], list[str]]:
         except ValueError:
             entry = None
         if not isinstance(entry, dict):
-            warnings.append(f"{path}: line {n} is not a JSON object; skipped")
+            damaged.append(n)
             continue
         entries.append(entry)
+    if damaged:  # one warning however many: a log of garbage must not become megabytes of warnings
+        shown = ", ".join(map(str, damaged[:10])) + (f" and {len(damaged) - 10} more" if len(damaged) > 10 else "")
+        which = f"line {shown} is" if len(damaged) == 1 else f"{len(damaged)} lines are"
+        warnings.append(f"{path}: {which} not a JSON object{f' (lines {shown})' if len(damaged) > 1 else ''}; skipped")
     return entries, warnings
 
 

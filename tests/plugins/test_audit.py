@@ -46,3 +46,18 @@ def test_audit_command(nervous_home: Path, nervous_pm: Any) -> None:
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
     assert [e["data"] for e in data["events"]] == [{"ref": "demo"}]
+
+
+def test_a_log_of_damaged_lines_is_one_warning(nervous_home: Path, nervous_pm: Any) -> None:
+    nervous_pm.emit("install", {"ref": "demo"})
+    (log,) = (nervous_home / "data").rglob("audit.jsonl")
+    with log.open("ab") as f:
+        f.write(b"garbage\n" * 30_000 + b'{"kind": "install", "data": {"ref": "late"}}\n' + b"[1]\n")
+    env = {**os.environ, "NERVOUS_HOME": str(nervous_home)}
+    out = run_cli("audit", "--json", "--kind", "install", environ=env, cwd=nervous_home)
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert sorted(e["data"]["ref"] for e in data["events"]) == ["demo", "late"]  # whole lines still read
+    damaged = [w for w in data["warnings"] if "not a JSON object" in w]
+    assert len(damaged) == 1, damaged[:3]
+    assert "30001 lines are not a JSON object (lines 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 and 29991 more)" in damaged[0]
