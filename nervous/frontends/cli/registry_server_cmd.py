@@ -160,12 +160,13 @@ def audit(limit: int, as_json: bool) -> None:
 @json_option
 def gc(data: str | None, grace: float, dry_run: bool, as_json: bool) -> None:
     """Remove blobs no published version references (uploads of refused or abandoned publishes)."""
-    from ...errors import NotFound
+    from ...errors import BadInput
     from ..registry_server.blobs import BlobStore
 
     root = _data_dir(data) / "blobs"
     if not root.is_dir():
-        raise NotFound(f"{root}: no blob directory here (nothing was removed)")
+        raise BadInput(f"{root}: no blob directory here (missing or not a folder; is --data the folder given "
+                       "to serve?); nothing was removed", code="bad_path")
     keep = {str(f.get("sha256")) for doc in _catalog().documents() for v in doc.get("versions", [])
             for f in v.get("files", []) if isinstance(f, dict)}
     done = BlobStore(root).collect(keep, grace_seconds=grace * 3600, dry_run=dry_run)
