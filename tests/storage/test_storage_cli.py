@@ -145,3 +145,28 @@ def test_migrate_file_to_sqlite_and_back_round_trips(home: Path, tmp_path: Path)
     finally:
         middle.close()
     assert as_json(nervous(home, "storage", "info", "--json"))["backend"] == "file", "source untouched"
+
+
+def test_check_lists_what_the_engines_held_aside_and_stays_clean(home: Path) -> None:
+    assert nervous(home, "goal", "analyze", "Write the report", "--json").returncode == 0
+    store = FileStore(home / "data")
+    (key,) = store.keys("goals")
+
+    def inject(doc: dict[str, Any]) -> None:
+        doc["goals"]["goal-002"] = "just text"
+
+    store.update("goals", key, inject)
+    store.update("acquisitions-quarantine", "acq-7", lambda d: d.update(raw=["wrong", "shape"]))
+    before = {p: p.read_bytes() for p in (home / "data").rglob("*") if p.is_file()}
+
+    res = nervous(home, "storage", "check", "--json")
+    assert res.returncode == 0, res.stdout
+    out = as_json(res)
+    assert out["problems"] == []
+    held = {h["where"]: h["message"] for h in out["held_aside"]}
+    assert held.keys() == {f"goals/{key}", "acquisitions-quarantine/acq-7"}
+    assert "1 malformed goal(s) quarantined (goal-002)" in held[f"goals/{key}"]
+    assert "nervous storage get acquisitions-quarantine acq-7" in held["acquisitions-quarantine/acq-7"]
+    assert {p: p.read_bytes() for p in (home / "data").rglob("*") if p.is_file()} == before  # read only
+    text = nervous(home, "storage", "check")
+    assert text.returncode == 0 and "goals/" in text.stdout and "(held aside)" in text.stdout

@@ -117,20 +117,24 @@ def check_cmd(repair: bool, as_json: bool) -> None:
 
     With --repair, stray temporary files that interrupted writers (of this release or an older one)
     left in the store are removed first, and the check reports what remains. Exits 1 when a problem
-    is found.
+    is found. What the engines set aside (malformed goals, acquisition sessions of the wrong shape) is
+    listed under "held aside": kept intact for a person, not damage.
     """
     store = _store()
     repaired: list[dict[str, str]] = []
     if repair and hasattr(store, "repair"):  # backends without leftovers to remove have no repair()
         repaired = [{"where": p.where, "message": p.message} for p in store.repair()]
     problems = [{"where": p.where, "message": p.message} for p in store.check()]
+    held = _held_aside(store)
     warnings = list(dict.fromkeys(get_app().warnings + store.pop_warnings()))
     location = store.info().location
-    extra = {"repaired": repaired} if repair else {}
+    extra: dict[str, Any] = {"held_aside": held, **({"repaired": repaired} if repair else {})}
 
     def show_repaired() -> None:
         for p in repaired:
             click.echo(f"{p['where']}\n    {p['message']}")
+        for p in held:
+            click.echo(f"{p['where']} (held aside)\n    {p['message']}")
 
     if not problems:
         def clean() -> None:
@@ -150,6 +154,32 @@ def check_cmd(repair: bool, as_json: bool) -> None:
 
     emit(as_json, {"backend": store.name, "location": location, "problems": problems, **extra, "message": message,
                    "warnings": warnings}, human, exit_code=1)
+
+
+def _held_aside(store: Any) -> list[dict[str, str]]:
+    """What the engines set aside inside documents that parse (a goal or an acquisition session of the
+    wrong shape), kept verbatim for a person to repair or drop."""
+    from ...engines.acquire.session import QUARANTINE
+    from ...engines.goals.document import load
+    from ...engines.goals.engine import COLLECTION as GOALS
+    from ...engines.goals.quarantine import entries
+
+    found: list[dict[str, str]] = []
+    for key in store.keys(GOALS):
+        try:
+            held = entries(load(store.read(GOALS, key).value, lambda _w: None, where=f"{GOALS}/{key}"))
+        except Exception:  # noqa: BLE001 - a document the goals engine refuses is its own message, on use
+            continue
+        if held:
+            ids = ", ".join(sorted(held)[:10]) + (f" and {len(held) - 10} more" if len(held) > 10 else "")
+            found.append({"where": f"{GOALS}/{key}",
+                          "message": f"{len(held)} malformed goal(s) quarantined ({ids}): repair or drop them "
+                                     "with nervous goal quarantine repair|drop"})
+    for key in store.keys(QUARANTINE):
+        found.append({"where": f"{QUARANTINE}/{key}",
+                      "message": "an acquisition session of the wrong shape, set aside verbatim (it takes no part "
+                                 f"in any acquisition); read it with nervous storage get {QUARANTINE} {key}"})
+    return found
 
 
 @storage.command("keys")
