@@ -290,3 +290,17 @@ def test_control_character_in_frontmatter_is_a_parse_failure_not_a_crash() -> No
 
     doc = parse_skill_md(b"---\nname: a\ndescription: b\x01c\n---\nhi\n", max_bytes=1000)
     assert doc.frontmatter_status == "partial" and doc.frontmatter["name"] == "a"
+
+
+def test_an_alias_or_deep_nesting_is_said_to_leave_the_frontmatter_unread() -> None:
+    from nervous.kernel.skillmd import parse_skill_md
+
+    base = "---\nname: demo\ndescription: d\n{extra}metadata:\n  openclaw:\n    requires:\n      bins: [curl]\n---\nbody\n"
+    alias = parse_skill_md(base.format(extra="_a: &a x\n_b: *a\n"))
+    assert alias.frontmatter_status == "partial" and alias.frontmatter_unread == "a YAML alias"
+    assert alias.name == "demo" and any("counts as unknown" in w for w in alias.warnings)
+    deep = parse_skill_md(base.format(extra="x: " + "[" * 2000 + "]" * 2000 + "\n"))
+    assert deep.frontmatter_unread == "nesting too deep"
+    broken = parse_skill_md(base.format(extra="x: {a: [b\n"))
+    assert broken.frontmatter_status == "partial" and broken.frontmatter_unread is None
+    assert parse_skill_md(base.format(extra="")).frontmatter_unread is None

@@ -82,6 +82,9 @@ class SkillDoc:
     #: union of every block and the top-level fallbacks: what security classification uses
     security_metadata: OpenClawMetadata = OpenClawMetadata()
     frontmatter_status: FrontmatterStatus = "ok"
+    #: why part of the frontmatter was not read although a standard YAML parser (the host agent's)
+    #: reads it: an alias, or nesting too deep. What it declares is then unknown: assume the worst.
+    frontmatter_unread: str | None = None
     skill_md_chars: int = 0
     errors: list[str] = field(factory=list)
     warnings: list[str] = field(factory=list)
@@ -188,8 +191,9 @@ def parse_skill_md(
 
     raw_front, body, status = _split(text, warnings)
     frontmatter: dict[str, Any] = {}
+    unread: str | None = None
     if raw_front is not None:
-        parsed, status = _load_frontmatter(raw_front, warnings)
+        parsed, status, unread = _load_frontmatter(raw_front, warnings)
         if parsed is None:
             errors.append("frontmatter is not valid YAML and no 'key: value' lines could be recovered")
         else:
@@ -232,7 +236,7 @@ def parse_skill_md(
             _bool(frontmatter[key], default, key, warnings)
     return SkillDoc(
         frontmatter=frontmatter, body=body, name=name, description=description, metadata=metadata,
-        security_metadata=security, frontmatter_status=status, skill_md_chars=chars,
+        security_metadata=security, frontmatter_status=status, frontmatter_unread=unread, skill_md_chars=chars,
         errors=errors, warnings=list(dict.fromkeys(warnings)),
     )
 
@@ -289,27 +293,35 @@ def _split(text: str, warnings: list[str]) -> tuple[str | None, str, Frontmatter
     return None, text, "missing"
 
 
-def _load_frontmatter(raw: str, warnings: list[str]) -> tuple[dict[Any, Any] | None, FrontmatterStatus]:
+def _load_frontmatter(raw: str, warnings: list[str]) -> tuple[dict[Any, Any] | None, FrontmatterStatus, str | None]:
+    """The frontmatter's mapping, how it was read, and the construct that kept part of it unread."""
     try:
-        return _yaml_mapping(raw), "ok"
+        return _yaml_mapping(raw), "ok", None
     except _YamlFailure as first:
         repaired = _quote_colon_values(raw)
         if repaired != raw:
             try:
                 result = _yaml_mapping(repaired)
                 warnings.append("frontmatter needed quoting of values containing ': ' to parse")
-                return result, "repaired"
+                return result, "repaired", None
             except _YamlFailure:
                 pass
         pairs = _line_pairs(raw)
         if not pairs:
-            return None, "unparsable"
-        warnings.append(f"frontmatter is not valid YAML ({first}); only top-level 'key: value' lines were read")
-        return pairs, "partial"
+            return None, "unparsable", first.refused
+        if first.refused:
+            warnings.append(f"frontmatter uses {first.refused}, which nervous does not read; only top-level "
+                            "'key: value' lines were read, and what it declares counts as unknown")
+        else:
+            warnings.append(f"frontmatter is not valid YAML ({first}); only top-level 'key: value' lines were read")
+        return pairs, "partial", first.refused
 
 
 class _YamlFailure(Exception):
-    pass
+    def __init__(self, message: str, refused: str | None = None) -> None:
+        super().__init__(message)
+        #: a construct standard YAML allows that this reader refuses (an alias, nesting too deep)
+        self.refused = refused
 
 
 def _yaml_mapping(raw: str) -> dict[Any, Any]:
@@ -323,8 +335,10 @@ def _yaml_mapping(raw: str) -> dict[Any, Any]:
     try:
         data = loader.get_single_data()
     except (yaml.YAMLError, RecursionError, ValueError, TypeError) as exc:
-        msg = str(exc).split("\n")[0] if not isinstance(exc, RecursionError) else "nesting too deep"
-        raise _YamlFailure(msg) from None
+        if isinstance(exc, RecursionError):
+            raise _YamlFailure("nesting too deep", "nesting too deep") from None
+        msg = str(exc).split("\n")[0]
+        raise _YamlFailure(msg, "a YAML alias" if "aliases are not allowed" in str(exc) else None) from None
     finally:
         loader.dispose()
     if data is None:

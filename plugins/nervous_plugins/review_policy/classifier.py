@@ -367,6 +367,8 @@ class Classifier:
         if doc.frontmatter_status in ("unparsable", "partial") or (doc.errors and doc.frontmatter_status != "missing"):
             if doc.frontmatter_status == "unparsable":
                 self._assume_worst(c, path, 1, "unparsable frontmatter")
+            elif doc.frontmatter_unread:  # valid YAML to the host agent, partly unread here: declarations unknown
+                self._assume_worst(c, path, 1, f"frontmatter not read in full ({doc.frontmatter_unread})")
         meta = doc.security_metadata
         for b in (*meta.bins, *meta.any_bins):
             name = str(b).strip().split()[0].rsplit("/", 1)[-1].lower() if str(b).strip() else ""
