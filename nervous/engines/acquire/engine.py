@@ -308,6 +308,7 @@ class Acquirer:
         from ...kernel.fingerprint import bundle_fingerprint
 
         cand["fingerprint"] = detail.fingerprint or bundle_fingerprint(bundle, exclude={"_meta.json"})
+        cand["content"] = _every_file((f.path, f.sha256) for f in bundle.files)
         se = verdict.report.side_effects
         classes = classes_of(se.tags, primary_env=se.primary_env, complete=se.complete)
         skill_md = bundle.skill_md
@@ -492,7 +493,10 @@ class Acquirer:
             raise Refused(f"{cand['name']} content changed since it was vetted (fingerprint mismatch); nothing "
                           "installed", code="changed_since_approval")
         record = installer.install(plan, approval=approval)
-        if expected and self._installed_fingerprint(record) != expected:
+        # the registry's fingerprint leaves out dot files and ignored paths; what was vetted is every file
+        vetted = approved.get("content")
+        if (expected and self._installed_fingerprint(record) != expected
+                or vetted and record.files and _every_file((f.path, f.sha256) for f in record.files) != vetted):
             try:
                 installer.uninstall(record.slug)
             except NervousError:
@@ -892,6 +896,7 @@ class Acquirer:
         cands = []
         for c in doc.get("candidates", []):
             c = dict(c)
+            c.pop("content", None)  # the digest of every vetted file: bound into the token, not shown
             if c.get("token") not in open_tokens:
                 c.pop("token", None)
             cands.append(c)
@@ -902,3 +907,11 @@ class Acquirer:
                 "notice": doc.get("notice"), **doc.get("extra", {})}
         return S.AcquireState(doc["id"], doc["state"], doc.get("message", ""), tuple(doc.get("next", ())), data,
                               tuple(dict.fromkeys([*self._notes, *warnings])))
+
+
+def _every_file(entries: Any) -> str:
+    """A digest of every file of a skill (dot files and ignored paths included; not ``_meta.json``)."""
+    import hashlib
+
+    lines = sorted(f"{path}\0{sha}" for path, sha in entries if path != "_meta.json")
+    return hashlib.sha256("\n".join(lines).encode("utf-8", "surrogateescape")).hexdigest()

@@ -64,7 +64,7 @@ def issue_tokens(doc: dict[str, Any], indices: list[int], now: float) -> None:
         token = new_token(doc["id"])
         doc.setdefault("tokens", {})[token] = {
             "candidate": i, "ref": cand["ref"], "version": cand["version"], "fingerprint": cand["fingerprint"],
-            "issued_at": now, "expires_at": now + TOKEN_TTL, "used": False,
+            "content": cand.get("content"), "issued_at": now, "expires_at": now + TOKEN_TTL, "used": False,
         }
         cand["token"] = token
 
