@@ -124,6 +124,22 @@ def test_duplicate_names_refused(other: str) -> None:
     refused(make_zip([("SKILL.md", SKILL), (other, b"second")]), "duplicate entry")
 
 
+def test_names_one_after_unicode_normalisation_are_duplicates() -> None:
+    # "café" composed and decomposed: one file on a file system that normalises names (the scan would
+    # read two files, the install keep one)
+    refused(make_zip([("SKILL.md", SKILL), ("caf\u00e9.md", b"one"), ("cafe\u0301.md", b"two")]), "duplicate entry")
+    refused(make_zip([("SKILL.md", SKILL), ("caf\u00e9/x.md", b"one"), ("cafe\u0301", b"two")]), "both a file and")
+
+
+@pytest.mark.parametrize("order", ["root first", "top first"])
+def test_an_entry_that_a_stripped_top_folder_duplicates_is_refused(order: str) -> None:
+    entries = [("_meta.json", b"not what the top folder holds"), ("top/_meta.json", b"{}"), ("top/SKILL.md", SKILL)]
+    if order == "top first":
+        entries = entries[1:] + entries[:1]
+    refused(make_zip(entries), "duplicate entry", strip_top=True)
+    refused(make_zip(entries), "duplicate entry")  # stripped because the root holds no SKILL.md
+
+
 def test_file_and_folder_clash_refused() -> None:
     refused(make_zip([("SKILL.md", SKILL), ("a", b"x"), ("a/b", b"y")]), "both a file and a folder")
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+import unicodedata
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -234,15 +235,17 @@ def load_zip(
             raise _refuse(f"{where}: entry {raw!r} is encrypted", entry=raw, rule="NV-SUPPLY-002")
         if path is None or raw.endswith("/") or kind == stat.S_IFDIR:
             continue
-        folded = path.casefold()
+        folded = _fold(path)
         if folded in seen:
             raise _refuse(f"{where}: duplicate entry {raw!r} (also {seen[folded]!r})", entry=raw)
         seen[folded] = raw
         entries.append((path, info))
     _check_file_dir_clash([p for p, _ in entries], where)
 
-    # 2. Layout: strip a single top folder, keep a subtree.
+    # 2. Layout: strip a single top folder, keep a subtree; what is left must still be one entry a path
     entries = _layout(entries, where, strip_top, subpath)
+    _check_unique([p for p, _ in entries], where)
+    _check_file_dir_clash([p for p, _ in entries], where)
 
     # 3. Contents, with limits enforced while decompressing.
     budget = _Budget(limits, where)
@@ -273,13 +276,27 @@ def _safe_entry_path(raw: str, where: str) -> str | None:
     return path
 
 
+def _fold(path: str) -> str:
+    """One key for the names a file system may treat as one (case-insensitive, or normalising Unicode)."""
+    return unicodedata.normalize("NFC", path).casefold()
+
+
+def _check_unique(paths: list[str], where: str) -> None:
+    seen: dict[str, str] = {}
+    for p in paths:
+        key = _fold(p)
+        if key in seen:
+            raise _refuse(f"{where}: duplicate entry {p!r} (also {seen[key]!r})", entry=p)
+        seen[key] = p
+
+
 def _check_file_dir_clash(paths: list[str], where: str) -> None:
-    files = {p.casefold() for p in paths}
+    files = {_fold(p) for p in paths}
     for p in paths:
         parts = p.split("/")
         for i in range(1, len(parts)):
             parent = "/".join(parts[:i])
-            if parent.casefold() in files:
+            if _fold(parent) in files:
                 raise _refuse(f"{where}: {parent!r} is both a file and a folder (at {p!r})", entry=p)
 
 
@@ -346,7 +363,7 @@ def check_listing(entries: Iterable[tuple[str, int]], *, limits: Limits | None =
         safe = _safe_entry_path(path, where)
         if safe is None or safe != path or path.endswith("/"):
             raise _refuse(f"{where}: entry {path!r} is not a plain relative file path", entry=path)
-        folded = path.casefold()
+        folded = _fold(path)
         if folded in seen:
             raise _refuse(f"{where}: duplicate entry {path!r} (also {seen[folded]!r})", entry=path)
         seen[folded] = path
