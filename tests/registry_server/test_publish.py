@@ -197,11 +197,14 @@ def test_nervous_publish_to_a_named_registry(server: RegistryProcess, alice: str
     assert json.loads(capsys.readouterr().out)["published"]["version"] == "1.0.1"  # next patch
     code = cli(["--config", str(config), "publish", str(folder), "--registry", "team", "--version", "1.0.1", "--json"])
     err = json.loads(capsys.readouterr().out)
-    assert code != 0 and "immutable" in err["error"]["message"]
+    assert code == 1 and "immutable" in err["error"]["message"]  # the registry said no: exit 1, not "unavailable"
     monkeypatch.setenv("TEAM_TOKEN", "clh_forged")
     code = cli(["--config", str(config), "publish", str(folder), "--registry", "team", "--json"])
     err = json.loads(capsys.readouterr().out)
-    assert code != 0 and "invalid or revoked" in err["error"]["message"]
+    assert code == 1 and "invalid or revoked" in err["error"]["message"]
+    code = cli(["--config", str(config), "publish", str(folder), "--registry", "team", "--version", "1.0", "--json"])
+    err = json.loads(capsys.readouterr().out)
+    assert code == 2 and err["error"]["code"] == "invalid_arg" and "Invalid version" in err["error"]["message"]
     assert [v["version"] for v in call("GET", f"{server.url}/api/v1/skills/notes/versions").json()["items"]] == [
         "1.0.1", "1.0.0"]
 
@@ -268,4 +271,4 @@ def test_gc_removes_only_old_unreferenced_blobs(server: RegistryProcess, alice: 
     assert orphans[1] in left and orphans[0] not in left and len(left) == 2
     assert call("GET", f"{url}/api/v1/download?slug=kept&version=1.0.0").status == 200
     missing = gc("--data", str(tmp_path / "nowhere"))
-    assert missing["_exit"] == 1 and missing["error"]["code"] == "not_found"
+    assert missing["_exit"] == 2 and missing["error"]["code"] == "bad_path"

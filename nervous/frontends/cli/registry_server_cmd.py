@@ -40,8 +40,11 @@ def _catalog() -> Any:
 @click.option("--refresh-interval", type=click.FloatRange(0.01, 86400.0), default=1.0, show_default=True,
               callback=lambda _ctx, _param, value: _finite(value, "--refresh-interval"),
               help="Seconds between checks for other servers' publishes (search cache; 0.01 to 86400).")
+@click.option("--max-connections", type=click.IntRange(1, 100_000), default=None,
+              help="Connections held at once before answering 503 (default 512, or "
+                   "$NERVOUS_REGISTRY_MAX_CONNECTIONS).")
 def serve(host: str, port: int, data: str | None, public_url: str | None, no_rate_limit: bool,
-          refresh_interval: float) -> None:
+          refresh_interval: float, max_connections: int | None) -> None:
     """Serve the registry (metadata in the configured storage backend, blobs under --data)."""
     import importlib.util
 
@@ -54,7 +57,7 @@ def serve(host: str, port: int, data: str | None, public_url: str | None, no_rat
 
     app = get_app()
     reg = build_registry(app.manager, _data_dir(data), site_url=public_url, refresh_interval=refresh_interval)
-    run(reg, host, port, rate_limits=RateLimits(enabled=not no_rate_limit))
+    run(reg, host, port, rate_limits=RateLimits(enabled=not no_rate_limit), connections=max_connections)
 
 
 def _finite(value: float, option: str) -> float:

@@ -25,13 +25,20 @@ _CORS = {"Access-Control-Allow-Origin": "*", "Access-Control-Allow-Headers": "Au
          "Access-Control-Allow-Methods": "GET, POST, DELETE, OPTIONS"}
 
 
-def _caller(request: Request) -> str:
+def _address(request: Request) -> str:
+    return "ip:" + (request.client.host if request.client else "?")
+
+
+def _caller(registry: Registry, request: Request) -> str:
+    """Who a request is counted against: its token when the token is a live one, else its address
+    (a made-up or revoked bearer string is no identity: it neither escapes the address's rate
+    limit nor counts as another downloader). Reads the token store: call it off the event loop."""
     token = bearer_token(request.headers.get("authorization"))
-    if token:
+    if token and registry.catalog.user_for(token) is not None:
         import hashlib
 
         return "t:" + hashlib.sha256(token.encode()).hexdigest()[:16]
-    return "ip:" + (request.client.host if request.client else "?")
+    return _address(request)
 
 
 def _base(request: Request) -> str:
@@ -43,7 +50,9 @@ def render(reply: Reply | Reject, extra: dict[str, str]) -> Response:
         headers = {**_CORS, **extra, **reply.headers}
         if reply.body is not None:
             return Response(json.dumps(reply.body), reply.status, headers, "application/json")
-        return Response(reply.text, reply.status, headers, "text/plain; charset=utf-8")
+        # (a message quoting the request may hold an unpaired surrogate: escaped, never a failed answer)
+        return Response(reply.text.encode("utf-8", "backslashreplace"), reply.status, headers,
+                        "text/plain; charset=utf-8")
     body = reply.body
     ctype = reply.content_type
     if isinstance(body, (dict, list)):
@@ -86,7 +95,12 @@ def create_app(registry: Registry, *, rate_limits: RateLimits | None = None, web
         async def run(request: Request) -> Response:
             extra: dict[str, str] = {}
             try:
-                extra = limiter.check(bucket, _caller(request))
+                if bearer_token(request.headers.get("authorization")):
+                    caller = await run_in_threadpool(_caller, registry, request)
+                else:
+                    caller = _address(request)
+                request.state.caller = caller
+                extra = limiter.check(bucket, caller)
                 body = await _read_body(request, body_limit) if body_limit else b""
                 out = await run_in_threadpool(fn, request, body)
                 reply = out if isinstance(out, Reply) else Reply(200, out)
@@ -96,8 +110,11 @@ def create_app(registry: Registry, *, rate_limits: RateLimits | None = None, web
                 return render(Reject(400, f"Invalid request: {exc.message}"), extra)
             except RecursionError:
                 return render(Reject(400, "Invalid JSON body: nested too deeply"), extra)
-            except (ValueError, UnicodeError) as exc:  # numbers too long to convert, unpaired surrogates
-                return render(Reject(400, f"Invalid request: {str(exc)[:200]}"), extra)
+            except UnicodeError:  # an unpaired surrogate (a JSON "\\ud800") where text must be stored or sent
+                return render(Reject(400, "Invalid request: a text is not valid Unicode (an unpaired surrogate)"),
+                              extra)
+            except ValueError:  # a number too long to convert, a value the store cannot hold
+                return render(Reject(400, "Invalid request: a value is malformed or too long"), extra)
             return render(reply, extra)
 
         return run
@@ -167,7 +184,7 @@ def create_app(registry: Registry, *, rate_limits: RateLimits | None = None, web
               endpoint(lambda req, b: r.security_verdicts(b), "read", MAX_JSON_BODY), methods=["POST"]),
         Route("/api/v1/resolve", endpoint(lambda req, _b: r.resolve(q(req)), "read")),
         Route("/api/v1/skills/resolve", endpoint(lambda req, _b: r.resolve(q(req)), "read")),
-        Route("/api/v1/download", endpoint(lambda req, _b: r.download(q(req), _caller(req)), "download")),
+        Route("/api/v1/download", endpoint(lambda req, _b: r.download(q(req), str(req.state.caller)), "download")),
         Route("/api/v1/skills/{slug}", endpoint(lambda req, _b: r.detail(slug_of(req), q(req)), "read")),
         Route("/api/v1/skills/{slug}/versions", endpoint(lambda req, _b: r.versions(slug_of(req), q(req)), "read")),
         Route("/api/v1/skills/{slug}/versions/{version}",

@@ -73,6 +73,11 @@ class Catalog:
         self._generation: int | None = None
         self._checked = 0.0
         self._listeners: list[Callable[[], None]] = []
+        self._reload_lock = threading.Lock()
+        self._reloads_started = 0  # reloads begun (the one in progress included)
+        self._reload_done_start = 0  # the number of the last reload that finished
+        #: full reloads of the cache so far (each reads every skill document)
+        self.reloads = 0
 
     # ---------------------------------------------------------------- cache
 
@@ -83,22 +88,37 @@ class Catalog:
         value = self.store.read(META, "generation").value or {}
         return int(value.get("n", 0))
 
-    def refresh(self, force: bool = False) -> None:
+    def refresh(self, force: bool = False, *, check: bool = False) -> None:
+        """Reload the cache when the shared generation counter moved (read at most every
+        ``refresh_interval`` seconds; at once with ``check``), or unconditionally with ``force``.
+
+        One reload at a time: callers that arrive while one runs wait for it, and use the result
+        of a reload that started after they arrived instead of starting another (so a burst of
+        callers costs at most two reloads, never one each).
+        """
         now = time.monotonic()
-        if not force and self._generation is not None and now - self._checked < self.refresh_interval:
+        if not force and not check and self._generation is not None and now - self._checked < self.refresh_interval:
             return
-        gen = self._read_generation()
-        self._checked = now
-        if not force and gen == self._generation:
-            return
-        docs = {}
-        for key in self.store.keys(SKILLS):
-            doc = self.store.read(SKILLS, key).value
-            if doc:
-                docs[key] = doc
-        with self._lock:
-            self._docs = docs
-            self._generation = gen
+        arrived = self._reloads_started
+        with self._reload_lock:
+            if self._reload_done_start > arrived:  # a reload that began after we arrived has finished
+                return
+            gen = self._read_generation()
+            self._checked = time.monotonic()
+            if not force and gen == self._generation:
+                return
+            self._reloads_started += 1
+            started = self._reloads_started
+            docs = {}
+            for key in self.store.keys(SKILLS):
+                doc = self.store.read(SKILLS, key).value
+                if doc:
+                    docs[key] = doc
+            with self._lock:
+                self._docs = docs
+                self._generation = gen
+            self._reload_done_start = started
+            self.reloads += 1
         for fn in self._listeners:
             fn()
 
@@ -132,7 +152,12 @@ class Catalog:
         return None
 
     def owners_of(self, slug: str) -> list[str]:
-        """Publishers with a live skill of this slug (refreshing the cache once on a miss)."""
+        """Publishers with a live skill of this slug.
+
+        On a miss the generation counter is read at once (one small read, what a hit costs), and
+        the cache reloaded only if another server changed something since: a skill published a
+        moment ago elsewhere is found, and a lookup of an unknown name never reloads the catalogue.
+        """
         def scan() -> list[str]:
             with self._lock:
                 return sorted(d["owner"] for d in self._docs.values() if d["slug"] == slug and not d.get("deleted"))
@@ -140,7 +165,7 @@ class Catalog:
         self.refresh()
         found = scan()
         if not found:
-            self.refresh(force=True)
+            self.refresh(check=True)
             found = scan()
         return found
 

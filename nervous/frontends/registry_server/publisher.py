@@ -12,9 +12,12 @@ import hashlib
 from pathlib import Path
 from typing import Any
 
-from ...errors import BadInput, RegistryError
+from ...errors import EXIT_REFUSED, BadInput, RegistryError, UsageError
 from .archive import content_type
-from .rules import Limits
+from .rules import Limits, Reject, check_path, check_slug, check_version, path_key
+
+#: a registry's final "no" to a publish (bad request, token, permission, existing version, too large): exit 1
+_REFUSALS = (400, 401, 403, 409, 410, 413, 422)
 
 
 def folder_files(folder: Path) -> dict[str, bytes]:
@@ -32,13 +35,38 @@ def folder_files(folder: Path) -> dict[str, bytes]:
 def publish_folder(base_url: str, token: str, folder: Path, *, slug: str | None = None, version: str | None = None,
                    display_name: str | None = None, changelog: str = "", owner: str | None = None) -> dict[str, Any]:
     """Upload and publish; the server's answer (with the scan verdict). Picks the next patch version
-    after the latest when ``version`` is not given."""
-    from ...kernel.fingerprint import skill_fingerprint
-    from ...kernel.http import HttpClient
+    after the latest when ``version`` is not given.
+
+    The slug and version are checked before anything is sent (a usage error, exit 2); a registry that
+    refuses the publish (400, 401, 403, 409, 413...) ends it with exit 1, keeping the HTTP status in the
+    error; an unreachable or failing registry stays exit 3."""
+    from ...kernel.http import HttpStatusError
 
     files = folder_files(folder)
     _within_limits(folder, files)
+    _names_accepted(folder, files)
     slug = (slug or folder.name).lower()
+    try:
+        check_slug(slug)
+        if version is not None:
+            check_version(version)
+    except Reject as exc:
+        hint = " (pass --slug)" if exc.text.startswith("Invalid slug") else ""
+        raise UsageError(exc.text + hint, details={"slug": slug[:100]} if hint else {"version": str(version)[:100]}) \
+            from None
+    try:
+        return _publish(base_url, token, folder, files, slug, version, display_name, changelog, owner)
+    except HttpStatusError as exc:
+        if exc.status in _REFUSALS:
+            raise exc.with_exit(EXIT_REFUSED) from None
+        raise
+
+
+def _publish(base_url: str, token: str, folder: Path, files: dict[str, bytes], slug: str, version: str | None,
+             display_name: str | None, changelog: str, owner: str | None) -> dict[str, Any]:
+    from ...kernel.fingerprint import skill_fingerprint
+    from ...kernel.http import HttpClient
+
     http = HttpClient(base_url, token=token, retries=1)
     if not owner:
         owner = str(_field(_field(http.get_json("/api/v1/whoami"), "user", dict, "whoami"), "handle", str, "whoami"))
@@ -106,6 +134,23 @@ def _within_limits(folder: Path, files: dict[str, bytes]) -> None:
                        + (f" ({big[0]} alone {len(files[big[0]]):,})" if big else "")
                        + f"; a registry takes at most {limits.max_files} files, {limits.max_total_bytes:,} bytes in all "
                          f"and {limits.max_file_bytes:,} a file", code="too_large")
+
+
+def _names_accepted(folder: Path, files: dict[str, bytes]) -> None:
+    """Every file name the registry would accept (no control character, device name, ':'...), and no two
+    that differ only in case or Unicode normalisation: checked before anything is uploaded."""
+    seen: dict[str, str] = {}
+    for path in sorted(files):
+        try:
+            check_path(path)
+        except Reject as exc:
+            raise BadInput(f"{folder}: {exc.text}", code="bad_path", details={"path": repr(path)[:200]}) from None
+        key = path_key(path)
+        if key in seen:
+            raise BadInput(f"{folder}: {seen[key]!r} and {path!r} are one file on case-insensitive or normalising "
+                           "disks; a registry takes only one of them", code="bad_path",
+                           details={"path": repr(path)[:200]})
+        seen[key] = path
 
 
 def _next_patch(latest: str | None) -> str:

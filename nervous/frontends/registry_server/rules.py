@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from attrs import frozen
 
@@ -63,18 +64,79 @@ def check_handle(handle: object) -> str:
     return text
 
 
+#: characters never allowed in a path: bidirectional controls (they make a name read differently from
+#: what it is) and line/paragraph separators; C0/C1 controls and surrogates are refused by category
+_BIDI = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u2028\u2029")
+#: names Windows reserves for devices, whatever the extension (``aux.txt`` is the AUX device)
+_DEVICES = frozenset({"con", "prn", "aux", "nul", *(f"com{i}" for i in "123456789\u00b9\u00b2\u00b3"),
+                      *(f"lpt{i}" for i in "123456789\u00b9\u00b2\u00b3")})
+_RESERVED_TOP = (".clawhub", ".clawdhub", ".git", "node_modules")
+
+
+def _bad_char(ch: str) -> bool:
+    return ch in _BIDI or unicodedata.category(ch) in ("Cc", "Cs")
+
+
+def path_key(path: str) -> str:
+    """What a path is on a case-insensitive, normalising disk: two paths with one key are one file."""
+    return unicodedata.normalize("NFC", unicodedata.normalize("NFC", path).casefold())
+
+
 def check_path(path: object) -> str:
-    """A published file path: relative, '/'-separated, no empty, '.' or '..' segment (no zip-slip)."""
+    """A published file path: relative, '/'-separated, no empty, '.' or '..' segment (no zip-slip), and a
+    name every supported system can hold: no control or bidirectional-control character, no ':', no
+    Windows device name, no segment ending in a dot or a space, no reserved name in any case."""
     if not isinstance(path, str) or not path or len(path) > 512:
         raise Reject(400, f"Invalid file path {str(path)[:100]!r}")
-    bad = (path.startswith("/") or "\\" in path or "\x00" in path or ":" in path.split("/", 1)[0]
-           or any(seg in ("", ".", "..") for seg in path.split("/")))
-    if bad:
-        raise Reject(400, f"Invalid file path {path[:200]!r}: must be relative, without '..', '.', empty "
+    shown = repr(path[:200])  # (repr escapes controls, bidi controls and surrogates)
+    if any(_bad_char(ch) for ch in path):
+        raise Reject(400, f"Invalid file path {shown}: control characters, bidirectional controls and "
+                          "unpaired surrogates are not allowed")
+    segments = path.split("/")
+    if path.startswith("/") or "\\" in path or any(seg in ("", ".", "..") for seg in segments):
+        raise Reject(400, f"Invalid file path {shown}: must be relative, without '..', '.', empty "
                           "segments or backslashes")
-    if path == "_meta.json" or path.split("/", 1)[0] in (".clawhub", ".clawdhub", ".git", "node_modules"):
-        raise Reject(400, f"Invalid file path {path[:200]!r}: reserved name")
+    if ":" in path:
+        raise Reject(400, f"Invalid file path {shown}: ':' is not allowed (drives and alternate data streams)")
+    for seg in segments:
+        if seg[-1] in ". ":
+            raise Reject(400, f"Invalid file path {shown}: a name may not end with a dot or a space")
+        if seg.split(".", 1)[0].rstrip(" ").casefold() in _DEVICES:
+            raise Reject(400, f"Invalid file path {shown}: {seg!r} is a reserved device name on Windows")
+    folded = [seg.casefold() for seg in segments]
+    if folded == ["_meta.json"] or folded[0] in _RESERVED_TOP or ".git" in folded:
+        raise Reject(400, f"Invalid file path {shown}: reserved name")
     return path
+
+
+#: RFC 9110 ``token`` characters (a media type's type, subtype and parameter names)
+_TOKEN = r"[!#$%&'*+.^_`|~0-9A-Za-z-]+"
+_MEDIA_TYPE_RE = re.compile(rf"^{_TOKEN}/{_TOKEN}(?:[ \t]*;[ \t]*{_TOKEN}=(?:{_TOKEN}|\"[\x20\x21\x23-\x5b\x5d-\x7e]*\"))*$")
+
+
+def valid_content_type(value: object) -> bool:
+    """A plain ``type/subtype`` with optional ``; name=value`` parameters, printable ASCII, at most 100 characters."""
+    return isinstance(value, str) and len(value) <= 100 and _MEDIA_TYPE_RE.match(value) is not None
+
+
+def check_content_type(value: object, path: str) -> str | None:
+    """A file row's ``contentType`` as given (``None`` when absent), or 400 when it is not a plain media type."""
+    if value is None or value == "":
+        return None
+    if not valid_content_type(value):
+        raise Reject(400, f"Invalid contentType for {path[:200]!r}: expected a media type such as text/markdown "
+                          "(type/subtype, optional '; name=value' parameters, printable ASCII, at most 100 characters)")
+    return str(value)
+
+
+def safe_content_type(value: object, path: str) -> str:
+    """The Content-Type to send for a stored file: the stored one when it is a plain media type (rows
+    stored before it was checked may hold anything), else the one its extension gives."""
+    if valid_content_type(value):
+        return str(value)
+    from .archive import content_type
+
+    return content_type(path)
 
 
 def version_key(version: str) -> tuple[object, ...]:

@@ -13,6 +13,31 @@ from .ratelimit import RateLimits
 from .rules import Limits
 from .service import Registry
 
+#: open connections (idle keep-alive ones and slow senders included) a server holds before it answers
+#: 503 to further requests; each costs a socket and memory, and the process's descriptors are limited
+DEFAULT_MAX_CONNECTIONS = 512
+#: the environment variable that changes it (1 to 100000)
+MAX_CONNECTIONS_ENV = "NERVOUS_REGISTRY_MAX_CONNECTIONS"
+
+
+def max_connections(value: object = None) -> int:
+    """The connection cap: ``value``, else ``$NERVOUS_REGISTRY_MAX_CONNECTIONS``, else the default; a usage
+    error (exit 2) for anything but a whole number from 1 to 100000."""
+    import os
+
+    from ...errors import UsageError
+
+    where = "max_connections"
+    if value is None:
+        value = os.environ.get(MAX_CONNECTIONS_ENV) or None
+        where = MAX_CONNECTIONS_ENV
+    if value is None:
+        return DEFAULT_MAX_CONNECTIONS
+    text = str(value).strip()
+    if isinstance(value, bool) or not (text.isascii() and text.isdigit()) or not 1 <= int(text) <= 100_000:
+        raise UsageError(f"{where} must be a whole number from 1 to 100000, not {text[:40]!r}")
+    return int(text)
+
 
 def build_registry(pm: Any, data_dir: str | Path, *, site_url: str | None = None,
                    limits: Limits | None = None, refresh_interval: float = 1.0) -> Registry:
@@ -22,11 +47,17 @@ def build_registry(pm: Any, data_dir: str | Path, *, site_url: str | None = None
 
 
 def serve(registry: Registry, host: str = "127.0.0.1", port: int = 8080, *, rate_limits: RateLimits | None = None,
-          ready: Any = None) -> None:
-    """Bind, announce ``listening on http://host:port`` on stdout, and serve until interrupted."""
+          ready: Any = None, connections: int | None = None) -> None:
+    """Bind, announce ``listening on http://host:port`` on stdout, and serve until interrupted.
+
+    At most ``connections`` (see :func:`max_connections`) connections are held at once: a request
+    beyond that is answered 503 at once, so slow or idle clients cannot exhaust the process.
+    """
     import uvicorn
 
     from .api import create_app
+
+    limit = max_connections(connections)
 
     app = create_app(registry, rate_limits=rate_limits)
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
@@ -47,7 +78,8 @@ def serve(registry: Registry, host: str = "127.0.0.1", port: int = 8080, *, rate
     url = f"http://{host if family == socket.AF_INET else '[' + host + ']'}:{bound}"
     if registry.site_url is None:
         registry.site_url = url
-    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off", timeout_keep_alive=30)
+    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off", timeout_keep_alive=30,
+                            limit_concurrency=limit)
     server = uvicorn.Server(config)
     registry.catalog.refresh(force=True)
     print(f"listening on {url}", flush=True)

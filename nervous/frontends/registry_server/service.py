@@ -33,10 +33,13 @@ from .rules import (
     VERSION_MALWARE_TEXT,
     Limits,
     Reject,
+    check_content_type,
     check_handle,
     check_path,
     check_slug,
     check_version,
+    path_key,
+    safe_content_type,
 )
 
 _SORTS = {"updated": "updated", "recommended": "recommended", "default": "recommended",
@@ -45,6 +48,7 @@ _SORTS = {"updated": "updated", "recommended": "recommended", "default": "recomm
           "installsAllTime": "downloads", "stars": "stars", "rating": "stars", "name": "name",
           "trending": "trending"}
 _PREFIX_RE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
+_DIGITS_RE = re.compile(r"^[0-9]+$")  # ASCII digits only (str.isdigit() also takes '²')
 
 
 @define
@@ -88,7 +92,7 @@ class Registry:
     """One server's view of the shared registry."""
 
     def __init__(self, catalog: Catalog, blobs: BlobStore, pm: Any, *, limits: Limits | None = None,
-                 site_url: str | None = None, zip_cache: int = 512) -> None:
+                 site_url: str | None = None, zip_cache: int = 512, counted_cap: int = 50_000) -> None:
         self.catalog = catalog
         self.blobs = blobs
         self.pm = pm
@@ -99,7 +103,10 @@ class Registry:
         self._lock = threading.Lock()
         self._index: list[tuple[str, dict[str, Any]]] | None = None
         self._flags: dict[int, bool] = {}
-        self._counted: set[tuple[str, str, str]] = set()
+        # who downloaded what today (one count per caller, day and skill), bounded: the oldest marks go first
+        self._counted: OrderedDict[tuple[str, str], None] = OrderedDict()
+        self._counted_day = ""
+        self._counted_cap = counted_cap
         self._publish_lock = threading.Lock()
         catalog.on_change(self._invalidate)
 
@@ -456,7 +463,7 @@ class Registry:
             "Content-Disposition": "attachment; filename*=UTF-8''" + urllib.parse.quote(name.rsplit("/", 1)[-1]),
             "ETag": f'"{digest}"', "X-Content-SHA256": digest, "X-Content-Size": str(len(data)),
             "X-Content-Type-Options": "nosniff", "Content-Security-Policy": "default-src 'none'; sandbox",
-            "Cache-Control": "private, max-age=60"}, row.get("contentType") or "application/octet-stream")
+            "Cache-Control": "private, max-age=60"}, safe_content_type(row.get("contentType"), name))
 
     # ------------------------------------------------------------------ download and resolve
 
@@ -483,16 +490,30 @@ class Registry:
         doc = self.find(slug, q, "text")
         v = self.pick(doc, q)
         data = self.archive(doc, v)
-        day = time.strftime("%Y-%m-%d", time.gmtime())
-        mark = (caller, day, f"{doc['owner']}/{doc['slug']}")
-        if mark not in self._counted:
-            self._counted.add(mark)
+        if self._first_today(caller, f"{doc['owner']}/{doc['slug']}"):
             try:
                 self.catalog.count_download(doc["owner"], doc["slug"])
             except Exception:  # a statistic must never fail a download
                 pass
         return Reply(200, data, {"Content-Disposition": f'attachment; filename="{doc["slug"]}-{v["version"]}.zip"',
                                  "Cache-Control": "private, max-age=60"}, "application/zip")
+
+    def _first_today(self, caller: str, skill: str) -> bool:
+        """Whether this is the caller's first download of the skill today (UTC). The marks are
+        forgotten when the day changes, and the oldest go first beyond ``counted_cap``."""
+        day = time.strftime("%Y-%m-%d", time.gmtime())
+        mark = (caller, skill)
+        with self._lock:
+            if day != self._counted_day:
+                self._counted.clear()
+                self._counted_day = day
+            if mark in self._counted:
+                self._counted.move_to_end(mark)
+                return False
+            self._counted[mark] = None
+            while len(self._counted) > self._counted_cap:
+                self._counted.popitem(last=False)
+            return True
 
     def resolve(self, q: Mapping[str, str]) -> dict[str, Any]:
         slug = (q.get("slug") or "").strip()
@@ -542,7 +563,7 @@ class Registry:
         data = _json_object(body)
         check_path(data.get("path"))
         size, sha = data.get("size"), str(data.get("sha256") or "")
-        if not isinstance(size, int) or size < 0:
+        if not isinstance(size, int) or isinstance(size, bool) or size < 0:
             raise Reject(400, "Invalid size")
         if size > self.limits.max_file_bytes:
             raise Reject(413, f"File exceeds {self.limits.max_file_bytes // (1024 * 1024)}MB limit")
@@ -553,7 +574,7 @@ class Registry:
 
     def upload(self, ticket: str, data: bytes) -> dict[str, Any]:
         sha, _, size = ticket.partition(".")
-        if not SHA_RE.match(sha) or not size.isdigit():
+        if not SHA_RE.match(sha) or not _DIGITS_RE.match(size) or len(size) > 12:
             raise Reject(400, "Invalid upload ticket")
         if len(data) != int(size) or hashlib.sha256(data).hexdigest() != sha:
             raise Reject(400, "Upload does not match its SHA-256 or size")
@@ -572,14 +593,19 @@ class Registry:
         if len(rows) > self.limits.max_files:
             raise Reject(413, f"Too many files: {len(rows)} (limit {self.limits.max_files})")
         files: dict[str, bytes] = {}
+        seen: dict[str, str] = {}
         table: list[dict[str, Any]] = []
         total = 0
         for row in rows:
             if not isinstance(row, dict):
                 raise Reject(400, "Invalid file entry")
             path = check_path(row.get("path"))
-            if path in files or any(p.lower() == path.lower() for p in files):
-                raise Reject(400, f"Duplicate file path {path!r}")
+            key = path_key(path)
+            if key in seen:  # equal once Unicode-normalised and case-folded: one file on most disks
+                raise Reject(400, f"Duplicate file path {path!r} (same name as {seen[key]!r} ignoring case and "
+                                  "Unicode normalisation)")
+            seen[key] = path
+            ctype = check_content_type(row.get("contentType"), path)
             sha = str(row.get("sha256") or "")
             storage_id = str(row.get("storageId") or sha)
             if not SHA_RE.match(sha) or storage_id != sha:
@@ -596,7 +622,7 @@ class Registry:
                 raise Reject(413, f"Upload exceeds {self.limits.max_total_bytes // (1024 * 1024)}MB limit")
             files[path] = blob
             table.append({"path": path, "size": len(blob), "sha256": sha,
-                          "contentType": str(row.get("contentType") or content_type(path))[:100]})
+                          "contentType": ctype or content_type(path)})
         if not any(p.lower() in ("skill.md", "skills.md") for p in files):
             raise Reject(400, "SKILL.md required")
         at = now_ms()

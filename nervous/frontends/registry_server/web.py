@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import html
 import re
+import unicodedata
 import urllib.parse
 from collections.abc import Callable
 from typing import Any
@@ -106,7 +107,8 @@ def _verdict(v: str) -> str:
 
 
 def index(r: Registry, q: dict[str, str]) -> Reply:
-    query = (q.get("q") or "").strip()
+    # control characters (a NUL, an escape) have no place in a query, a title or a form value
+    query = "".join(ch for ch in (q.get("q") or "") if unicodedata.category(ch) not in ("Cc", "Cs")).strip()
     with_suspicious = q.get("includeSuspicious") in ("1", "true", "on")
     if query:
         params = {"q": query, "limit": "50", **({"includeSuspicious": "true"} if with_suspicious else {})}
