@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -68,6 +69,10 @@ class SkillsDirTarget:
         self._store_factory = store
         self._store: Store | None = None
         self.warnings: list[str] = []
+        #: Refuse (code ``modified``) to replace an install of ours whose folder changed since it was
+        #: installed, even when forced: ``nervous update`` without ``--force`` sets it, so local edits and
+        #: added files are never thrown away unasked.
+        self.keep_local_changes = False
 
     # ------------------------------------------------------------------ records
 
@@ -189,8 +194,36 @@ class SkillsDirTarget:
         if exists and not force:
             raise Refused(f"{key} is already installed at {target}; use --force to replace it",
                           code="already_installed")
+        if exists and self.keep_local_changes:
+            self.check_unchanged(key)
         if lock is not None and (lock["skills"].get(key) or {}).get("pinned"):
             raise Refused(f"{key} is pinned in {self.lock_path}; unpin it with the clawhub CLI first", code="pinned")
+
+    def check_unchanged(self, slug: str) -> None:
+        """Refuse (exit 1, code ``modified``) when the folder of our install ``slug`` differs from what was installed.
+
+        The comparison is the one ``nervous verify`` makes; the folder is left as it is. Nothing is
+        checked for a skill that is not ours or whose folder is missing (there is nothing of the user's
+        to lose there).
+        """
+        from nervous.plugin.toolkit import from_json
+
+        key = self.lock_key(SkillRef.parse(slug)) if not isinstance(slug, SkillRef) else self.lock_key(slug)
+        doc = self._records().get(key)
+        if doc is None:
+            return
+        record = from_json({k: v for k, v in doc.items() if k not in ("source", "manifest")}, InstallRecord,
+                           f"install record {key}")
+        now = self.on_disk(record)
+        if not now["present"] or now["modified"] is False:
+            return
+        changes = list(now["changes"]) or ["the folder could not be compared with what was installed"]
+        shown = "; ".join(changes[:5]) + (f"; and {len(changes) - 5} more" if len(changes) > 5 else "")
+        raise Refused(
+            f"{key} has local changes in {record.path} since nervous installed it ({shown}); nothing was replaced. "
+            f"Keep them elsewhere first ('nervous verify {key}' lists them all), or rerun with --force to "
+            "replace the folder and lose them", code="modified",
+            details={"path": record.path, "changes": changes[:100], "changes_total": len(changes)})
 
     def _dir_lock(self) -> Any:
         """One install or uninstall at a time in this skills folder, across threads and processes."""
@@ -217,8 +250,6 @@ class SkillsDirTarget:
         ``layout_ref`` is the reference as the user wrote it (a bare slug installs without the owner
         folder, as the clawhub CLI does).
         """
-        import shutil
-
         from nervous.plugin.toolkit import now, require_admission, utc_timestamp
 
         require_admission(f"installing {bundle.ref.qualified}")
@@ -291,16 +322,18 @@ class SkillsDirTarget:
                 else:
                     _atomic_write_bytes(self.lock_path, lock_before)
             if swapped:
-                shutil.rmtree(target, ignore_errors=True)
-            if aside is not None and aside.exists():
+                _discard(target)
+            if aside is not None and aside.exists() and not (target.exists() or target.is_symlink()):
                 os.replace(aside, target)
-            shutil.rmtree(staging, ignore_errors=True)
+            _remove_tree(staging)
             if journal is not None:
                 journal.unlink(missing_ok=True)
             raise
         journal.unlink(missing_ok=True)
-        if aside is not None:
-            shutil.rmtree(aside, ignore_errors=True)
+        if aside is not None and not _discard(aside):
+            self.warnings.append(f"{key} {bundle.version} is installed, but its previous folder could not be "
+                                 f"removed completely; what is left (a {TRASH_PREFIX}{target.name}-… folder in "
+                                 f"{target.parent}) is retried by the next command")
         return record
 
     def _write_files(self, staging: Path, bundle: SkillBundle) -> None:
@@ -378,7 +411,9 @@ class SkillsDirTarget:
         if folder.exists() or folder.is_symlink():
             trash = folder.parent / _temp_name(TRASH_PREFIX, folder.name)
             os.replace(folder, trash)
-            _remove_tree(trash)
+            if not _remove_tree(trash):
+                self.warnings.append(f"{key} is uninstalled, but its folder could not be removed completely; what "
+                                     f"is left ({trash.name} in {trash.parent}) is retried by the next command")
         if lock is not None and key in lock["skills"]:
             del lock["skills"][key]
             self.write_lock(lock)
@@ -436,6 +471,8 @@ class SkillsDirTarget:
                     changes = ["the content fingerprint differs from the installed one"]
         except OSError as exc:
             modified, changes = None, [f"could not read the folder: {exc.strerror or exc}"]
+        except RecursionError:  # the fingerprint of an install without a manifest walks recursively
+            modified, changes = None, ["could not read the folder: it is nested too deeply to fingerprint"]
         version = None
         for name in (".clawhub", ".clawdhub"):
             try:
@@ -483,14 +520,17 @@ class SkillsDirTarget:
                         break
                     target = parent / parts[0]
                     if prefix == ASIDE_PREFIX and not (target.exists() or target.is_symlink()):
-                        os.replace(entry, target)
-                        done.append(f"restored {target} from an interrupted install")
-                    else:
-                        _remove_tree(entry)
-                        if entry.exists() or entry.is_symlink():
-                            done.append(f"could not remove {entry.name} left by an interrupted operation")
-                        else:
-                            done.append(f"removed {entry.name} left by an interrupted operation")
+                        try:
+                            os.replace(entry, target)
+                            done.append(f"restored {target} from an interrupted install")
+                        except OSError as exc:
+                            done.append(f"could not restore {target} from {entry.name} ({exc.strerror or exc}); "
+                                        "it was left as it is")
+                    elif _discard(entry) if prefix == ASIDE_PREFIX else _remove_tree(entry):
+                        done.append(f"removed {entry.name} left by an interrupted operation")
+                    else:  # never blocks the command: said every time until it can be removed
+                        done.append(f"could not remove {entry.name} left by an interrupted operation in {parent}; "
+                                    "remove it yourself")
                     break
         return done
 
@@ -583,35 +623,115 @@ def snapshot(folder: Path) -> dict[str, str]:
     """Every entry under ``folder`` as ``path -> kind``: ``dir``, ``file:<sha256>:<mode>`` or ``link:<target>``.
 
     Nothing is skipped and no link is followed: tamper evidence must see what an ignore rule hides.
+    The walk is iterative and relative to open folder descriptors (:func:`_walk`), so a tree of any
+    depth the file system allows is read, however long its paths grow.
     """
     import hashlib
     import stat
 
     out: dict[str, str] = {}
-
-    def walk(path: Path, prefix: str) -> None:
-        with os.scandir(path) as it:
-            entries = sorted(it, key=lambda e: e.name)
-        for entry in entries:
-            rel = prefix + entry.name
-            st = entry.stat(follow_symlinks=False)
-            if stat.S_ISLNK(st.st_mode):
-                out[rel] = "link:" + os.readlink(entry.path)
-            elif stat.S_ISDIR(st.st_mode):
-                out[rel] = "dir"
-                walk(Path(entry.path), rel + "/")
-            elif stat.S_ISREG(st.st_mode):
-                h = hashlib.sha256()
-                with open(entry.path, "rb") as fh:
-                    for chunk in iter(lambda: fh.read(1 << 16), b""):
-                        h.update(chunk)
-                mode = "x" if st.st_mode & 0o111 else "-"
-                out[rel] = f"file:{h.hexdigest()}:{mode}"
-            else:
-                out[rel] = "special"
-
-    walk(folder, "")
+    for rel, st, dir_fd, name in _walk(folder):
+        if stat.S_ISLNK(st.st_mode):
+            out[rel] = "link:" + os.readlink(name, dir_fd=dir_fd)
+        elif stat.S_ISDIR(st.st_mode):
+            out[rel] = "dir"
+        elif stat.S_ISREG(st.st_mode):
+            h = hashlib.sha256()
+            fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=dir_fd)
+            with open(fd, "rb") as fh:
+                for chunk in iter(lambda: fh.read(1 << 16), b""):
+                    h.update(chunk)
+            mode = "x" if st.st_mode & 0o111 else "-"
+            out[rel] = f"file:{h.hexdigest()}:{mode}"
+        else:
+            out[rel] = "special"
     return out
+
+
+#: how a folder is opened for a walk or a removal: never through a symbolic link
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+#: folder descriptors a walk keeps open at most; a deeper one closed early is reopened from its ancestors
+_OPEN_DIRS = 32
+
+
+class _Dir:
+    """One folder on a walk's stack: its name in its parent, its path from the root, its descriptor."""
+
+    __slots__ = ("name", "rel", "fd", "subdirs")
+
+    def __init__(self, name: str, rel: str, fd: int | None) -> None:
+        self.name = name
+        self.rel = rel
+        self.fd = fd
+        self.subdirs: list[str] | None = None  # still to visit, last one first (None: not listed yet)
+
+
+def _walk(folder: Path) -> Iterator[tuple[str, os.stat_result, int, str]]:
+    """Every entry under ``folder``, sorted by name, as ``(relative path, lstat result, dir_fd, name)``.
+
+    No recursion, so any depth is walked; every folder is opened from its parent's descriptor with
+    ``O_NOFOLLOW``, so no symbolic link is followed and no path longer than ``PATH_MAX`` is ever
+    built. ``dir_fd`` (the entry's folder) is open while the entry is handled: open the entry with
+    ``dir_fd=dir_fd``. At most :data:`_OPEN_DIRS` descriptors are held, whatever the depth.
+    """
+    import stat
+
+    stack = [_Dir("", "", os.open(folder, _DIR_FLAGS))]
+    held = [1]  # descriptors open on the stack
+
+    def close(d: _Dir) -> None:
+        if d.fd is not None:
+            os.close(d.fd)
+            d.fd = None
+            held[0] -= 1
+
+    def open_in(d: _Dir, parent_fd: int) -> int:
+        d.fd = os.open(d.name, _DIR_FLAGS, dir_fd=parent_fd)
+        held[0] += 1
+        return d.fd
+
+    def fd_of(index: int) -> int:
+        """The descriptor of ``stack[index]``, reopened from its nearest open ancestor if it was closed."""
+        first = index
+        while stack[first].fd is None:
+            first -= 1  # the root's stays open
+        fd = stack[first].fd
+        assert fd is not None
+        for d in stack[first + 1:index + 1]:
+            fd = open_in(d, fd)
+        if held[0] > _OPEN_DIRS:  # the shallowest go first (never the root's, nor the ones just opened)
+            for d in stack[1:index - 1]:
+                close(d)
+                if held[0] <= _OPEN_DIRS:
+                    break
+        return fd
+
+    try:
+        while stack:
+            top = stack[-1]
+            if top.subdirs is None:
+                fd = fd_of(len(stack) - 1)
+                with os.scandir(fd) as it:
+                    entries = sorted(((e.name, e.stat(follow_symlinks=False)) for e in it), key=lambda e: e[0])
+                top.subdirs = []
+                for name, st in entries:
+                    yield top.rel + name, st, fd, name
+                    if stat.S_ISDIR(st.st_mode):
+                        top.subdirs.append(name)
+                top.subdirs.reverse()
+            elif top.subdirs:
+                child = _Dir(top.subdirs[-1], top.rel + top.subdirs[-1] + "/", None)
+                stack.append(child)
+                fd_of(len(stack) - 1)
+                top.subdirs.pop()
+                if not top.subdirs and len(stack) > 2:
+                    close(top)  # nothing left to open from it
+            else:
+                stack.pop()
+                close(top)
+    finally:
+        for d in stack:
+            close(d)
 
 
 def diff_manifest(before: dict[str, str], now: dict[str, str]) -> list[str]:
@@ -656,14 +776,96 @@ def _record_problem(doc: dict[str, Any], key: str) -> str | None:
     return None
 
 
-def _remove_tree(path: Path) -> None:
-    """Remove a folder we moved aside; a symbolic link or file there is unlinked, never followed."""
-    import shutil
+def _remove_tree(path: Path) -> bool:
+    """Remove a folder we moved aside (or a file or symbolic link there, unlinked, never followed).
 
-    if path.is_symlink() or not path.is_dir():
-        path.unlink(missing_ok=True)
-    else:
-        shutil.rmtree(path, ignore_errors=True)
+    Returns whether nothing is left. Never raises for the file system: what cannot be removed stays
+    (the caller warns). Iterative and descriptor-relative, so neither the depth of the tree nor the
+    length of its paths matters: the entries of each top folder are removed and its sub-folders moved
+    up to ``path`` itself (renamed inside the same folder we own), until ``path`` is empty. Only two
+    folder descriptors are open at a time and every folder is opened with ``O_NOFOLLOW``.
+    """
+    import stat
+
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+    try:
+        if not stat.S_ISDIR(st.st_mode):
+            os.unlink(path)
+            return True
+        root = os.open(path, _DIR_FLAGS)
+        try:
+            _empty_folder(root)
+        finally:
+            os.close(root)
+        os.rmdir(path)
+    except FileNotFoundError:
+        pass
+    except OSError:
+        return not (path.exists() or path.is_symlink())
+    return True
+
+
+def _empty_folder(root: int) -> None:
+    """Remove everything inside the folder open as ``root``, without recursion (see :func:`_remove_tree`)."""
+    hoisted = 0
+    while True:
+        with os.scandir(root) as it:
+            entries = [(e.name, e.is_dir(follow_symlinks=False)) for e in it]
+        if not entries:
+            return
+        for name, is_dir in entries:
+            if not is_dir:
+                os.unlink(name, dir_fd=root)
+                continue
+            sub = os.open(name, _DIR_FLAGS, dir_fd=root)
+            try:
+                with os.scandir(sub) as it:
+                    inner = [(e.name, e.is_dir(follow_symlinks=False)) for e in it]
+                for inner_name, inner_dir in inner:
+                    if not inner_dir:
+                        os.unlink(inner_name, dir_fd=sub)
+                        continue
+                    while True:  # a free name at the top: the folder moves up, a level less to go down
+                        hoisted += 1
+                        free = f".nervous-up-{hoisted}"
+                        try:
+                            os.lstat(free, dir_fd=root)
+                        except FileNotFoundError:
+                            break
+                    os.rename(inner_name, free, src_dir_fd=sub, dst_dir_fd=root)
+            finally:
+                os.close(sub)
+            os.rmdir(name, dir_fd=root)
+
+
+def _discard(path: Path) -> bool:
+    """Move ``path`` to a trash name beside it (never restored by :meth:`SkillsDirTarget.recover`), then remove it.
+
+    Returns whether nothing is left; a trash folder that could not be removed is retried by the next command.
+    """
+    if not (path.exists() or path.is_symlink()):
+        return True
+    trash = path.parent / _temp_name(TRASH_PREFIX, _owner_name(path.name))
+    try:
+        os.replace(path, trash)
+    except OSError:
+        return _remove_tree(path)
+    return _remove_tree(trash)
+
+
+def _owner_name(name: str) -> str:
+    """The skill's folder name inside a temporary sibling's name (``.nervous-previous-demo-<pid>-<id>`` -> ``demo``)."""
+    for prefix in (STAGING_PREFIX, ASIDE_PREFIX, TRASH_PREFIX):
+        if name.startswith(prefix):
+            parts = name[len(prefix):].rsplit("-", 2)
+            if len(parts) == 3:
+                return parts[0]
+    return name
 
 
 def _is_skill(folder: Path) -> bool:

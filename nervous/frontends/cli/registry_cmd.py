@@ -158,15 +158,23 @@ def install(ref: str, version: str | None, yes: bool, confirm_suspicious: bool, 
               help="The user also confirmed a skill its registry flags suspicious or an unverified one.")
 @click.option("--accept-risk", "accept_risk", multiple=True, metavar="RULE",
               help="Override a refusal by naming each rule id you accept (a person at a terminal only).")
+@click.option("--force", is_flag=True,
+              help="Replace the folder even if it changed since it was installed (local edits and added files "
+                   "are lost); without it such an update is refused (exit 1, code modified).")
 @json_option
-def update(ref: str, yes: bool, confirm_suspicious: bool, accept_risk: tuple[str, ...], as_json: bool) -> None:
-    """Replace an installed skill of nervous's own with its latest version, through the install gate."""
+def update(ref: str, yes: bool, confirm_suspicious: bool, accept_risk: tuple[str, ...], force: bool,
+           as_json: bool) -> None:
+    """Replace an installed skill of nervous's own with its latest version, through the install gate.
+
+    A folder changed since it was installed (what ``nervous verify`` reports) is never replaced
+    without --force.
+    """
     _install(ref, None, yes=yes, confirm=confirm_suspicious, accept_risk=accept_risk, force=True,
-             as_json=as_json, update=True)
+             as_json=as_json, update=True, keep_local_changes=not force)
 
 
 def _install(ref: str, version: str | None, *, yes: bool, confirm: bool, accept_risk: tuple[str, ...],
-             force: bool, as_json: bool, update: bool) -> None:
+             force: bool, as_json: bool, update: bool, keep_local_changes: bool = False) -> None:
     from ...engines.install import gate
     from ...engines.install.installer import Installer
     from ...errors import NotFound, Refused
@@ -175,8 +183,16 @@ def _install(ref: str, version: str | None, *, yes: bool, confirm: bool, accept_
 
     require_terminal_for(accept_risk)
     app = get_app()
-    if update and not any(r.slug == ref or str(r.ref) == ref for r in app.manager.install_target().installed()):
-        raise NotFound(f"{ref} is not a skill nervous installed; install it first", code="not_installed")
+    target = app.manager.install_target()
+    if update:
+        installed = [r for r in target.installed() if r.slug == ref or str(r.ref) == ref]
+        if not installed:
+            raise NotFound(f"{ref} is not a skill nervous installed; install it first", code="not_installed")
+        # local edits and added files are never thrown away unasked: refused before any download, and again
+        # by the target under its lock just before the swap (the folder may change meanwhile)
+        check_unchanged = getattr(target, "check_unchanged", None)
+        if keep_local_changes and callable(check_unchanged):
+            check_unchanged(installed[0].slug)
     installer = Installer(app.manager)
     plan = installer.plan(ref, version)
     label = f"{plan.ref.qualified}@{plan.version.version} from {plan.registry}"
@@ -214,7 +230,16 @@ def _install(ref: str, version: str | None, *, yes: bool, confirm: bool, accept_
         approval = gate.Approval("agent", "yes-flag", confirmed=confirm)
     else:  # a refusal at a terminal without --accept-risk: the gate says how a person overrides it
         approval = gate.Approval("none", "none")
-    record = installer.install(plan, approval=approval, force=force, retry=retry, fetched=(bundle, verdict))
+    guard = update and hasattr(target, "keep_local_changes")
+    if guard:
+        target.keep_local_changes = keep_local_changes
+    try:
+        record = installer.install(plan, approval=approval, force=force, retry=retry, fetched=(bundle, verdict))
+    finally:
+        if guard:
+            target.keep_local_changes = False
+    # what the target had to say (an interrupted operation finished, a previous folder it could not remove)
+    warnings += [w for w in getattr(target, "warnings", []) if isinstance(w, str) and w not in warnings]
     data = {"installed": to_json(record), "ref": str(plan.ref), "registry": plan.registry,
             "version": plan.version.version, "path": record.path, "registry_scan": plan.version.scan.status,
             "verified": verdict.verified, "decision": verdict.decision, "approved_by": approval.by}
@@ -246,7 +271,9 @@ def uninstall(ref: str, as_json: bool) -> None:
 
     app = get_app()
     record = Installer(app.manager).uninstall(ref)
-    emit(as_json, {"uninstalled": to_json(record), "path": record.path},
+    # what the target had to say (a removed folder it could not delete whole)
+    warnings = [w for w in getattr(app.manager.install_target(), "warnings", []) if isinstance(w, str)]
+    emit(as_json, {"uninstalled": to_json(record), "path": record.path, "warnings": warnings},
          f"Uninstalled {record.slug} ({record.path})")
 
 
