@@ -231,3 +231,28 @@ def test_fingerprint_agrees_with_node_implementation() -> None:
     out = subprocess.run([NODE or "node", "-e", script], input=json.dumps(entries), capture_output=True,
                          text=True, check=True, timeout=60)
     assert skill_fingerprint((e["path"], e["sha256"]) for e in entries) == out.stdout
+
+
+def test_folder_entries_walks_any_depth_and_says_what_it_left_out(tmp_path: Path) -> None:
+    import os
+
+    from nervous.kernel.fingerprint import folder_entries
+
+    (tmp_path / "SKILL.md").write_text("x")
+    fd = os.open(tmp_path, os.O_RDONLY)
+    try:
+        for _ in range(1200):  # deeper than the interpreter's recursion limit
+            os.mkdir("a", dir_fd=fd)
+            sub = os.open("a", os.O_RDONLY, dir_fd=fd)
+            os.close(fd)
+            fd = sub
+        with os.fdopen(os.open("deep.md", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd), "w") as f:
+            f.write("deep")
+    finally:
+        os.close(fd)
+    (tmp_path / "link.md").symlink_to(tmp_path / "SKILL.md")
+    os.mkfifo(tmp_path / "pipe.md")
+    left_out: list[tuple[str, str]] = []
+    entries = folder_entries(tmp_path, left_out=left_out)
+    assert [p for p, _ in entries] == ["SKILL.md", "a/" * 1200 + "deep.md"]
+    assert sorted(left_out) == [("link.md", "a symbolic link"), ("pipe.md", "not a regular file")]

@@ -248,11 +248,14 @@ def bundle_fingerprint(bundle: SkillBundle, *, exclude: Iterable[str] = ()) -> s
     return skill_fingerprint((p, files[p].sha256) for p in kept)
 
 
-def folder_entries(path: str | os.PathLike[str]) -> list[tuple[str, str]]:
+def folder_entries(path: str | os.PathLike[str], *,
+                   left_out: list[tuple[str, str]] | None = None) -> list[tuple[str, str]]:
     """``(relative path, sha256)`` of the files of a skill folder that §A8 fingerprints.
 
     Regular files only; symlinks (to files or folders) are skipped, as are dot-prefixed names,
-    ``node_modules`` and paths matched by the root ignore files.
+    ``node_modules`` and paths matched by the root ignore files. ``left_out`` receives
+    ``(relative path, what it is)`` for each link or special file skipped (so a caller can say so).
+    Folders are walked without recursion: any depth the file system allows.
     """
     root = Path(path)
 
@@ -263,21 +266,25 @@ def folder_entries(path: str | os.PathLike[str]) -> list[tuple[str, str]]:
     rules = ignore_rules(read)
     out: list[tuple[str, str]] = []
 
-    def walk(folder: Path, prefix: str) -> None:
+    pending: list[tuple[str, str]] = [(str(root), "")]  # folders still to list, deepest last
+    while pending:
+        folder, prefix = pending.pop()
         with os.scandir(folder) as it:
             entries = sorted(it, key=lambda e: e.name)
+        below: list[tuple[str, str]] = []
         for entry in entries:
             rel = f"{prefix}{entry.name}"
             if entry.name.startswith(".") or entry.name in SKIPPED_DIRS:
                 continue
             if entry.is_dir(follow_symlinks=False):
                 if not (rules and rules.ignored(rel, is_dir=True)):
-                    walk(Path(entry.path), rel + "/")
+                    below.append((entry.path, rel + "/"))
             elif entry.is_file(follow_symlinks=False):
                 if not (rules and rules.ignored(rel)):
                     out.append((rel, _sha256_file(entry.path)))
-
-    walk(root, "")
+            elif left_out is not None and not (rules and rules.ignored(rel)):
+                left_out.append((rel, "a symbolic link" if entry.is_symlink() else "not a regular file"))
+        pending.extend(reversed(below))  # the first folder by name is listed next, as a recursive walk would
     return out
 
 

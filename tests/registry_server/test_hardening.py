@@ -5,6 +5,7 @@ client's answers to a registry that says no."""
 from __future__ import annotations
 
 import hashlib
+import os
 import socket
 import threading
 import time
@@ -29,7 +30,7 @@ from nervous.frontends.registry_server.service import Registry
 from nervous.kernel.fingerprint import skill_fingerprint
 from nervous.kernel.http import HttpStatusError
 from nervous.kernel.storage import MemoryStore
-from nervous.testing.registry_process import RegistryProcess
+from nervous.testing.registry_process import RegistryProcess, nervous_cli
 
 from .conftest import call, publish, skill_folder
 
@@ -352,3 +353,19 @@ def test_bad_tickets_and_sizes_get_plain_messages(server: RegistryProcess, alice
     page = call("GET", f"{url}/?q=a%00b%1b")
     assert page.status == 200 and "\x00" not in page.text and "\x1b" not in page.text and "<title>Results for ab" \
         in page.text
+
+
+def test_publish_says_which_links_and_special_files_it_left_out(server: RegistryProcess, alice: str,
+                                                                 tmp_path: Path) -> None:
+    folder = skill_folder(tmp_path, "linked", "Has a link and a pipe.")
+    outside = tmp_path / "outside.md"
+    outside.write_text("not part of the skill\n")
+    (folder / "passwd.md").symlink_to(outside)
+    os.mkfifo(folder / "pipe.md")
+    out = nervous_cli(["publish", str(folder), "--version", "1.0.0"],
+                      {**server.env, "CLAWHUB_REGISTRY": server.url, "CLAWHUB_TOKEN": alice})
+    assert out["_exit"] == 0, out
+    assert "passwd.md: not published (a symbolic link; only regular files are)" in out["warnings"]
+    assert "pipe.md: not published (not a regular file; only regular files are)" in out["warnings"]
+    files = call("GET", f"{server.url}/api/v1/skills/linked/versions/1.0.0").json()["version"]["files"]
+    assert sorted(f["path"] for f in files) == ["SKILL.md"]

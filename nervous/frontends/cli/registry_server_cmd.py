@@ -216,9 +216,11 @@ def publish(path: str, version: str | None, registry_name: str | None, slug: str
     url, tok = registry_endpoint(registry_name)
     if not tok:
         raise UsageError("publishing needs a token: set CLAWHUB_TOKEN or the registry's token")
+    left_out: list[tuple[str, str]] = []
     result = publish_folder(url, tok, Path(path), slug=slug, version=version, display_name=display_name,
-                            changelog=changelog)
+                            changelog=changelog, left_out=left_out)
     verdict = result.get("verdict", "unknown")
-    emit(as_json, {"published": result},
+    warnings = [f"{rel}: not published ({what}; only regular files are)" for rel, what in left_out]
+    emit(as_json, {"published": result, "warnings": warnings},
          f"published {result.get('slug')}@{result.get('version')} — verdict {verdict}"
          + (f" (rules: {', '.join(result.get('ruleIds') or [])})" if result.get("ruleIds") else ""))

@@ -20,12 +20,13 @@ from .rules import Limits, Reject, check_path, check_slug, check_version, path_k
 _REFUSALS = (400, 401, 403, 409, 410, 413, 422)
 
 
-def folder_files(folder: Path) -> dict[str, bytes]:
+def folder_files(folder: Path, *, left_out: list[tuple[str, str]] | None = None) -> dict[str, bytes]:
+    """The files a publish sends; links and special files skipped go to ``left_out`` (path, what)."""
     from ...kernel.fingerprint import folder_entries
 
     if not folder.is_dir():
         raise BadInput(f"{folder}: not a folder")
-    files = {path: (folder / path).read_bytes() for path, _sha in folder_entries(folder)}
+    files = {path: (folder / path).read_bytes() for path, _sha in folder_entries(folder, left_out=left_out)}
     files = {p: b for p, b in files.items() if p.lower() != "skill-card.md"}
     if not any(p.lower() in ("skill.md", "skills.md") for p in files):
         raise BadInput(f"{folder}: no SKILL.md at the folder's root", code="not_a_skill")
@@ -33,7 +34,8 @@ def folder_files(folder: Path) -> dict[str, bytes]:
 
 
 def publish_folder(base_url: str, token: str, folder: Path, *, slug: str | None = None, version: str | None = None,
-                   display_name: str | None = None, changelog: str = "", owner: str | None = None) -> dict[str, Any]:
+                   display_name: str | None = None, changelog: str = "", owner: str | None = None,
+                   left_out: list[tuple[str, str]] | None = None) -> dict[str, Any]:
     """Upload and publish; the server's answer (with the scan verdict). Picks the next patch version
     after the latest when ``version`` is not given.
 
@@ -42,7 +44,7 @@ def publish_folder(base_url: str, token: str, folder: Path, *, slug: str | None 
     error; an unreachable or failing registry stays exit 3."""
     from ...kernel.http import HttpStatusError
 
-    files = folder_files(folder)
+    files = folder_files(folder, left_out=left_out)
     _within_limits(folder, files)
     _names_accepted(folder, files)
     slug = (slug or folder.name).lower()
