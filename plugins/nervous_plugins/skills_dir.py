@@ -29,6 +29,8 @@ if TYPE_CHECKING:
     from nervous.plugin import ProviderContext, Store
 
 NAME = "skills-dir"
+#: the folders inside a skill where an install is recorded (``origin.json``): never taken from a bundle
+_RECORD_FOLDERS = (".clawhub", ".clawdhub")
 #: the registry provider whose CLI writes .clawhub/lock.json and origin.json
 NAME_CLAWHUB = "clawhub"
 COLLECTION = "installs"
@@ -259,6 +261,11 @@ class SkillsDirTarget:
         target = self.folder_for(ref)
         key = self.lock_key(ref)
         clawhub = bundle.registry == "clawhub"
+        reserved = sorted(f.path for f in bundle.files if f.path.split("/", 1)[0].casefold() in _RECORD_FOLDERS)
+        if reserved:  # where the install's own record goes: a skill that brings one would be overwritten or clash
+            raise BadInput(f"{bundle.ref.qualified} carries {', '.join(reserved[:5])}, in the folder where the "
+                           "installer records the install (.clawhub, .clawdhub); nothing was installed",
+                           code="unsafe_bundle", details={"entries": reserved[:20]})
         self._preflight(ref, registry=bundle.registry, force=force)
         lock = self.read_lock() if clawhub else None
         exists = target.exists() or target.is_symlink()

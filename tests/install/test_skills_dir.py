@@ -246,3 +246,18 @@ def test_an_unreadable_install_journal_is_set_aside_once(tmp_path: Path) -> None
     assert len(done) == 1 and "unreadable" in done[0] and "nothing completed" in done[0]
     assert not journal.exists() and (skills / (journal.name + ".corrupt")).read_text() == "{not json"
     assert target.recover() == [] and target.installed() == []
+
+
+@pytest.mark.parametrize("entry", [".clawhub/origin.json", ".CLAWHUB/x", ".clawdhub/origin.json"])
+def test_a_skill_carrying_the_install_record_folder_is_refused_up_front(pm: Any, standin: ClawHubStandin,
+                                                                       workdir: Path, entry: str) -> None:
+    (demo,) = [s for s in standin._skills if s.slug == "demo"]
+    for v in demo.versions:
+        v.no_digests = True
+        v.served_files = {**v.files, entry: b'{"version": 1, "slug": "somebody-else"}'}
+    installer = Installer(pm)
+    with pytest.raises(BadInput) as info:
+        installer.install(installer.plan("demo", None), approval=Approval("agent", "token", confirmed=True))
+    assert info.value.code == "unsafe_bundle" and entry in info.value.message
+    assert "staging" not in info.value.message
+    assert not (workdir / "skills").exists() or not any((workdir / "skills").iterdir())
