@@ -250,9 +250,20 @@ def test_folder_entries_walks_any_depth_and_says_what_it_left_out(tmp_path: Path
             f.write("deep")
     finally:
         os.close(fd)
-    (tmp_path / "link.md").symlink_to(tmp_path / "SKILL.md")
-    os.mkfifo(tmp_path / "pipe.md")
-    left_out: list[tuple[str, str]] = []
-    entries = folder_entries(tmp_path, left_out=left_out)
-    assert [p for p, _ in entries] == ["SKILL.md", "a/" * 1200 + "deep.md"]
-    assert sorted(left_out) == [("link.md", "a symbolic link"), ("pipe.md", "not a regular file")]
+    try:
+        (tmp_path / "link.md").symlink_to(tmp_path / "SKILL.md")
+        os.mkfifo(tmp_path / "pipe.md")
+        left_out: list[tuple[str, str]] = []
+        entries = folder_entries(tmp_path, left_out=left_out)
+        assert [p for p, _ in entries] == ["SKILL.md", "a/" * 1200 + "deep.md"]
+        assert sorted(left_out) == [("link.md", "a symbolic link"), ("pipe.md", "not a regular file")]
+    finally:  # pytest's own clean-up of old temporary folders recurses once per level
+        import shutil
+        import sys
+
+        limit = sys.getrecursionlimit()
+        sys.setrecursionlimit(max(limit, 30_000))
+        try:
+            shutil.rmtree(tmp_path / "a")
+        finally:
+            sys.setrecursionlimit(limit)

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
+import subprocess
+import sys
 import time
 import urllib.error
 from pathlib import Path
@@ -229,9 +232,16 @@ def test_local_moderation_and_token_revocation(server: RegistryProcess, alice: s
         bad = nervous_cli(["registry", "moderate", ref, version, "--verdict", "clean", "--reason", "x"], server.env)
         assert bad["_exit"] == 2 and bad["error"]["code"] == "invalid_arg", bad
     env = {**server.env, "NERVOUS_REGISTRY_REVOKE_TOKEN": alice}
-    assert nervous_cli(["registry", "token", "revoke"], env)["revoked"] is True
+    first = nervous_cli(["registry", "token", "revoke"], env)
+    assert first["revoked"] is True and first["already_revoked"] is False
     denied = call("GET", f"{server.url}/api/v1/whoami", token=alice)
     assert denied.status == 401 and "invalid or revoked" in denied.text
+    assert nervous_cli(["registry", "token", "revoke"], env)["already_revoked"] is True  # said, not done twice
+    revocations = [e for e in nervous_cli(["registry", "audit"], server.env)["entries"] if e["event"] == "token_revoked"]
+    assert [e["handle"] for e in revocations] == ["alice"]
+    shown = subprocess.run([sys.executable, "-m", "nervous", "registry", "audit"], env=server.env,
+                           capture_output=True, text=True, timeout=60).stdout
+    assert "token_revoked" in shown and re.search(r"^\d{4}-\d\d-\d\d ", shown.splitlines()[-1])  # a date, not ms
     again = nervous_cli(["registry", "token", "revoke"], {**server.env, "NERVOUS_REGISTRY_REVOKE_TOKEN": "clh_nope"})
     assert again["_exit"] == 1 and again["error"]["code"] == "not_found"
     none = nervous_cli(["registry", "token", "revoke"], {**server.env, "NERVOUS_REGISTRY_REVOKE_TOKEN": ""})

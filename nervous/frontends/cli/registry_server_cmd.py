@@ -60,6 +60,15 @@ def serve(host: str, port: int, data: str | None, public_url: str | None, no_rat
     run(reg, host, port, rate_limits=RateLimits(enabled=not no_rate_limit), connections=max_connections)
 
 
+def _when(at: object) -> str:
+    """An audit entry's time (epoch milliseconds) as people read it: UTC, to the second."""
+    import datetime
+
+    if isinstance(at, bool) or not isinstance(at, (int, float)) or not 0 <= at < 253_402_300_800_000:
+        return str(at)
+    return datetime.datetime.fromtimestamp(at / 1000, datetime.UTC).strftime("%Y-%m-%d %H:%M:%SZ")
+
+
 def _finite(value: float, option: str) -> float:
     """``nan`` passes a range check (it compares false with both ends): refused here."""
     if value != value:
@@ -105,9 +114,10 @@ def token_revoke(tok: str | None, as_json: bool) -> None:
         if as_json or not sys.stdin.isatty():
             raise UsageError("no token given: pass --token or set NERVOUS_REGISTRY_REVOKE_TOKEN")
         tok = str(click.prompt("Token", hide_input=True))
-    if not _catalog().revoke_token(tok):
+    outcome = _catalog().revoke_token(tok)
+    if outcome is None:
         raise NotFound("no such token (nothing was revoked)")
-    emit(as_json, {"revoked": True}, "revoked")
+    emit(as_json, {"revoked": True, "already_revoked": outcome == "already revoked"}, outcome)
 
 
 @registry.command()
@@ -146,7 +156,7 @@ def audit(limit: int, as_json: bool) -> None:
     entries = _catalog().audit(limit)
 
     def human() -> None:
-        rows = [[str(e.get("at")), str(e.get("event")), str(e.get("skill") or e.get("handle") or ""),
+        rows = [[_when(e.get("at")), str(e.get("event")), str(e.get("skill") or e.get("handle") or ""),
                  str(e.get("version") or ""), str(e.get("to") or e.get("verdict") or e.get("role") or ""),
                  str(e.get("reason") or "")] for e in entries]
         click.echo(table(rows, ["AT", "EVENT", "SUBJECT", "VERSION", "VERDICT", "REASON"]))

@@ -184,16 +184,23 @@ class Catalog:
         self.store.append(AUDIT, {"at": now_ms(), "event": "token_created", "handle": handle, "role": role})
         return token
 
-    def revoke_token(self, token: str) -> bool:
-        def revoke(d: dict[str, Any]) -> bool:
+    def revoke_token(self, token: str) -> str | None:
+        """``"revoked"``, ``"already revoked"``, or ``None`` when no such token exists (a store failure raises)."""
+        from ...errors import NotFound
+
+        def revoke(d: dict[str, Any]) -> tuple[bool, Any]:
+            was = bool(d.get("revoked"))
             d["revoked"] = True
-            return True
+            return was, d.get("handle")
 
         try:
-            self.store.update(TOKENS, token_id(token), revoke, create=False)
-        except Exception:
-            return False
-        return True
+            was, handle = self.store.update(TOKENS, token_id(token), revoke, create=False).result
+        except NotFound:
+            return None
+        if was:
+            return "already revoked"
+        self.store.append(AUDIT, {"at": now_ms(), "event": "token_revoked", "handle": handle})
+        return "revoked"
 
     def user_for(self, token: str) -> dict[str, Any] | None:
         doc = self.store.read(TOKENS, token_id(token)).value
