@@ -44,12 +44,36 @@ class EnvelopeStdout:
         self._target().writelines(lines)
 
     def flush(self) -> None:
-        self._out.flush()
+        if not self._out.closed:
+            self._out.flush()
         if sys.stderr is not self:
             sys.stderr.flush()
 
+    @property
+    def buffer(self) -> Any:
+        """Bytes written to ``sys.stdout.buffer`` (``click.echo(b"...")``) follow the same rule."""
+        return _EnvelopeBytes(self)
+
     def __getattr__(self, attr: str) -> Any:
         return getattr(self._out, attr)
+
+
+class _EnvelopeBytes:
+    def __init__(self, text: EnvelopeStdout) -> None:
+        self._text = text
+
+    def _target(self) -> Any:
+        stream = self._text._target()
+        return getattr(stream, "buffer", stream)
+
+    def write(self, data: bytes) -> int:
+        return int(self._target().write(data) or 0)
+
+    def flush(self) -> None:
+        self._target().flush()
+
+    def __getattr__(self, attr: str) -> Any:
+        return getattr(self._text._out.buffer, attr)
 
 
 def envelope() -> contextlib.AbstractContextManager[None]:
@@ -70,8 +94,8 @@ def only_envelope() -> Iterator[None]:
     try:
         yield
     finally:
-        if isinstance(sys.stdout, EnvelopeStdout):
-            sys.stdout = original
+        # (also when click wrapped it after a reader went away: nothing may write to it after this)
+        sys.stdout = original
         restore()
 
 
@@ -100,7 +124,7 @@ def _descriptor_apart(stdout: Any) -> tuple[Any, Callable[[], None]]:
 
     def restore() -> None:
         try:
-            out.flush()
+            out.close()  # flushed, and never flushed again (its descriptor is closed below)
         except OSError:  # a reader gone (EPIPE): the command's own write has said so already
             pass
         finally:

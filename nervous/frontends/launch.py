@@ -147,7 +147,9 @@ def error_json(err: dict[str, Any], warnings: list[str]) -> str:
 
 
 def wants_json(argv: list[str]) -> bool:
-    return "--json" in argv or "--format=json" in argv
+    """Whether the command line asks for JSON (an argument after ``--`` is data, even one named ``--json``)."""
+    options = argv[:argv.index("--")] if "--" in argv else argv
+    return "--json" in options or "--format=json" in options
 
 
 def failed(exc: BaseException, argv: list[str], pending: Callable[[], list[str]],

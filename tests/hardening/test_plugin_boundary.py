@@ -378,6 +378,47 @@ def test_threads_and_programs_a_plugin_starts_never_reach_stdout_under_json(tmp_
     assert "CLASSIFY FROM A PROGRAM" in res.stdout and "CLASSIFY BY DESCRIPTOR" in res.stdout
 
 
+def test_bytes_a_plugin_writes_never_reach_stdout_under_json(tmp_path: Path, nervous_home: Path) -> None:
+    site = _site(tmp_path, "bytes", """
+        import sys, click
+        from nervous.plugin import hookimpl
+        @hookimpl
+        def nervous_classify(bundle, context):
+            sys.stdout.buffer.write(b"BUFFER BY PLUGIN\\n")
+            click.echo(b"CLICK BYTES BY PLUGIN")
+    """)
+    res = _run(site, nervous_home, "scan", str(_skill(tmp_path)), "--json")
+    assert json.loads(res.stdout)["decision"], res.stdout  # one envelope, nothing else
+    assert "BUFFER BY PLUGIN" in res.stderr and "CLICK BYTES BY PLUGIN" in res.stderr
+
+
+def test_a_json_reader_that_goes_away_ends_quietly(tmp_path: Path, nervous_home: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NERVOUS_")}
+    env.update(NERVOUS_HOME=str(nervous_home), NERVOUS_REGISTRIES="local")
+    for args in (["scan", str(_skill(tmp_path)), "--json"], ["list", "--json"]):
+        read, write = os.pipe()
+        os.close(read)  # the reader is gone before anything is written
+        proc = subprocess.run([sys.executable, "-m", "nervous", *args], stdout=write, stderr=subprocess.PIPE,
+                              text=True, env=env, cwd=nervous_home.parent, timeout=90)
+        os.close(write)
+        assert proc.returncode == 1, (args, proc.stderr)
+        assert "Traceback" not in proc.stderr and "Exception ignored" not in proc.stderr, proc.stderr
+
+
+def test_an_argument_named_json_after_a_double_dash_is_data(tmp_path: Path, nervous_home: Path) -> None:
+    folder = tmp_path / "work"
+    folder.mkdir()
+    skill = folder / "--json"
+    skill.mkdir()
+    (skill / "SKILL.md").write_text(SKILL, encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NERVOUS_")}
+    env.update(NERVOUS_HOME=str(nervous_home))
+    proc = subprocess.run([sys.executable, "-m", "nervous", "scan", "--", "--json"], capture_output=True, text=True,
+                          env=env, cwd=folder, timeout=90)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() and not proc.stdout.lstrip().startswith("{")  # the table, on standard output
+
+
 def test_a_report_format_returning_a_non_string_blames_its_plugin(tmp_path: Path, nervous_home: Path) -> None:
     site = _site(tmp_path, "fmt", """
         from nervous.plugin import Provider, hookimpl
