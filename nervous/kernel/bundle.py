@@ -277,8 +277,10 @@ def _safe_entry_path(raw: str, where: str) -> str | None:
 
 
 def _fold(path: str) -> str:
-    """One key for the names a file system may treat as one (case-insensitive, or normalising Unicode)."""
-    return unicodedata.normalize("NFC", path).casefold()
+    """One key for the names a file system may treat as one (case-insensitive, or normalising Unicode).
+
+    ``lower``, not ``casefold``: such file systems fold letter by letter (``ß`` and ``ss`` stay two names)."""
+    return unicodedata.normalize("NFC", path).lower()
 
 
 def _check_unique(paths: list[str], where: str) -> None:

@@ -30,7 +30,7 @@ DECISION_ORDER: dict[str, int] = {"allow": 0, "review": 1, "refuse": 2}
 
 _SLUG = r"[A-Za-z0-9][A-Za-z0-9._-]*"
 _SLUG_RE = re.compile(rf"^{_SLUG}$")
-_SHA_RE = re.compile(r"^[0-9a-f]{7,40}$")
+_SHA_RE = re.compile(r"^[0-9a-f]{7,40}\Z")
 
 
 @frozen

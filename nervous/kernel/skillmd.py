@@ -34,8 +34,8 @@ HOST_KEYS = frozenset({"argument-hint"})
 #: Metadata blocks, in OpenClaw's runtime precedence (§C5.5).
 RUNTIME_BLOCKS: tuple[str, ...] = ("openclaw", "clawdbot", "clawdis")
 
-_KEY_RE = re.compile(r"^[\w-]+$")
-_NAME_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+_KEY_RE = re.compile(r"^[\w-]+\Z")
+_NAME_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*\Z")
 _OPEN_RE = re.compile(r"^---[ \t]*$")
 _TOP_LINE_RE = re.compile(r"^([^\s#:'\"\-?][^:]*?|-[^\s:][^:]*?):(?:[ \t]+(.*?))?[ \t]*$")
 _TRAILING_COMMA_RE = re.compile(r",(\s*[\]}])")

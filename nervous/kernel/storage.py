@@ -35,7 +35,7 @@ R = TypeVar("R")
 #: version of the storage layout this release reads and writes
 SCHEMA_VERSION = 1
 
-_COLLECTION_RE = re.compile(r"^[a-z][a-z0-9_-]{0,63}$")
+_COLLECTION_RE = re.compile(r"^[a-z][a-z0-9_-]{0,63}\Z")
 MAX_KEY_LENGTH = 512
 
 

@@ -47,7 +47,7 @@ _SORTS = {"updated": "updated", "recommended": "recommended", "default": "recomm
           "downloads": "downloads", "installs": "downloads", "installsCurrent": "downloads",
           "installsAllTime": "downloads", "stars": "stars", "rating": "stars", "name": "name",
           "trending": "trending"}
-_PREFIX_RE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
+_PREFIX_RE = re.compile(r"^[a-z0-9][a-z0-9-]*\Z")
 
 
 def _content_type(path: str) -> str:

@@ -65,7 +65,7 @@ LOG_SUFFIX = ".jsonl"
 #: longest encoded file-name segment (most file systems allow 255 bytes; leave room for suffixes)
 MAX_SEGMENT = 200
 
-_PLAIN = re.compile(r"^[A-Za-z0-9._-]+$")
+_PLAIN = re.compile(r"^[A-Za-z0-9._-]+\Z")
 _PLAIN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
 # patterns of the write and maintenance paths (``re`` compiles them on first use; a read needs none)
 _TMP_RE = r"\.tmp\.(\d+)$"

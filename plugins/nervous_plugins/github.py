@@ -47,7 +47,7 @@ UNREVIEWED = ScanStatus(status="unreviewed", reason="GitHub is an unreviewed sou
 SKILL_FILES = ("SKILL.md", "skill.md", "skills.md", "SKILL.MD")
 SKILL_ROOTS = ("skills", ".agents/skills", ".claude/skills")
 SKIP_DIRS = frozenset({"node_modules", ".git", "dist", "build", "__pycache__"})
-_FULL_SHA = re.compile(r"^[0-9a-f]{40}$")
+_FULL_SHA = re.compile(r"^[0-9a-f]{40}\Z")
 _SECONDARY = "secondary rate limit"
 #: the most folders a contents-API walk of one skill lists (a truncated tree's fallback)
 MAX_LISTING_FOLDERS = 500

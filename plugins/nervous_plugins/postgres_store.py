@@ -49,7 +49,7 @@ R = TypeVar("R")
 
 DSN_ENV = "NERVOUS_POSTGRES_DSN"
 DEFAULT_SCHEMA = "nervous"
-_SCHEMA_RE = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
+_SCHEMA_RE = re.compile(r"^[a-z_][a-z0-9_]{0,62}\Z")
 
 #: transaction attempts when the server reports a serialization failure or a deadlock
 MAX_ATTEMPTS = 8

@@ -25,7 +25,13 @@ from nervous.frontends.registry_server.blobs import BlobStore
 from nervous.frontends.registry_server.catalog import Catalog, now_ms
 from nervous.frontends.registry_server.publisher import publish_folder
 from nervous.frontends.registry_server.ratelimit import RateLimits
-from nervous.frontends.registry_server.rules import Reject, check_path
+from nervous.frontends.registry_server.rules import (
+    Reject,
+    check_path,
+    check_slug,
+    check_version,
+    valid_content_type,
+)
 from nervous.frontends.registry_server.service import Registry
 from nervous.kernel.fingerprint import skill_fingerprint
 from nervous.kernel.http import HttpStatusError
@@ -102,12 +108,14 @@ def test_a_content_type_that_is_not_a_media_type_is_refused(server: RegistryProc
     url = server.url
     skill = _upload(url, alice, "SKILL.md", SKILL_MD)
     text = _upload(url, alice, "f.txt", b"hello\n")
-    for bad in ("text/\u2603", "text/plain\r\nSet-Cookie: a=b", "text/plain\nX: y", "text/plain\x00", "plain",
+    for bad in ("text/\u2603", "text/plain\r\nSet-Cookie: a=b", "text/plain\nX: y", "text/plain\n", "text/plain\x00", "plain",
                 "text/", "/plain", "text/plain; charset", "text/plain; a=\"\x7f\"", "a/" + "b" * 100, 7):
         answer = call("POST", f"{url}/api/v1/skills", token=alice,
                       body={"slug": "ctype", "version": "1.0.0", "files": [skill, {**text, "contentType": bad}]})
         assert answer.status == 400 and "Invalid contentType for 'f.txt'" in answer.text, (bad, answer.status)
     assert _listing(url) == []
+    for also_good in ("text/plain; charset=utf-8;", "application/vnd.acme+json"):  # an empty parameter is allowed
+        assert valid_content_type(also_good), also_good
     good = "text/plain; charset=utf-8"
     ok = call("POST", f"{url}/api/v1/skills", token=alice,
               body={"slug": "ctype", "version": "1.0.0", "files": [skill, {**text, "contentType": good}]})
@@ -233,7 +241,7 @@ def test_names_equal_after_normalisation_and_case_folding_are_duplicates(server:
     skill = _upload(url, alice, "SKILL.md", SKILL_MD)
     one = _upload(url, alice, "café.md", b"one\n")
     two = _upload(url, alice, "cafe\u0301.md", b"two\n")
-    pairs = [("café.md", unicodedata.normalize("NFD", "café.md")), ("Straße.md", "STRASSE.md"), ("a.md", "A.MD")]
+    pairs = [("café.md", unicodedata.normalize("NFD", "café.md")), ("Über.md", "üBER.md"), ("a.md", "A.MD")]
     for first, second in pairs:
         answer = call("POST", f"{url}/api/v1/skills", token=alice, body={
             "slug": "dupes", "version": "1.0.0",
@@ -247,6 +255,22 @@ def test_names_equal_after_normalisation_and_case_folding_are_duplicates(server:
     ok = call("POST", f"{url}/api/v1/skills", token=alice,
               body={"slug": "dupes", "version": "1.0.0", "files": [skill, one]})
     assert ok.status == 200, ok.text
+    # such disks fold letter by letter: "ß" and "ss" stay two names
+    both = call("POST", f"{url}/api/v1/skills", token=alice, body={
+        "slug": "dupes", "version": "1.0.1", "files": [skill, {**one, "path": "straße.md"}, {**two, "path": "strasse.md"}]})
+    assert both.status == 200, both.text
+
+
+def test_a_name_with_a_line_end_is_refused(server: RegistryProcess, alice: str) -> None:
+    """(``$`` also matches before a final line end: the name checks anchor at the very end.)"""
+    for check, value in ((check_slug, "dupes\n"), (check_version, "1.0.0\n"), (check_slug, "a\nb")):
+        with pytest.raises(Reject):
+            check(value)
+    skill = _upload(server.url, alice, "SKILL.md", SKILL_MD)
+    answer = call("POST", f"{server.url}/api/v1/skills", token=alice,
+                  body={"slug": "dupes", "version": "1.0.0\n", "files": [skill]})
+    assert answer.status == 400 and answer.text.startswith("Invalid version"), answer.text
+    assert _listing(server.url) == []
 
 
 # ---------------------------------------------------------------------------------------------- connections

@@ -21,9 +21,9 @@ MAX_NAME = 64
 MAX_MAIN_NAME = MAX_NAME - len(CANARY_SUFFIX)
 MAX_ID = 128
 
-_SKILL_NAME_RE = re.compile(r"^learned-[a-z0-9]+(?:-[a-z0-9]+)*$")
-_NEW_ID_RE = re.compile(r"^candidate-[a-z0-9]+(?:-[a-z0-9]+)*$")
-_LEGACY_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+_SKILL_NAME_RE = re.compile(r"^learned-[a-z0-9]+(?:-[a-z0-9]+)*\Z")
+_NEW_ID_RE = re.compile(r"^candidate-[a-z0-9]+(?:-[a-z0-9]+)*\Z")
+_LEGACY_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\Z")
 
 
 def slugify(text: str) -> str:

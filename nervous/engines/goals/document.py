@@ -18,7 +18,7 @@ from .timefmt import iso
 
 FORMAT_VERSION = 1
 MAX_DRAIN_RUNS = 200
-_ID_RE = re.compile(r"^(goal|plan|drain)-(\d+)$")
+_ID_RE = re.compile(r"^(goal|plan|drain)-(\d+)\Z")
 _TOP_KEYS = ("version", "project", "created_at", "updated_at", "current_goal_id", "goals", "drain_runs",
              "config", "quarantined_goals")
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import attrs
 
-_SHA_RE = re.compile(r"^[0-9a-f]{64}$")
+_SHA_RE = re.compile(r"^[0-9a-f]{64}\Z")
 
 
 class BlobStore:

@@ -7,14 +7,14 @@ import unicodedata
 
 from attrs import frozen
 
-SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,95}$")
-HANDLE_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
+SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,95}\Z")
+HANDLE_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}\Z")
 #: semver 2.0 (the clawhub CLI refuses anything else)
 SEMVER_RE = re.compile(
     r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)"
     r"(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?"
-    r"(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$")
-SHA_RE = re.compile(r"^[0-9a-f]{64}$")
+    r"(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?\Z")
+SHA_RE = re.compile(r"^[0-9a-f]{64}\Z")
 
 MALWARE_TEXT = "Blocked: this skill has been flagged as malicious by ClawScan and cannot be downloaded."
 VERSION_MALWARE_TEXT = ("Blocked: this skill version has been flagged as malicious by ClawScan and cannot be "
@@ -78,8 +78,10 @@ def _bad_char(ch: str) -> bool:
 
 
 def path_key(path: str) -> str:
-    """What a path is on a case-insensitive, normalising disk: two paths with one key are one file."""
-    return unicodedata.normalize("NFC", unicodedata.normalize("NFC", path).casefold())
+    """What a path is on a case-insensitive, normalising disk: two paths with one key are one file.
+
+    ``lower``, not ``casefold``: such disks fold letter by letter (``ß`` and ``ss`` stay two names)."""
+    return unicodedata.normalize("NFC", path).lower()
 
 
 def check_path(path: object) -> str:
@@ -111,12 +113,13 @@ def check_path(path: object) -> str:
 
 #: RFC 9110 ``token`` characters (a media type's type, subtype and parameter names)
 _TOKEN = r"[!#$%&'*+.^_`|~0-9A-Za-z-]+"
-_MEDIA_TYPE_RE = re.compile(rf"^{_TOKEN}/{_TOKEN}(?:[ \t]*;[ \t]*{_TOKEN}=(?:{_TOKEN}|\"[\x20\x21\x23-\x5b\x5d-\x7e]*\"))*$")
+_MEDIA_TYPE_RE = re.compile(rf"^{_TOKEN}/{_TOKEN}(?:[ \t]*;[ \t]*{_TOKEN}=(?:{_TOKEN}|\"[\x20\x21\x23-\x5b\x5d-\x7e]*\"))*"
+                            r"(?:[ \t]*;)?[ \t]*")  # (a trailing ';', an empty parameter, is allowed)
 
 
 def valid_content_type(value: object) -> bool:
     """A plain ``type/subtype`` with optional ``; name=value`` parameters, printable ASCII, at most 100 characters."""
-    return isinstance(value, str) and len(value) <= 100 and _MEDIA_TYPE_RE.match(value) is not None
+    return isinstance(value, str) and len(value) <= 100 and _MEDIA_TYPE_RE.fullmatch(value) is not None
 
 
 def check_content_type(value: object, path: str) -> str | None:

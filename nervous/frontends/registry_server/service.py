@@ -47,8 +47,8 @@ _SORTS = {"updated": "updated", "recommended": "recommended", "default": "recomm
           "downloads": "downloads", "installs": "downloads", "installsCurrent": "downloads",
           "installsAllTime": "downloads", "stars": "stars", "rating": "stars", "name": "name",
           "trending": "trending"}
-_PREFIX_RE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
-_DIGITS_RE = re.compile(r"^[0-9]+$")  # ASCII digits only (str.isdigit() also takes '²')
+_PREFIX_RE = re.compile(r"^[a-z0-9][a-z0-9-]*\Z")
+_DIGITS_RE = re.compile(r"^[0-9]+\Z")  # ASCII digits only (str.isdigit() also takes '²')
 
 
 @define
