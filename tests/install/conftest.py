@@ -45,3 +45,17 @@ def pm(nervous_config: Any, standin: ClawHubStandin, workdir: Path, sleeps: list
     registry.http_options["sleep"] = sleeps.append  # retries without waiting
     yield manager
     manager.close()
+
+
+@pytest.fixture
+def run(standin: ClawHubStandin, workdir: Path, nervous_cli: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """Run the CLI in ``workdir`` against the stand-in (ClawHub only): ``(exit code, JSON or text, stderr)``."""
+    monkeypatch.chdir(workdir)
+    monkeypatch.setenv("CLAWHUB_REGISTRY", standin.url)
+    monkeypatch.setenv("NERVOUS_REGISTRIES", "clawhub")
+
+    def invoke(*args: str, as_json: bool = True) -> tuple[int, Any, str]:
+        res = nervous_cli(*args, "--json", cwd=workdir) if as_json else nervous_cli(*args, cwd=workdir)
+        return res.exit_code, res.json if as_json else res.stdout, res.stderr
+
+    return invoke

@@ -5,23 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import pytest
 from install_helpers import digest
 
 from nervous.testing.clawhub_server import ClawHubStandin
-
-
-@pytest.fixture
-def run(standin: ClawHubStandin, workdir: Path, nervous_cli: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
-    monkeypatch.chdir(workdir)
-    monkeypatch.setenv("CLAWHUB_REGISTRY", standin.url)
-    monkeypatch.setenv("NERVOUS_REGISTRIES", "clawhub")
-
-    def invoke(*args: str, as_json: bool = True) -> tuple[int, Any, str]:
-        res = nervous_cli(*args, "--json", cwd=workdir) if as_json else nervous_cli(*args, cwd=workdir)
-        return res.exit_code, res.json if as_json else res.stdout, res.stderr
-
-    return invoke
 
 
 def test_search_json_carries_per_registry_status(run: Any) -> None:

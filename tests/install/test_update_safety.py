@@ -30,19 +30,6 @@ SEGMENT = "deep"
 
 
 @pytest.fixture
-def run(standin: ClawHubStandin, workdir: Path, nervous_cli: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
-    monkeypatch.chdir(workdir)
-    monkeypatch.setenv("CLAWHUB_REGISTRY", standin.url)
-    monkeypatch.setenv("NERVOUS_REGISTRIES", "clawhub")
-
-    def invoke(*args: str, as_json: bool = True) -> tuple[int, Any, str]:
-        res = nervous_cli(*args, "--json", cwd=workdir) if as_json else nervous_cli(*args, cwd=workdir)
-        return res.exit_code, res.json if as_json else res.stdout, res.stderr
-
-    return invoke
-
-
-@pytest.fixture
 def skills(workdir: Path) -> Iterator[Path]:
     """The skills folder; whatever deep tree a failed test leaves is removed (pytest's clean-up is recursive)."""
     yield workdir / "skills"
