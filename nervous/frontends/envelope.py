@@ -44,7 +44,7 @@ class EnvelopeStdout:
         self._target().writelines(lines)
 
     def flush(self) -> None:
-        if not self._out.closed:
+        if not getattr(self._out, "closed", False):
             self._out.flush()
         if sys.stderr is not self:
             sys.stderr.flush()
