@@ -333,9 +333,17 @@ def _before_exit() -> None:
     gc.freeze()
 
 
+def _closed_streams_to_null() -> None:
+    """Started with standard output or error closed (``>&-``), Python has ``None`` there: write to nothing."""
+    for name in ("stdout", "stderr"):
+        if getattr(sys, name) is None:
+            setattr(sys, name, open(os.devnull, "w", encoding="utf-8"))  # noqa: SIM115 - for the process's life
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run ``nervous`` with ``argv`` (default: the process's arguments); the exit code."""
     args = sys.argv[1:] if argv is None else list(argv)
+    _closed_streams_to_null()
     code = _fast(args)
     if code is not None:
         if argv is None:

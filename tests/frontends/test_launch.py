@@ -222,3 +222,30 @@ def test_main_called_in_process_never_freezes_the_callers_objects(learned: Path)
     code, out, _err = _in_process(main, ["perceive", "count the words in my report", "--json"])
     assert code == 0 and '"ok": true' in out
     assert gc.get_freeze_count() == before
+
+
+@pytest.mark.parametrize("args", [["list", "--json"], ["list"], ["perceive", "count words", "--json"], ["--version"],
+                                  ["list", "--bogus"]])
+def test_a_closed_standard_output_or_error_is_written_to_nothing(tmp_path: Path, args: list[str]) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NERVOUS_")}
+    env["NERVOUS_HOME"] = str(tmp_path / "home")
+    for closed in ("stdout", "stderr"):
+        kw = {"stdout": subprocess.DEVNULL, "stderr": subprocess.PIPE} if closed == "stdout" else \
+             {"stdout": subprocess.PIPE, "stderr": subprocess.DEVNULL}
+        # the child starts with the descriptor closed (a shell's ">&-"), as Python then sees it: None
+        code = "import os, sys; os.close({fd}); os.execv(sys.executable, [sys.executable, '-m', 'nervous', *sys.argv[1:]])"
+        proc = subprocess.run([sys.executable, "-c", code.format(fd=1 if closed == "stdout" else 2), *args], env=env,
+                              cwd=tmp_path, timeout=60, **kw)  # type: ignore[call-overload]
+        other = (proc.stderr if closed == "stdout" else proc.stdout) or b""
+        assert proc.returncode == (2 if "--bogus" in args else 0), (closed, other)
+        assert b"Traceback" not in other, other
+
+
+def test_a_token_given_in_the_wrong_place_is_masked_in_the_usage_error(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NERVOUS_")}
+    env["NERVOUS_HOME"] = str(tmp_path / "home")
+    for extra in ([], ["--json"]):
+        proc = subprocess.run([sys.executable, "-m", "nervous", "registry", "token", "revoke", "clh_SECRETvalue42abc",
+                               *extra], env=env, capture_output=True, text=True, timeout=60)
+        assert proc.returncode == 2
+        assert "SECRETvalue42abc" not in proc.stdout + proc.stderr and "clh_SECR****" in proc.stdout + proc.stderr

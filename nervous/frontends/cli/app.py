@@ -95,11 +95,14 @@ def _run_main(main: click.Group, argv: list[str]) -> int:
         click.echo("aborted", err=True)
         return 1
     except click.ClickException as exc:
+        from ...engines.scan.engine import mask_secrets
+
+        # a usage message quotes the user's own argument, which may be a token given in the wrong place
+        setattr(exc, "message", mask_secrets(exc.message))  # noqa: B010 - (click's stubs make it final)
         if _wants_json(argv):
             echo_json(json.dumps({"ok": False, "error": {"code": "usage", "message": exc.format_message()},
                                   "warnings": []}))
         else:
-            # (a usage message quotes the user's own argument; click's stubs make ``message`` final)
             setattr(exc, "message", terminal_lines(exc.message))  # noqa: B010
             exc.show()
         return EXIT_USAGE if isinstance(exc, click.UsageError) else exc.exit_code
