@@ -210,7 +210,7 @@ class SkillsDirTarget:
         """
         from nervous.plugin.toolkit import from_json
 
-        key = self.lock_key(SkillRef.parse(slug)) if not isinstance(slug, SkillRef) else self.lock_key(slug)
+        key = self.lock_key(SkillRef.parse(slug))
         doc = self._records().get(key)
         if doc is None:
             return

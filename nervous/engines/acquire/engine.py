@@ -308,7 +308,7 @@ class Acquirer:
         from ...kernel.fingerprint import bundle_fingerprint
 
         cand["fingerprint"] = detail.fingerprint or bundle_fingerprint(bundle, exclude={"_meta.json"})
-        cand["content"] = _every_file((f.path, f.sha256) for f in bundle.files)
+        cand["content"] = _every_file(bundle.files)
         se = verdict.report.side_effects
         classes = classes_of(se.tags, primary_env=se.primary_env, complete=se.complete)
         skill_md = bundle.skill_md
@@ -496,7 +496,7 @@ class Acquirer:
         # the registry's fingerprint leaves out dot files and ignored paths; what was vetted is every file
         vetted = approved.get("content")
         if (expected and self._installed_fingerprint(record) != expected
-                or vetted and record.files and _every_file((f.path, f.sha256) for f in record.files) != vetted):
+                or vetted and record.files and _every_file(record.files) != vetted):
             try:
                 installer.uninstall(record.slug)
             except NervousError:
@@ -909,9 +909,8 @@ class Acquirer:
                               tuple(dict.fromkeys([*self._notes, *warnings])))
 
 
-def _every_file(entries: Any) -> str:
-    """A digest of every file of a skill (dot files and ignored paths included; not ``_meta.json``)."""
-    import hashlib
+def _every_file(files: Any) -> str:
+    """The fingerprint of every file (``path``, ``sha256``) of a skill, with none of §A8's skips but ``_meta.json``."""
+    from ...kernel.fingerprint import skill_fingerprint
 
-    lines = sorted(f"{path}\0{sha}" for path, sha in entries if path != "_meta.json")
-    return hashlib.sha256("\n".join(lines).encode("utf-8", "surrogateescape")).hexdigest()
+    return skill_fingerprint((f.path, f.sha256) for f in files if f.path != "_meta.json")
