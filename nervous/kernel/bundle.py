@@ -235,7 +235,7 @@ def load_zip(
             raise _refuse(f"{where}: entry {raw!r} is encrypted", entry=raw, rule="NV-SUPPLY-002")
         if path is None or raw.endswith("/") or kind == stat.S_IFDIR:
             continue
-        folded = _fold(path)
+        folded = name_key(path)
         if folded in seen:
             raise _refuse(f"{where}: duplicate entry {raw!r} (also {seen[folded]!r})", entry=raw)
         seen[folded] = raw
@@ -276,7 +276,7 @@ def _safe_entry_path(raw: str, where: str) -> str | None:
     return path
 
 
-def _fold(path: str) -> str:
+def name_key(path: str) -> str:
     """One key for the names a file system may treat as one (case-insensitive, or normalising Unicode).
 
     ``lower``, not ``casefold``: such file systems fold letter by letter (``ß`` and ``ss`` stay two names)."""
@@ -286,19 +286,19 @@ def _fold(path: str) -> str:
 def _check_unique(paths: list[str], where: str) -> None:
     seen: dict[str, str] = {}
     for p in paths:
-        key = _fold(p)
+        key = name_key(p)
         if key in seen:
             raise _refuse(f"{where}: duplicate entry {p!r} (also {seen[key]!r})", entry=p)
         seen[key] = p
 
 
 def _check_file_dir_clash(paths: list[str], where: str) -> None:
-    files = {_fold(p) for p in paths}
+    files = {name_key(p) for p in paths}
     for p in paths:
         parts = p.split("/")
         for i in range(1, len(parts)):
             parent = "/".join(parts[:i])
-            if _fold(parent) in files:
+            if name_key(parent) in files:
                 raise _refuse(f"{where}: {parent!r} is both a file and a folder (at {p!r})", entry=p)
 
 
@@ -365,7 +365,7 @@ def check_listing(entries: Iterable[tuple[str, int]], *, limits: Limits | None =
         safe = _safe_entry_path(path, where)
         if safe is None or safe != path or path.endswith("/"):
             raise _refuse(f"{where}: entry {path!r} is not a plain relative file path", entry=path)
-        folded = _fold(path)
+        folded = name_key(path)
         if folded in seen:
             raise _refuse(f"{where}: duplicate entry {path!r} (also {seen[folded]!r})", entry=path)
         seen[folded] = path

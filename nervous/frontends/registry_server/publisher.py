@@ -13,8 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import EXIT_REFUSED, BadInput, RegistryError, UsageError
+from ...kernel.bundle import name_key
 from .archive import content_type
-from .rules import Limits, Reject, check_path, check_slug, check_version, path_key
+from .rules import Limits, Reject, check_path, check_slug, check_version
 
 #: a registry's final "no" to a publish (bad request, token, permission, existing version, too large): exit 1
 _REFUSALS = (400, 401, 403, 409, 410, 413, 422)
@@ -147,7 +148,7 @@ def _names_accepted(folder: Path, files: dict[str, bytes]) -> None:
             check_path(path)
         except Reject as exc:
             raise BadInput(f"{folder}: {exc.text}", code="bad_path", details={"path": repr(path)[:200]}) from None
-        key = path_key(path)
+        key = name_key(path)
         if key in seen:
             raise BadInput(f"{folder}: {seen[key]!r} and {path!r} are one file on case-insensitive or normalising "
                            "disks; a registry takes only one of them", code="bad_path",

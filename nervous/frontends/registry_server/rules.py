@@ -77,13 +77,6 @@ def _bad_char(ch: str) -> bool:
     return ch in _BIDI or unicodedata.category(ch) in ("Cc", "Cs")
 
 
-def path_key(path: str) -> str:
-    """What a path is on a case-insensitive, normalising disk: two paths with one key are one file.
-
-    ``lower``, not ``casefold``: such disks fold letter by letter (``ß`` and ``ss`` stay two names)."""
-    return unicodedata.normalize("NFC", path).lower()
-
-
 def check_path(path: object) -> str:
     """A published file path: relative, '/'-separated, no empty, '.' or '..' segment (no zip-slip), and a
     name every supported system can hold: no control or bidirectional-control character, no ':', no

@@ -19,6 +19,7 @@ from typing import Any
 
 from attrs import define, field
 
+from ...kernel.bundle import name_key
 from ...kernel.fingerprint import skill_fingerprint
 from .archive import build_zip, content_type
 from .blobs import BlobStore
@@ -38,7 +39,6 @@ from .rules import (
     check_path,
     check_slug,
     check_version,
-    path_key,
     safe_content_type,
 )
 
@@ -600,7 +600,7 @@ class Registry:
             if not isinstance(row, dict):
                 raise Reject(400, "Invalid file entry")
             path = check_path(row.get("path"))
-            key = path_key(path)
+            key = name_key(path)
             if key in seen:  # equal once Unicode-normalised and case-folded: one file on most disks
                 raise Reject(400, f"Duplicate file path {path!r} (same name as {seen[key]!r} ignoring case and "
                                   "Unicode normalisation)")
