@@ -13,7 +13,7 @@ from typing import Any
 
 from attrs import asdict, frozen
 
-RULES_VERSION = "17"
+RULES_VERSION = "18"
 
 
 @frozen

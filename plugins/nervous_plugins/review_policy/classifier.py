@@ -7,6 +7,7 @@ imported or followed.
 from __future__ import annotations
 
 import bisect
+import ipaddress
 import operator
 import re
 from collections.abc import Iterable
@@ -851,9 +852,13 @@ class Classifier:
                     continue
                 runnable = name.lower().endswith((".exe", ".bat", ".cmd", ".ps1", ".msi", ".scr", ".com", ".vbs", ".js",
                                                   ".hta", ".jar", ".app", ".command", ".sh"))
-                if shapes.get("run", name).search(t) or runnable and shapes.get("named", name).match(t) and (
+                # (an address is where the file comes from, not a command: ``-o x.sh https://h/x.sh`` runs nothing)
+                run = shapes.get("run", name).search(_urls_blanked(t) if "://" in t else t)
+                if run or runnable and shapes.get("named", name).match(t) and (
                         ln.no != downloaded[name] or rx.search(r"&&|;", t)):
                     if name.lower().endswith((".json", ".txt", ".csv", ".md", ".html", ".xml", ".png", ".jpg")):
+                        continue
+                    if _names_without_running(t, run):
                         continue
                     c.hit("NV-EXEC-003", path, ln.no, snippet(t), action=None if ln.kind != "code" or not ln.quoted else "review",
                           file_name=name, hosts=[normalize_host(u) for u in sources.get(name, [])],
@@ -926,7 +931,17 @@ class Classifier:
             if h.rule_id in ("NV-EXEC-001", "NV-EXEC-003") and h.action is None:
                 hosts = [x for x in h.evidence.get("hosts", []) if x]
                 urls = h.evidence.get("urls", []) or [f"https://{x}/" for x in hosts]
+                if not hosts and h.rule_id == "NV-EXEC-001" and _names_the_pattern(_line_text(bundle, h.file, h.line)):
+                    h.action = "review"
+                    h.evidence["check"] = ("names a download piped to a shell but gives no address to fetch from; "
+                                           "check where the skill expects its installer to come from")
+                    continue
                 if not hosts or h.file in risky_files or paste or DECODE_STAGE.search(h.snippet):
+                    continue
+                if all(_loopback(x) for x in hosts):
+                    h.action = "review"
+                    h.evidence["check"] = (f"pipes what a service on this machine answers ({', '.join(hosts)[:80]}) "
+                                           "into an interpreter; check which program serves that address")
                     continue
                 pairs = list(zip(hosts, urls, strict=False))
                 if all(host_matches(x, u, self.vendor_hosts) for x, u in pairs):
@@ -1758,6 +1773,41 @@ def _confirmed_step(bundle: SkillBundle, path: str | None, line: int | None) -> 
             window = "\n".join(x[:2000] for x in lines)
             return CONFIRM_GATE.search(window) is not None
     return False
+
+
+def _loopback(host: str) -> bool:
+    """``localhost`` or a loopback address: this machine, not a host on the network."""
+    bare = host.strip("[]").lower()
+    if bare == "localhost" or bare.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(bare).is_loopback
+    except ValueError:
+        return False
+
+
+#: a downloader given no address at all (flags or an ellipsis only) piped into a shell: ``curl | bash``,
+#: ``curl -fsSL … | sh``, as a heading or a table names the pattern; it fetches nothing anyone could run
+_NO_ADDRESS_PIPE = rx.compile(r"(?i)\b(?:curl|wget)(?:\s+(?:--?[a-z][\w-]*|\.\.\.|…))*\s*\\?\|\s*"
+                              r"(?:sudo\s+)?(?:ba|z)?sh\b")
+
+
+def _names_the_pattern(line: str) -> bool:
+    """The line's download into a shell names no address: no URL, no variable, no command substitution."""
+    return bool(_NO_ADDRESS_PIPE.search(line)) and "://" not in line and not rx.search(r"\$[({\w]", line)
+
+
+def _urls_blanked(line: str) -> str:
+    """``line`` with every URL replaced by as many spaces (positions kept)."""
+    return str(URL_RE.sub(lambda m: " " * len(m.group(0)), line))
+
+
+def _names_without_running(line: str, run: re.Match[str] | None) -> bool:
+    """A shell comment, or text an ``echo`` prints (and sends nowhere): naming a downloaded file there does
+    not run it (``# 2. start the server``, ``echo "  bash scripts/setup.sh  # first run"``)."""
+    if line.lstrip().startswith("#"):
+        return True
+    return run is not None and shell.in_data_string(line, run.start()) and not rx.search(r"[|>`]|\$\(", line)
 
 
 def _line_text(bundle: SkillBundle, path: str | None, line: int | None) -> str:
