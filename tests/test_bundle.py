@@ -228,6 +228,18 @@ def test_load_directory_skips_a8_paths(tmp_path: Path) -> None:
     assert b.ref.name == "demo" and b.registry == "local"
 
 
+def test_load_directory_names_what_it_left_out(tmp_path: Path) -> None:
+    root = make_folder(tmp_path / "demo", {
+        "SKILL.md": SKILL, "scripts/run.sh": b"echo\n", "scripts/.cache/x": b"c", ".env": b"SECRET=1",
+        "node_modules/x/index.js": b"n", "build/out": b"o", "x.log": b"l", ".gitignore": b"build/\n*.log\n",
+    })
+    (root / os.fsdecode(b".name-\xff")).write_bytes(b"not UTF-8, but skipped as a dot name")
+    left_out: list[str] = []
+    b = load_directory(root, left_out=left_out)
+    assert [f.path for f in b.files] == ["scripts/run.sh", "SKILL.md"]  # what is read does not change
+    assert left_out == [".env", ".gitignore", ".name-\\xff", "build/", "node_modules/", "scripts/.cache/", "x.log"]
+
+
 def test_load_directory_refuses_symlinks(tmp_path: Path) -> None:
     root = make_folder(tmp_path / "demo", {"SKILL.md": SKILL})
     outside = tmp_path / "secret.txt"

@@ -10,7 +10,8 @@ Decisions:
   and archives alike, naming the path: a skill is plain files. A symlink is only skipped when §A8
   would skip its path anyway (dot segments, ``node_modules``, ignore-file matches).
 * Folders: the paths §A8 leaves out of a fingerprint (dot segments, ``node_modules``, paths in the
-  root ``.gitignore``/``.clawhubignore``/``.clawdhubignore``) are not part of the bundle.
+  root ``.gitignore``/``.clawhubignore``/``.clawdhubignore``) are not part of the bundle; a caller that
+  passes ``left_out`` is told each one (a folder left out whole is named once, with a trailing ``/``).
 * Archives: every entry counts (no ignore files); a leading ``./`` and directory entries are the
   only things ignored. ClawHub's ``_meta.json`` is kept (the installer writes it; verification
   leaves it out). A single top-level folder is stripped when the root has no SKILL.md.
@@ -119,9 +120,13 @@ class _Budget:
 def load_directory(
     path: str | os.PathLike[str], *, limits: Limits | None = None, ref: SkillRef | None = None,
     version: str | None = None, registry: str | None = None, expected: Iterable[FileDigest] = (),
-    require_skill_md: bool = True,
+    require_skill_md: bool = True, left_out: list[str] | None = None,
 ) -> SkillBundle:
-    """Read a skill folder into memory (regular files only; see the module notes for what is refused)."""
+    """Read a skill folder into memory (regular files only; see the module notes for what is refused).
+
+    ``left_out`` receives the relative path of each entry not read because §A8 skips it (a dot name,
+    ``node_modules``, an ignore-file match), in the order met; a folder ends with ``/`` and is not entered.
+    """
     limits = limits or Limits()
     root = Path(path)
     where = f"skill folder {str(root)!r}"
@@ -145,6 +150,9 @@ def load_directory(
         for entry in entries:
             rel = f"{prefix}{entry.name}"
             if entry.name.startswith(".") or entry.name in SKIPPED_DIRS:
+                if left_out is not None:
+                    shown = os.fsencode(rel).decode("utf-8", "backslashreplace")  # any name, printable as JSON
+                    left_out.append(shown + "/" if entry.is_dir(follow_symlinks=False) else shown)
                 continue
             try:
                 entry.name.encode("utf-8")
@@ -155,6 +163,8 @@ def load_directory(
             mode = entry.stat(follow_symlinks=False).st_mode
             is_dir = stat.S_ISDIR(mode)
             if rules and rules.ignored(rel, is_dir=is_dir):
+                if left_out is not None:
+                    left_out.append(rel + "/" if is_dir else rel)
                 continue
             budget.check_path(rel)
             if is_dir:

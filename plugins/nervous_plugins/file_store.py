@@ -347,13 +347,15 @@ class FileStore(Store):
         out, self._pending_warnings = self._pending_warnings, []
         return out
 
-    def _collection_dirs(self) -> list[Path]:
+    def _collection_dirs(self, *, folders: bool = True) -> list[Path]:
+        """The root's collection folders (and the logs folder); with ``folders=False``, what holds such a
+        name but is not a folder (a file where a collection's folder belongs)."""
         try:
             names = sorted(os.listdir(self.root))
         except FileNotFoundError:
             return []
         return [self.root / n for n in names
-                if (self.root / n).is_dir() and re.match(r"^[a-z][a-z0-9_-]{0,63}$", n)]
+                if (self.root / n).is_dir() == folders and re.match(r"^[a-z][a-z0-9_-]{0,63}$", n)]
 
     def info(self) -> StoreInfo:
         collections: dict[str, int] = {}
@@ -411,6 +413,14 @@ class FileStore(Store):
                 reason = f"schema_version {version!r} is not a positive integer"
         if reason is not None:
             problems.append(Problem(str(marker), f"store marker unreadable: {reason}"))
+        for p in self._collection_dirs(folders=False):  # e.g. data/goals replaced by a file: every goal unreachable
+            try:
+                mode = os.stat(p).st_mode
+            except OSError:  # a dangling link
+                mode = os.lstat(p).st_mode
+            what = "logs folder" if p.name == LOGS_DIR else f"folder of the collection {p.name!r}"
+            problems.append(Problem(str(p), f"is {file_kind(mode)} where the store keeps its {what}; nothing of it "
+                                            "can be read or written: move it away"))
         now = time.time()
 
         def unreadable(err: OSError) -> None:  # os.walk skips a folder it cannot list: a check must say so

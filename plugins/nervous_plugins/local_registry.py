@@ -11,6 +11,12 @@ unreviewed source like GitHub), but nobody has scanned them for us: the scan sta
 
 Versions come from the frontmatter ``version`` or ``metadata.version`` (default ``0.0.0``); a
 folder has one version, the one on disk.
+
+A skill folder may hold a ``_meta.json`` (a ClawHub install leaves one, naming the skill's slug,
+owner and version). It is served with the skill like ClawHub's own: scanned, listed with its SHA-256
+among the version's files and installed, but left out of the published fingerprint as every
+registry's metadata file is (docs/plugins/fingerprint.md), and the install gate checks that it names
+this skill and version (``meta_mismatch`` otherwise: correct or delete the file).
 """
 
 from __future__ import annotations
@@ -188,9 +194,10 @@ class LocalRegistry:
         from nervous.plugin.toolkit import bundle_fingerprint
 
         bundle = self.fetch(ref, version)
+        # without _meta.json, as the install gate recomputes it (a folder carrying one was refused as changed)
         return SkillVersion(version=bundle.version or DEFAULT_VERSION,
                             files=tuple(FileDigest(f.path, f.size, f.sha256) for f in bundle.files),
-                            scan=UNKNOWN_SCAN, fingerprint=bundle_fingerprint(bundle))
+                            scan=UNKNOWN_SCAN, fingerprint=bundle_fingerprint(bundle, exclude={"_meta.json"}))
 
     def fetch(self, ref: SkillRef, version: str | None = None) -> SkillBundle:
         from nervous.plugin.toolkit import Limits, load_directory

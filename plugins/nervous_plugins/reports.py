@@ -118,6 +118,8 @@ def render_sarif(report: dict[str, Any]) -> str:
 
 #: findings a table shows: a report of thousands (a folder at the scan limits) would fill the terminal
 TABLE_ROWS = 40
+#: paths left out of a folder scan that the table names (the JSON report lists up to 100, and counts all)
+LEFT_OUT_SHOWN = 5
 _ACTION_ORDER = {"refuse": 0, "review": 1}
 
 
@@ -136,6 +138,12 @@ def render_table(report: dict[str, Any]) -> str:
         f"decision: {report.get('decision')}   risk: {caps.get('risk_level')}   "
         f"{caps.get('icons', '')} {', '.join(caps.get('classes', []))}",
     ]
+    left_out = target.get("left_out") or {}
+    if left_out.get("count"):  # a folder's dot names, node_modules and ignored paths: say they were not read
+        shown = left_out.get("paths", [])[:LEFT_OUT_SHOWN]
+        more = left_out["count"] - len(shown)
+        lines.append(f"not scanned: {left_out['count']:,} path(s) left out (dot names, node_modules, ignore files): "
+                     + ", ".join(shown) + (f" (+{more:,} more: target.left_out in --json)" if more > 0 else ""))
     if caps.get("flags"):
         lines.append("flags: " + ", ".join(caps["flags"]))
     if caps.get("tags"):

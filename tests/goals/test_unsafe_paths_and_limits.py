@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -119,3 +120,28 @@ def test_an_out_of_range_attempt_limit_is_refused_not_clamped(tmp_path: Path, gi
     assert proc.returncode == 2, proc.stdout + proc.stderr
     shown = json.loads(_cli(tmp_path, "get", "--json").stdout)
     assert shown["goal"].get("failure") is None
+
+
+def test_a_file_where_the_goals_folder_belongs_is_a_bad_path_and_left_alone(tmp_path: Path) -> None:
+    """``<data>/goals`` replaced by a regular file: every goal command ends with exit 2 ``bad_path`` naming that
+    file (never a traceback or exit 70), nothing deletes or overwrites it, and ``storage check`` lists it."""
+    assert _cli(tmp_path, "analyze", "Write the report").returncode == 0
+    data = tmp_path / "home" / "data"
+    shutil.rmtree(data / "goals")
+    (data / "goals").write_bytes(b"a person's notes\n")
+    exported = tmp_path / "exported.json"
+    exported.write_text('{"goals": {}}')
+    for args in (["list"], ["list", "--json"], ["analyze", "Write the report"], ["get", "current"],
+                 ["set-config", "drain=manual"], ["reset", "--yes"], ["import", "--replace", str(exported)],
+                 ["quarantine", "list"], ["export"], ["call", '{"action": "analyze", "prompt": "Write it"}']):
+        proc = _cli(tmp_path, *args)
+        out = proc.stdout + proc.stderr
+        assert proc.returncode == 2 and "Traceback" not in out, (args, out)
+        assert f"{data / 'goals'} is a regular file where a folder is expected" in out, (args, out)
+    err = json.loads(_cli(tmp_path, "list", "--json").stdout)["error"]
+    assert err["code"] == "bad_path" and err["details"]["path"] == str(data / "goals")
+    assert (data / "goals").read_bytes() == b"a person's notes\n"  # never deleted or overwritten
+    from nervous.testing.cli import run_cli
+
+    check = run_cli("storage", "check", "--json", environ=_env(tmp_path / "home"), cwd=tmp_path)
+    assert check.exit_code == 1 and [p["where"] for p in json.loads(check.stdout)["problems"]] == [str(data / "goals")]

@@ -145,3 +145,34 @@ def test_the_table_lists_refusals_first_and_counts_what_it_leaves_out(nervous_ho
     left = len(findings) - 40
     assert f"... and {left:,} more findings ({refusals - 40:,} refuse" in out
     assert "--json or --format sarif lists every one" in out
+
+
+def test_a_folder_scan_reports_what_it_left_out(nervous_home, tmp_path, capsys) -> None:
+    """Dot names, node_modules and ignore-file matches are not read, and the report says which (issue:
+    nothing silently lost); the decision stays the one for the files that were read."""
+    folder = make_skill(tmp_path)
+    (folder / ".hidden").mkdir()
+    (folder / ".hidden" / "run.sh").write_text(PIPE)  # would refuse if it were read
+    (folder / ".env").write_text("TOKEN=x\n")
+    (folder / ".gitignore").write_text("build/\n*.log\n")
+    (folder / "build").mkdir()
+    (folder / "build" / "out.sh").write_text(PIPE)
+    (folder / "scripts" / "debug.log").write_text("log\n")
+    (folder / "node_modules" / "dep").mkdir(parents=True)
+    (folder / "node_modules" / "dep" / "index.js").write_text("module.exports = 1\n")
+    code, out = run(["scan", str(folder), "--json"], capsys)
+    report = json.loads(out)
+    assert code == 0 and report["decision"] == "allow" and report["target"]["files"] == 2
+    assert report["target"]["left_out"] == {
+        "count": 6, "paths": [".env", ".gitignore", ".hidden/", "build/", "node_modules/", "scripts/debug.log"]}
+    clean = make_skill(tmp_path, name="plain-log")
+    code, out = run(["scan", str(clean), "--json"], capsys)
+    assert code == 0 and json.loads(out)["target"]["left_out"] == {"count": 0, "paths": []}
+
+    code, out = run(["scan", str(folder)], capsys)
+    notes = [line for line in out.splitlines() if line.startswith("not scanned:")]
+    assert code == 0 and notes == ["not scanned: 6 path(s) left out (dot names, node_modules, ignore files): "
+                                   ".env, .gitignore, .hidden/, build/, node_modules/ (+1 more: target.left_out in "
+                                   "--json)"]
+    code, out = run(["scan", str(clean)], capsys)
+    assert code == 0 and "not scanned" not in out

@@ -190,6 +190,25 @@ def test_a_directory_at_a_document_path_is_reported_by_check(tmp_path: Path) -> 
     assert res.returncode == 1 and json.loads(res.stdout)["error"]["code"] == "storage_damaged"
 
 
+@pytest.mark.parametrize("name", ["goals", "logs"])
+def test_a_file_where_a_collection_folder_belongs_is_reported_by_check(tmp_path: Path, name: str) -> None:
+    home = tmp_path / "home"
+    FileStore(home / "data").update("skill-cortex", "cortex", lambda d: d.update(v=1))
+    blocker = home / "data" / name
+    blocker.write_bytes(b"a person's notes, not a folder")  # e.g. data/goals replaced by a regular file
+    before = tree(home)
+    res = nervous(home, "storage", "check", "--json")
+    data = json.loads(res.stdout)
+    assert res.returncode == 1 and not data["ok"], data
+    what = "logs folder" if name == "logs" else f"folder of the collection {name!r}"
+    assert [p for p in data["problems"] if p["where"] == str(blocker)] == [
+        {"where": str(blocker), "message": f"is a regular file where the store keeps its {what}; nothing of it "
+                                           "can be read or written: move it away"}], data
+    res = nervous(home, "storage", "check")
+    assert res.returncode == 1 and f"{blocker}\n    is a regular file where" in res.stdout, res.stdout
+    assert tree(home) == before  # reported, never removed or rewritten
+
+
 def test_a_fifo_log_is_not_appended_to(tmp_path: Path) -> None:
     store = FileStore(tmp_path / "data")
     (tmp_path / "data" / "logs").mkdir(parents=True)

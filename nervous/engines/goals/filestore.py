@@ -7,6 +7,7 @@ files quarantined once with the backup used instead.
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from collections.abc import Callable
@@ -32,12 +33,32 @@ def check_regular(path: Path) -> None:
     except FileNotFoundError:
         return
     except OSError as exc:
+        blocker = _not_a_folder(path) if exc.errno == errno.ENOTDIR else None
+        if blocker is not None:  # e.g. <data>/goals replaced by a file: say which path, and leave it as it is
+            where, mode = blocker
+            from ...kernel.durable import file_kind
+
+            raise GoalError("bad_path", f"{where} is {file_kind(mode)} where a folder is expected: the goal document "
+                                        f"{path} is kept inside it; nothing was read or written. Move it away",
+                            details={"path": str(where), "document": str(path)}) from None
         raise GoalError("bad_path", f"{path}: cannot be read ({exc.strerror or exc})",
                         details={"path": str(path)}) from None
     if not stat.S_ISREG(st.st_mode):
         kind = "a directory" if stat.S_ISDIR(st.st_mode) else "not a regular file (a pipe or a device)"
         raise GoalError("bad_path", f"{path} is {kind}, expected a JSON goal document; it was not opened",
                         details={"path": str(path)})
+
+
+def _not_a_folder(path: Path) -> tuple[Path, int] | None:
+    """The first folder of ``path`` (from the root down) that exists but is not a folder, with its mode."""
+    for parent in reversed(path.parents):
+        try:
+            st = os.stat(parent)
+        except OSError:
+            return None
+        if not stat.S_ISDIR(st.st_mode):
+            return parent, st.st_mode
+    return None
 
 
 class SingleFileStore(Store):

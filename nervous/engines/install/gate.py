@@ -222,7 +222,9 @@ def check_meta(bundle: SkillBundle, requested: SkillRef, version: str | None, *,
         problems.append(f"version {got_version!r} (asked for {version!r})")
     if problems:
         raise BadInput(f"{label}: the archive's _meta.json names another skill: " + "; ".join(problems)
-                       + "; nothing was installed", code="meta_mismatch", details={"problems": problems})
+                       + "; nothing was installed. _meta.json is the registry's record of the skill it serves: the "
+                       "registry must correct it (in a local registry folder: correct or delete the skill folder's "
+                       "_meta.json)", code="meta_mismatch", details={"problems": problems, "file": "_meta.json"})
 
 
 # ------------------------------------------------------------------------------------------ 3. review

@@ -13,7 +13,7 @@ import re
 import threading
 import time
 import weakref
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from attrs import asdict, field, frozen
@@ -34,6 +34,8 @@ if TYPE_CHECKING:
 
 SCHEMA = "nervous.skill-scan.v1"
 LIMIT_RULE = "NV-LIMIT-001"
+#: paths of ``target.left_out`` a report lists (``count`` counts them all)
+LEFT_OUT_LISTED = 100
 _SECRET_RE = re.compile(
     r"(?P<keep>(?:AKIA|ASIA|ghp_|gho_|ghs_|ghu_|github_pat_|xox[abprs]-|sk-|sk_live_|clh_|AIza|glpat-|npm_|hf_|pypi-)"
     r"[A-Za-z0-9_-]{0,4})[A-Za-z0-9_/+=-]{4,}"
@@ -144,8 +146,12 @@ def refusal_for_bad_input(details: Mapping[str, Any], message: str) -> Finding:
 
 def scan_bundle(pm: PluginManager, bundle: SkillBundle, context: ScanContext | None = None, *,
                 limits: ScanLimits = DEFAULT_LIMITS, source: str | None = None,
-                extra_findings: tuple[Finding, ...] = ()) -> ScanReport:
-    """Scan a bundle held in memory and build its report. Never executes anything from it."""
+                extra_findings: tuple[Finding, ...] = (), left_out: Sequence[str] | None = None) -> ScanReport:
+    """Scan a bundle held in memory and build its report. Never executes anything from it.
+
+    ``left_out``: the paths of the scanned folder that are not in the bundle (the report's
+    ``target.left_out``); ``None`` when that is not known (a bundle not read from a local folder).
+    """
     context = context or ScanContext()
     started = time.perf_counter()
     cpu_started = time.process_time()
@@ -177,7 +183,7 @@ def scan_bundle(pm: PluginManager, bundle: SkillBundle, context: ScanContext | N
         decision = review.decision
     report = build_report(bundle, context, side_effects, risk, review, intent, policy, limits,
                           exceeded=[f.evidence.get("limit") for f in over if f.rule_id == LIMIT_RULE],
-                          source=source)
+                          source=source, left_out=left_out)
     elapsed_ms = (time.perf_counter() - started) * 1000
     cpu_ms = (time.process_time() - cpu_started + worker_cpu[0]) * 1000
     return ScanReport(decision, side_effects, risk, review, intent, report, elapsed_ms, cpu_ms)
@@ -248,7 +254,8 @@ def _rank(decision: str) -> int:
 
 def build_report(bundle: SkillBundle, context: ScanContext, side_effects: SideEffects, risk: RiskAssessment,
                  review: ReviewDecision, intent: IntentVerdict | None, policy: Any, limits: ScanLimits, *,
-                 exceeded: list[Any] | None = None, source: str | None = None) -> dict[str, Any]:
+                 exceeded: list[Any] | None = None, source: str | None = None,
+                 left_out: Sequence[str] | None = None) -> dict[str, Any]:
     from ... import __version__
 
     classes = classes_of(side_effects.tags, primary_env=side_effects.primary_env, complete=side_effects.complete)
@@ -269,6 +276,8 @@ def build_report(bundle: SkillBundle, context: ScanContext, side_effects: SideEf
             "fingerprint": _fingerprint(bundle),
             "files": len(bundle.files),
             "bytes": bundle.total_bytes,
+            "left_out": (None if left_out is None else
+                         {"count": len(left_out), "paths": list(left_out[:LEFT_OUT_LISTED])}),
         },
         "capabilities": {
             "classes": classes,

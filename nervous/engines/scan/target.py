@@ -33,19 +33,22 @@ class ScanTarget:
     context: ScanContext
     source: str | None = None
     extra_findings: tuple[Finding, ...] = ()
+    #: paths of a local folder the loader did not read (dot names, ``node_modules``, ignore-file matches);
+    #: ``None`` when no folder was read whole (a registry reference, a refused folder)
+    left_out: tuple[str, ...] | None = None
 
 
 def _slug(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-.") or "skill"
 
 
-def _load_path(path: Path, limits: Any) -> SkillBundle:
+def _load_path(path: Path, limits: Any, left_out: list[str]) -> SkillBundle:
     from ...kernel.bundle import load_directory, load_zip
 
     if path.is_dir():
-        return load_directory(path, limits=limits)
+        return load_directory(path, limits=limits, left_out=left_out)
     if path.name.upper() == "SKILL.MD":
-        return load_directory(path.parent, limits=limits)
+        return load_directory(path.parent, limits=limits, left_out=left_out)
     import stat
 
     mode = path.stat().st_mode
@@ -81,7 +84,9 @@ def load_scan_target(manager: PluginManager, target: str | os.PathLike[str], *, 
     context = ScanContext(purpose=purpose)  # type: ignore[arg-type]
     try:
         if path.exists():
-            return ScanTarget(_load_path(path, DEFAULT_LIMITS.loader_limits()), context, "local")
+            left_out: list[str] = []  # (an archive leaves nothing out: every entry counts)
+            bundle = _load_path(path, DEFAULT_LIMITS.loader_limits(), left_out)
+            return ScanTarget(bundle, context, "local", left_out=tuple(left_out))
         if text.startswith((".", "/", "~")) or text.lower().endswith((".zip", ".md")):
             raise BadInput(f"{text}: no such file or folder", code="not_found")
         return _fetch(manager, text, version, purpose)
@@ -101,4 +106,4 @@ def scan_target(manager: PluginManager, target: str | os.PathLike[str], *, versi
 
     loaded = load_scan_target(manager, target, version=version, purpose=purpose)
     return scan_bundle(manager, loaded.bundle, loaded.context, source=loaded.source,
-                       extra_findings=loaded.extra_findings)
+                       extra_findings=loaded.extra_findings, left_out=loaded.left_out)
