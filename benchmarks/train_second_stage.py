@@ -66,8 +66,10 @@ HARD_RULES = (
     "NV-EXFIL-003",  # a credential read and posted to a chat webhook, or a webhook on a raw or paste address (refuse only then)
     "NV-PRIV-002", "NV-DESTR-001", "NV-LIMIT-001",
 )
-#: Rules a person always sees: never released to allow by the score.
-REVIEW_FLOOR = ("NV-LIMIT-001", "NV-SUPPLY-003b")
+#: Rules a person always sees: never released to allow by the score. Besides what went unread and a campaign's
+#: indicator, where a skill comes from or fetches from (a raw-IP address, a paste or throw-away host, a name made
+#: to look like another tool's): provenance, which the score's capability-shaped features cannot weigh.
+REVIEW_FLOOR = ("NV-LIMIT-001", "NV-SUPPLY-003b", "NV-SUPPLY-004", "NV-SUPPLY-005", "NV-SUPPLY-007")
 
 L2 = 2.0
 STEPS = 3000
