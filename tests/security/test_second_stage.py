@@ -192,6 +192,15 @@ def test_shipped_model_is_small_and_loads() -> None:
     assert "NV-EXFIL-001" in doc["hard_rules"] and "NV-PI-001" in doc["hard_rules"]
 
 
+def test_shipped_model_carries_the_trainers_hard_rules_and_review_floor(trainer) -> None:
+    # the plugin reads one file: the trainer's lists must be the ones it ships (a retrain copies them)
+    doc = json.loads(MODEL_PATH.read_text(encoding="utf-8"))
+    assert doc["hard_rules"] == sorted(trainer.HARD_RULES)
+    assert doc["review_floor"] == sorted(trainer.REVIEW_FLOOR)
+    # provenance is never released to allow by the score (a raw IP, a paste host, a look-alike name)
+    assert {"NV-SUPPLY-004", "NV-SUPPLY-005", "NV-SUPPLY-007"} <= set(doc["review_floor"])
+
+
 def _finding(rule: str, action: str):
     from nervous.kernel.records import Finding
 
