@@ -38,8 +38,9 @@ def check_regular(path: Path) -> None:
             where, mode = blocker
             from ...kernel.durable import file_kind
 
-            raise GoalError("bad_path", f"{where} is {file_kind(mode)} where a folder is expected: the goal document "
-                                        f"{path} is kept inside it; nothing was read or written. Move it away",
+            raise GoalError("bad_path", f"{where} is {file_kind(mode)} where a folder is expected "
+                                        f"({exc.strerror or 'Not a directory'}): the goal document {path} is kept "
+                                        "inside it; nothing was read or written. Move it away",
                             details={"path": str(where), "document": str(path)}) from None
         raise GoalError("bad_path", f"{path}: cannot be read ({exc.strerror or exc})",
                         details={"path": str(path)}) from None
