@@ -493,10 +493,12 @@ class PluginManager:
         for kind in PROVIDER_HOOKS:
             self.providers(kind)
         known = set(self._infos) | {name for kind in PROVIDER_HOOKS for name in self.providers(kind)}
+        said = set(self.warnings)  # (a set: a configuration with many unknown sections stays linear)
+        listed = ", ".join(sorted(known))
         for name in sorted(set(cfg.plugins.settings) - known):
-            warning = (f"[plugins.{name}] configures no known plugin or provider; known: "
-                       f"{', '.join(sorted(known))}")
-            if warning not in self.warnings:
+            warning = f"[plugins.{name}] configures no known plugin or provider; known: {listed}"
+            if warning not in said:
+                said.add(warning)
                 self.warnings.append(warning)
         registries = list(cfg.registries.use)
         if cfg.origin("registries.use") == "defaults":

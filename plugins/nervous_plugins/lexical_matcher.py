@@ -119,6 +119,10 @@ class LexicalMatcher:
         first) so reading the memory for every task stays cheap."""
         regions = state.setdefault("regions", {})
         bag = decode_bag(regions.get(region))
+        if len(bag) > self.max_words:  # stored over the bound (an imported file, a lowered max_words):
+            # cut to it once, lightest and oldest first, so each new word below scans max_words at most
+            for weakest in sorted(bag, key=bag.__getitem__)[: len(bag) - self.max_words]:
+                del bag[weakest]
         for word in new:
             if word in bag:
                 bag[word] += weight

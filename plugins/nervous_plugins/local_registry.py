@@ -113,11 +113,16 @@ class LocalRegistry:
         self.paths = [Path(p) for p in paths]
         self.limits = limits
         self.warnings: list[str] = []
+        self._warned: set[str] = set()  # beside ``warnings``: a catalog of many broken skills stays linear
+        #: SKILL.md path -> (digest of its bytes, parsed): one acquisition reads the catalog for the
+        #: search and again for each candidate's resolve, version and fetch; unchanged files are not re-parsed
+        self._parsed: dict[Path, tuple[bytes, SkillDoc]] = {}
 
     # ------------------------------------------------------------------ catalog
 
     def catalog(self) -> dict[str, _Entry]:
-        """Every valid skill by folder name (read fresh: the folders are the source of truth)."""
+        """Every valid skill by folder name (read fresh: the folders are the source of truth; a
+        SKILL.md whose bytes did not change since the last read is not parsed again)."""
         from nervous.plugin.toolkit import find_skill_file, parse_skill_md
 
         if not self.paths:
@@ -130,7 +135,10 @@ class LocalRegistry:
         if not existing:
             raise RegistryError("local: none of the configured skill folders exists: "
                                 + ", ".join(repr(str(p)) for p in self.paths), code="unavailable")
+        import hashlib
+
         out: dict[str, _Entry] = {}
+        parsed: dict[Path, tuple[bytes, SkillDoc]] = {}
         max_bytes = int(getattr(self.limits, "max_skill_md_bytes", 256 * 1024))
         for root in existing:
             for folder in sorted(root.iterdir(), key=lambda p: p.name):
@@ -143,7 +151,12 @@ class LocalRegistry:
                 if path.stat().st_size > max_bytes:
                     self._warn(f"local: {str(path)!r} is larger than {max_bytes} bytes; skipped")
                     continue
-                doc = parse_skill_md(path.read_bytes(), directory=folder.name, max_bytes=max_bytes)
+                raw = path.read_bytes()
+                digest = hashlib.sha256(raw).digest()
+                known = self._parsed.get(path)
+                doc = (known[1] if known is not None and known[0] == digest
+                       else parse_skill_md(raw, directory=folder.name, max_bytes=max_bytes))
+                parsed[path] = (digest, doc)
                 if doc.errors:
                     self._warn(f"local: {str(path)!r} skipped: {'; '.join(doc.errors)}")
                     continue
@@ -152,10 +165,12 @@ class LocalRegistry:
                                f"{str(out[folder.name].folder)!r}")
                     continue
                 out[folder.name] = _Entry(folder, doc)
+        self._parsed = parsed
         return out
 
     def _warn(self, message: str) -> None:
-        if message not in self.warnings:
+        if message not in self._warned:
+            self._warned.add(message)
             self.warnings.append(message)
 
     def _entry(self, ref: SkillRef) -> _Entry:

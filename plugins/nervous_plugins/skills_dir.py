@@ -60,6 +60,10 @@ def _factory(ctx: ProviderContext) -> SkillsDirTarget:
     return SkillsDirTarget(skills_dir, workdir=workdir, store=lambda: ctx.manager.storage())
 
 
+#: what :meth:`SkillsDirTarget._shown_lock` answers for a lockfile that is missing or not JSON
+_UNREADABLE: Any = object()
+
+
 class SkillsDirTarget:
     """An :class:`nervous.plugin.protocols.InstallTarget` over one skills folder."""
 
@@ -75,6 +79,9 @@ class SkillsDirTarget:
         #: installed, even when forced: ``nervous update`` without ``--force`` sets it, so local edits and
         #: added files are never thrown away unasked.
         self.keep_local_changes = False
+        #: lockfile path -> (its stat identity, its parsed content or _UNREADABLE), for display:
+        #: ``unmanaged_info`` is asked once per folder and must not parse the whole lockfile each time
+        self._shown_locks: dict[Path, tuple[tuple[int, int, int], Any]] = {}
 
     # ------------------------------------------------------------------ records
 
@@ -116,6 +123,14 @@ class SkillsDirTarget:
                 else:
                     self._set_aside(key, snap.value, problem)
         return out
+
+    def _record(self, lock_key: str) -> dict[str, Any]:
+        """Our record of one skill, ``{}`` when there is none or it has the wrong shape (``_records`` sets
+        those aside): one read, so that comparing every install with its folder stays linear."""
+        snap = self.store.read(COLLECTION, self._record_key(lock_key))
+        self.warnings.extend(snap.warnings)
+        doc = snap.value
+        return doc if isinstance(doc, dict) and _record_problem(doc, lock_key) is None else {}
 
     def _set_aside(self, key: str, doc: dict[str, Any], problem: str) -> None:
         """A record that parses but has the wrong shape is quarantined like one that does not parse: kept whole in
@@ -465,7 +480,7 @@ class SkillsDirTarget:
         if not folder.is_dir():
             return {"present": False, "modified": None, "version": None, "changes": [],
                     "verified": self._verified(record)}
-        doc = self._records().get(record.slug) or {}
+        doc = self._record(record.slug)
         manifest = doc.get("manifest")
         changes: list[str] = []
         try:
@@ -493,7 +508,7 @@ class SkillsDirTarget:
                 "verified": doc.get("source", {}).get("verified", True) is not False}
 
     def _verified(self, record: InstallRecord) -> bool:
-        doc = self._records().get(record.slug) or {}
+        doc = self._record(record.slug)
         return bool(doc.get("source", {}).get("verified", True) is not False)
 
     def recover(self) -> list[str]:
@@ -593,11 +608,10 @@ class SkillsDirTarget:
         out: dict[str, Any] = {}
         lock: Any = {}
         for path in (self.lock_path, self.workdir / ".clawdhub" / "lock.json"):
-            try:
-                lock = json.loads(path.read_bytes())  # read only: a damaged lockfile is dealt with on install
+            parsed = self._shown_lock(path)  # read only: a damaged lockfile is dealt with on install
+            if parsed is not _UNREADABLE:
+                lock = parsed
                 break
-            except (OSError, ValueError):
-                continue
         skills = lock.get("skills") if isinstance(lock, dict) else None
         entry = skills.get(name) if isinstance(skills, dict) else None
         if isinstance(entry, dict):
@@ -618,6 +632,24 @@ class SkillsDirTarget:
                     out["registry_url"] = origin["registry"]
                 break
         return out
+
+    def _shown_lock(self, path: Path) -> Any:
+        """The parsed lockfile at ``path`` (``_UNREADABLE`` when missing or not JSON), parsed again only when it
+        changed."""
+        try:
+            st = path.stat()
+        except OSError:
+            return _UNREADABLE
+        identity = (st.st_ino, st.st_size, st.st_mtime_ns)
+        known = self._shown_locks.get(path)
+        if known is not None and known[0] == identity:
+            return known[1]
+        try:
+            parsed = json.loads(path.read_bytes())
+        except (OSError, ValueError):
+            parsed = _UNREADABLE
+        self._shown_locks[path] = (identity, parsed)
+        return parsed
 
     def close(self) -> None:
         self._store = None

@@ -229,3 +229,27 @@ def test_retention_keep_hands_the_skill_over(acq: Any, workdir: Path) -> None:
     assert (workdir / "skills" / "word-count" / "SKILL.md").is_file()
     assert acq.pm.install_target().installed() == [], "no longer ours: never removed by nervous"
     assert Cortex(acq.pm).show()["regions"].get(state["region"], {"candidates": []})["candidates"] == []
+
+
+def test_warnings_are_united_in_order_and_in_linear_time() -> None:
+    """A cortex with many coerced entries warns once per entry, in perception and again in the stats
+    update of the same acquisition: each was compared with every earlier one (38 s at 32,000)."""
+    import time
+
+    from nervous.engines.acquire.engine import add_warnings
+
+    warnings = ["a"]
+    add_warnings(warnings, ["b", "a", "c", "b"])
+    assert warnings == ["a", "b", "c"]
+
+    def cpu(n: int) -> float:
+        mine = [f"cortex.motor.one.candidates[{i}].weight: 'heavy' is not a number" for i in range(n)]
+        start = time.process_time()
+        add_warnings(mine, list(mine) + ["new"])
+        spent = time.process_time() - start
+        assert len(mine) == n + 1
+        return spent
+
+    small = min(cpu(1000) for _ in range(2))
+    large = cpu(8000)
+    assert large <= 8 * 3 * small + 0.02, (small, large)  # quadratic: 64x

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import time
 from typing import Any
 
 import pytest
@@ -10,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from nervous.engines.cortex import Cortex
+from nervous.engines.cortex.engine import blacklist_matches, collector, is_blacklisted
 from nervous.engines.cortex.memory import COLLECTION, KEY
 from nervous.errors import NotFound, UnsupportedVersion, UsageError
 from nervous.kernel.storage import MemoryStore
@@ -286,3 +288,67 @@ def test_retire_removes_the_candidate_from_motor(cortex: Cortex) -> None:
     assert cortex.retire("r", "keeper", now=NOW)["removed"] is True
     assert [c["slug"] for c in doc_of(cortex)["cortex"]["motor"]["r"]["candidates"]] == ["other"]
     assert cortex.retire("r", "keeper", now=NOW)["removed"] is False
+
+
+# ------------------------------------------------------------------ large (imported, not yet pruned) memories: linear reads
+
+
+def _cpu(fn: Any) -> float:
+    start = time.process_time()
+    fn()
+    return time.process_time() - start
+
+
+def _grows_linearly(run: Any, n: int) -> None:
+    """``run(8 * n)`` costs at most ~8 times ``run(n)``: 3× slack for a loaded machine, quadratic is 64×."""
+    run(n)  # warm-up
+    small = min(_cpu(lambda: run(n)) for _ in range(2))
+    large = min(_cpu(lambda: run(8 * n)) for _ in range(2))
+    assert large <= 8 * 3 * small + 0.05, (n, small, large)
+
+
+def _crowded(nervous_pm: Any, n: int) -> Cortex:
+    """A memory imported as it was (an import into an empty store is not pruned): one region with ``n``
+    candidates whose weights need coercion (one warning each) and ``n`` blacklist entries."""
+    cands = [{"slug": f"s{i}", "source": "clawhub", "weight": "heavy", "runs": {"success": 1, "fail": 0}}
+             for i in range(n)]
+    cortex = Cortex(nervous_pm, MemoryStore())
+    cortex.import_v1({"version": 1, "cortex": {
+        "sensory": {"patterns": [{"signal": ["query"], "region": "one"}]},
+        "motor": {"one": {"candidates": cands, "last_used": "2026-03-01"}}, "prefrontal": {"lessons": []}},
+        "blacklist": [f"evil-{i}" for i in range(n)] + ["s1"], "stats": {}}, now=NOW)
+    return cortex
+
+
+def test_reading_a_crowded_memory_is_linear(nervous_pm: Any) -> None:
+    """Every candidate was compared with every blacklist entry, and every warning with every earlier one."""
+    memories = {n: _crowded(nervous_pm, n) for n in (250, 2000)}
+    shown = memories[250].show(now=NOW)
+    assert len(shown["warnings"]) == 250 and len(shown["regions"]["one"]["candidates"]) == 250
+    assert [c["slug"] for c in shown["regions"]["one"]["candidates"] if c["blacklisted"]] == ["s1"]
+    p = memories[250].perceive("query the list", now=NOW)
+    assert p.hit and len(p.candidates) == 249 and "s1" not in {v.slug for v in p.candidates}
+    _grows_linearly(lambda n: memories[n].show(now=NOW), 250)
+    _grows_linearly(lambda n: memories[n].perceive("query the list", now=NOW), 250)
+    _grows_linearly(lambda n: memories[n].stats(now=NOW), 250)
+
+
+@pytest.mark.parametrize("source, slug, owner", [
+    ("clawhub", "tool", None), ("clawhub", "@alice/tool", None), ("clawhub", "@alice/tool", "alice"),
+    ("clawhub", "tool", "bob"), ("github", "tool", None), ("github", "owner/repo/tool", "owner"),
+    ("local", "@alice/tool", "alice"),
+])
+def test_is_blacklisted_is_blacklist_matches_over_the_list(source: str, slug: str, owner: str | None) -> None:
+    entries = ["tool", "@alice/tool", "@bob/tool", "owner/repo/tool", "other"]
+    for k in range(len(entries) + 1):
+        listed = entries[:k]
+        assert is_blacklisted(set(listed), source, slug, owner) == any(
+            blacklist_matches(e, source, slug, owner) for e in listed), listed
+
+
+def test_collector_keeps_the_first_of_each_message_in_order() -> None:
+    warnings = ["a"]
+    warn = collector(warnings)
+    for message in ["b", "a", "c", "b"]:
+        warn(message)
+    assert warnings == ["a", "b", "c"]

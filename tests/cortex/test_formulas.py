@@ -8,7 +8,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from nervous.engines.cortex.formulas import effective_weight, failure_weight, success_weight
+from nervous.engines.cortex.formulas import (
+    apply_failure,
+    apply_success,
+    effective_weight,
+    failure_weight,
+    success_weight,
+)
+from nervous.engines.cortex.memory import Candidate, date_epoch
+from nervous.kernel.clock import utc_timestamp
 from nervous.kernel.config import CortexConfig
 
 CFG = CortexConfig()
@@ -84,3 +92,38 @@ def test_failure_lowers_weight_within_bounds(weight: float, failure: str) -> Non
 def test_effective_weight_bounds(weight: float, idle: int) -> None:
     eff = effective_weight(weight, TODAY - timedelta(days=idle), TODAY, CFG)
     assert weight * CFG.decay_floor - 1e-12 <= eff <= weight + 1e-12
+
+
+# ------------------------------------------------------------------ a v1 count of recent successes is not materialised
+
+
+def _v1_candidate(count: int, last_used: str = "2026-03-04") -> Candidate:
+    raw = {"slug": "x", "weight": 0.5, "last_used": last_used,
+           "runs": {"success": 3, "fail": 0, "recent_successes_7d": count}}
+    return Candidate(raw, {}, TODAY, "cortex.motor.r.candidates[0]", lambda _m: None)
+
+
+def test_a_huge_v1_recent_count_makes_at_most_cap_times() -> None:
+    """``recent_successes_7d: 10**12`` made 10**12 virtual times (out of memory) from a few bytes of JSON."""
+    now = date_epoch(TODAY) + 43_200
+    cand = _v1_candidate(10**12)
+    count, times = cand.recent_successes(now - CFG.recent_window, CFG.recent_times_cap)
+    assert count == 10**12 and len(times) == CFG.recent_times_cap
+    assert cand.recent_successes(date_epoch(TODAY) + 86_399, 5) == (0, [])  # outside the window: none
+    assert len(cand.recent_times()) == 64
+    apply_success(cand, now, CFG)
+    assert cand.weight == pytest.approx(success_weight(0.5, 10**12, CFG))  # the count still weighs in
+    runs = cand.raw["runs"]
+    assert runs["recent_successes_7d"] == len(runs["recent_success_times"]) == CFG.recent_times_cap
+    failed = _v1_candidate(10**12)
+    apply_failure(failed, "api_error", "", now, CFG)
+    assert len(failed.raw["runs"]["recent_success_times"]) == CFG.recent_times_cap
+
+
+def test_recent_times_keep_the_latest_in_the_window() -> None:
+    stamps = [f"2026-03-0{d}T10:00:00Z" for d in (4, 1, 3, 2)]
+    cand = Candidate({"slug": "x", "runs": {"recent_success_times": [*stamps, "not a time"]}}, {}, TODAY, "",
+                     lambda _m: None)
+    count, times = cand.recent_successes(date_epoch(date(2026, 3, 2)), 2)
+    assert count == 3 and [utc_timestamp(t)[:10] for t in times] == ["2026-03-03", "2026-03-04"]
+    assert cand.recent_successes(0.0, 0) == (4, [])

@@ -29,6 +29,43 @@ def test_observe_is_bounded_and_weighs_each_task_by_its_length() -> None:
     assert "delta" in bag and "gamma" not in bag
 
 
+def _bag_words(n: int) -> list[str]:
+    out = []
+    for i in range(n):
+        word, i = "", i + 1
+        while i:
+            i, r = divmod(i - 1, 26)
+            word = chr(97 + r) + word
+        out.append("q" + word)
+    return out
+
+
+def test_an_index_stored_over_max_words_is_cut_once_lightest_and_oldest_first() -> None:
+    """An imported index (or a lowered ``max_words``) stayed over the bound, and each new word of a
+    solved task then scanned all of it: seconds per report for a long task and a big index."""
+    matcher = LexicalMatcher({"max_words": 4})
+    state = {"regions": {"r": encode_bag({"old": 1.0, "light": 0.2, "mid": 0.5, "keep": 2.0, "tie": 0.2,
+                                          "top": 3.0})}}
+    matcher.observe(state, "r", ["new"])  # weight 1: cut to 4 (light, tie), then new evicts mid
+    assert decode_bag(state["regions"]["r"]) == {"old": 1.0, "keep": 2.0, "top": 3.0, "new": 1.0}
+
+    def run(n: int) -> None:  # an index of n words, a task of n / 2 new ones
+        big = {"regions": {"r": encode_bag(dict.fromkeys(_bag_words(n), 1.0))}}
+        LexicalMatcher().observe(big, "r", [f"z{w}ing" for w in _bag_words(n // 2)])
+        assert len(decode_bag(big["regions"]["r"])) == 128
+
+    run(1000)
+    small = min(_cpu(lambda: run(1000)) for _ in range(2))
+    large = min(_cpu(lambda: run(8000)) for _ in range(2))
+    assert large <= 8 * 3 * small + 0.05, (small, large)  # linear; each new word scanned the index before
+
+
+def _cpu(fn: Any) -> float:
+    start = time.process_time()
+    fn()
+    return time.process_time() - start
+
+
 def test_description_words_weigh_more_than_one_long_task() -> None:
     matcher = LexicalMatcher()
     state: dict[str, Any] = {}

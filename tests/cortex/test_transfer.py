@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +12,7 @@ import pytest
 
 from nervous.engines.cortex import Cortex
 from nervous.engines.cortex.memory import COLLECTION, KEY, Candidate, today_of
-from nervous.engines.cortex.transfer import strict_v1
+from nervous.engines.cortex.transfer import import_warnings, merge_into, strict_v1
 from nervous.errors import BadInput, UnsupportedVersion
 from nervous.kernel.clock import parse_timestamp
 from nervous.kernel.storage import MemoryStore
@@ -114,3 +115,79 @@ def test_bad_import_files(cortex: Cortex, tmp_path: Path) -> None:
     with pytest.raises(UnsupportedVersion):
         cortex.import_v1({"version": 2})
     assert cortex.store.read(COLLECTION, KEY).value is None
+
+
+# ------------------------------------------------------------------ large documents: linear time
+
+
+def _cpu(fn: Any) -> float:
+    start = time.process_time()
+    fn()
+    return time.process_time() - start
+
+
+def _grows_linearly(run: Any, n: int) -> None:
+    """``run(8 * n)`` costs at most ~8 times ``run(n)``: 3× slack for a loaded machine, quadratic is 64×."""
+    run(n)  # warm-up
+    small = min(_cpu(lambda: run(n)) for _ in range(2))
+    large = min(_cpu(lambda: run(8 * n)) for _ in range(2))
+    assert large <= 8 * 3 * small + 0.05, (n, small, large)
+
+
+def _big_v1(n: int, tag: str) -> dict[str, Any]:
+    """``n`` regions (a pattern and a candidate each), one region of ``n`` candidates, ``n`` lessons, ``n``
+    blacklist entries; ``tag`` makes the entries of two documents distinct."""
+    def cand(slug: str) -> dict[str, Any]:
+        return {"slug": slug, "source": "clawhub", "version": "1.0.0", "weight": 0.7, "last_fail": None,
+                "runs": {"success": 3, "fail": 1, "recent_successes_7d": 0}, "reflex": False}
+
+    motor: dict[str, Any] = {f"r-{tag}-{i}": {"candidates": [cand(f"s{tag}{i}")], "last_used": "2026-03-01"}
+                             for i in range(n)}
+    motor["shared"] = {"candidates": [cand(f"c{tag}{i}") for i in range(n)], "last_used": "2026-03-01"}
+    return {"version": 1, "cortex": {
+        "sensory": {"patterns": [{"signal": [f"w{tag}{i}"], "region": f"r-{tag}-{i}"} for i in range(n)]},
+        "motor": motor,
+        "prefrontal": {"lessons": [{"type": "dependency_warning", "region": "shared", "key": f"bin{tag}{i}",
+                                    "confidence": 0.6, "created": "2026-02-01"} for i in range(n)]}},
+        "blacklist": [f"evil-{tag}-{i}" for i in range(n)], "stats": {"searches": 1}}
+
+
+def test_merging_large_documents_is_linear(cortex: Cortex) -> None:
+    """Each merged entry was looked up by a scan of the memory (seconds at a few thousand lessons)."""
+    today = today_of(NOW)
+    docs = {n: (_big_v1(n, "a"), _big_v1(n, "b")) for n in (300, 2400)}
+
+    def run(n: int) -> dict[str, int]:
+        mine, theirs = docs[n]
+        return merge_into(copy.deepcopy(mine), copy.deepcopy(theirs), cortex.cfg, today)
+
+    assert run(300) == {"patterns": 300, "candidates": 600, "lessons": 300, "blacklist": 300}
+    _grows_linearly(run, 300)
+
+
+def test_merge_keeps_the_first_match_and_unhashable_identities(cortex: Cortex) -> None:
+    today = today_of(NOW)
+    mine = _big_v1(2, "a")
+    mine["cortex"]["prefrontal"]["lessons"] += [{"type": "env_ready", "region": ["odd"], "key": {"k": [1]},
+                                                 "confidence": 0.4}]
+    theirs = copy.deepcopy(mine)
+    theirs["cortex"]["prefrontal"]["lessons"][-1]["confidence"] = 0.9  # same identity: the higher confidence wins
+    theirs["cortex"]["motor"]["shared"]["candidates"][0]["last_used"] = "2026-03-02"  # later: replaces ours
+    counts = merge_into(mine, theirs, cortex.cfg, today)
+    assert counts == {"patterns": 0, "candidates": 1, "lessons": 0, "blacklist": 0}
+    assert mine["cortex"]["prefrontal"]["lessons"][-1]["confidence"] == 0.9
+    assert mine["cortex"]["motor"]["shared"]["candidates"][0]["last_used"] == "2026-03-02"
+    assert len(mine["cortex"]["motor"]["shared"]["candidates"]) == 2 and len(mine["blacklist"]) == 2
+
+
+def test_import_warnings_of_many_coerced_entries_are_linear() -> None:
+    """One warning per coerced candidate; each was compared with every earlier one."""
+    today = today_of(NOW)
+
+    def doc(n: int) -> dict[str, Any]:
+        return {"version": 1, "cortex": {"motor": {"one": {"candidates": [
+            {"slug": f"s{i}", "weight": "heavy"} for i in range(n)]}}}}
+
+    docs = {n: doc(n) for n in (1000, 8000)}
+    assert len(import_warnings(docs[1000], today)) == 1000
+    _grows_linearly(lambda n: import_warnings(docs[n], today), 1000)

@@ -261,3 +261,76 @@ def test_a_skill_carrying_the_install_record_folder_is_refused_up_front(pm: Any,
     assert info.value.code == "unsafe_bundle" and entry in info.value.message
     assert "staging" not in info.value.message
     assert not (workdir / "skills").exists() or not any((workdir / "skills").iterdir())
+
+
+def _notes_bundle(name: str) -> Any:
+    from nervous.kernel.records import SkillBundle, SkillFile, SkillRef
+
+    return SkillBundle(ref=SkillRef(name, registry="clawhub"), version="1.0.0", registry="clawhub",
+                       files=(SkillFile("SKILL.md", f"---\nname: {name}\ndescription: Notes.\n---\n".encode()),))
+
+
+def test_comparing_every_install_with_its_folder_reads_each_record_a_few_times(tmp_path: Path) -> None:
+    """``nervous list`` and ``verify`` read every install record again for each install (19 s for 500)."""
+    from nervous_plugins.skills_dir import SkillsDirTarget
+
+    from nervous.engines.install.gate import Verdict, admission
+    from nervous.kernel.storage import MemoryStore
+
+    class CountingStore(MemoryStore):
+        reads = 0
+
+        def read(self, collection: str, key: str) -> Any:
+            CountingStore.reads += 1
+            return super().read(collection, key)
+
+    n = 30
+    target = SkillsDirTarget(tmp_path / "skills", store=CountingStore())
+    for i in range(n):
+        with admission(Verdict(f"notes-{i}", "clawhub", "allow")):
+            target.install(_notes_bundle(f"notes-{i}"), source={"registry": "https://registry.test"})
+    (tmp_path / "skills" / "notes-3" / "SKILL.md").write_text("changed\n")
+    CountingStore.reads = 0
+    views = {r.slug: target.on_disk(r) for r in target.installed()}
+    assert CountingStore.reads <= 3 * n + 5, CountingStore.reads  # was 2 n² + n
+    assert len(views) == n and all(v["present"] and v["verified"] for v in views.values())
+    assert [s for s, v in views.items() if v["modified"]] == ["notes-3"]
+    assert views["notes-3"]["changes"] == ["changed: SKILL.md"]
+
+
+def test_the_clawhub_lockfile_is_parsed_once_for_every_unmanaged_folder(tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``nervous list`` asks for each unmanaged folder; each parsed the whole lockfile (38 s for 8,000)."""
+    import nervous_plugins.skills_dir as skills_dir
+
+    from nervous.kernel.storage import MemoryStore
+
+    class CountingJson:
+        loads_calls = 0
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(json, name)
+
+        def loads(self, data: Any) -> Any:
+            CountingJson.loads_calls += 1
+            return json.loads(data)
+
+    n = 50
+    skills = tmp_path / "skills"
+    for i in range(n):
+        (skills / f"cli-{i}").mkdir(parents=True)
+        (skills / f"cli-{i}" / "SKILL.md").write_text(skill_md(f"cli-{i}", "Installed by the clawhub CLI."))
+    (tmp_path / ".clawhub").mkdir()
+    lock: dict[str, Any] = {"version": 1, "skills": {f"cli-{i}": {"version": f"1.0.{i}", "installedAt": 1}
+                                                  for i in range(n)}}
+    (tmp_path / ".clawhub" / "lock.json").write_text(json.dumps(lock))
+    monkeypatch.setattr(skills_dir, "json", CountingJson())
+    target = skills_dir.SkillsDirTarget(skills, store=MemoryStore())
+    infos = {name: target.unmanaged_info(name) for name in target.unmanaged()}
+    assert infos["cli-7"] == {"registry": "clawhub", "version": "1.0.7"} and len(infos) == n
+    assert CountingJson.loads_calls == 1
+    lock["skills"]["cli-7"]["version"] = "2.0.0-rewritten"  # a changed lockfile is read again
+    (tmp_path / ".clawhub" / "lock.json").write_text(json.dumps(lock))
+    assert target.unmanaged_info("cli-7")["version"] == "2.0.0-rewritten"
+    (tmp_path / ".clawhub" / "lock.json").write_text("null")  # JSON, but no skills: nothing shown
+    assert target.unmanaged_info("cli-7") == {}

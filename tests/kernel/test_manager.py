@@ -125,3 +125,26 @@ def test_a_failing_factory_names_its_plugin(nervous_pm: PluginManager) -> None:
 def test_unknown_provider_lists_available(nervous_pm: PluginManager) -> None:
     with pytest.raises(ProviderError, match=r"unknown drain policy 'nope'; available: aggressive, conservative, default"):
         nervous_pm.drain_policy("nope")
+
+
+def test_many_unknown_plugin_sections_are_reported_once_each_in_linear_time(nervous_config: Any) -> None:
+    """A 1 MiB configuration holds 32,000 ``[plugins.X]`` sections; each warning was compared with every
+    earlier one, 9 s at the start of every command."""
+    import time
+
+    def cpu(n: int) -> float:
+        nervous_config.plugins.settings = {f"x{i}": {"a": 1} for i in range(n)}
+        pm = PluginManager(nervous_config, autoload=False)
+        pm.check_selection()  # builds the providers lists once
+        pm.warnings.clear()
+        start = time.process_time()
+        pm.check_selection()
+        pm.check_selection()  # the same warnings are not repeated
+        spent = time.process_time() - start
+        unknown = [w for w in pm.warnings if "configures no known plugin" in w]
+        assert len(unknown) == n and unknown[0].startswith("[plugins.x0] configures no known plugin or provider")
+        return spent
+
+    small = min(cpu(1000) for _ in range(2))
+    large = cpu(8000)
+    assert large <= 8 * 3 * small + 0.05, (small, large)  # quadratic: 64x

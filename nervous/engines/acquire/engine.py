@@ -11,7 +11,7 @@ import contextlib
 import copy
 import shutil
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -40,6 +40,18 @@ REMEDIES = {
     "api_error": "the service behind the skill failed twice; try again later",
     "install_failed": "the skill could not be installed; see the error",
 }
+
+
+def add_warnings(warnings: list[str], new: Iterable[str]) -> None:
+    """Append each message of ``new`` that ``warnings`` does not hold yet, in order.
+
+    A set beside the list keeps this linear: a cortex with many coerced entries warns once per entry.
+    """
+    seen = set(warnings)
+    for message in new:
+        if message not in seen:
+            seen.add(message)
+            warnings.append(message)
 
 
 def candidate_verdict(cand: dict[str, Any]) -> gate.Verdict:
@@ -158,7 +170,7 @@ class Acquirer:
     def _new_session(self, task: str, now: float, warnings: list[str]) -> tuple[Any, dict[str, Any]]:
         """Perceive ``task`` and start a session document holding only entity-filtered words."""
         perception = self.cortex.perceive(task)
-        warnings += [w for w in perception.warnings if w not in warnings]
+        add_warnings(warnings, perception.warnings)
         text = TaskText(task)
         doc: dict[str, Any] = {
             "id": S.new_session_id(), "created_at": now, "updated_at": now, "hit": perception.hit,
@@ -236,13 +248,13 @@ class Acquirer:
                           warnings, hit=h) for h in picked]
 
     def _blacklisted(self) -> Any:
-        from ..cortex.engine import blacklist_matches
+        from ..cortex.engine import is_blacklisted
 
-        entries = [e["identifier"] for e in self.cortex.blacklist_list()["blacklist"]]
+        entries = {e["identifier"] for e in self.cortex.blacklist_list()["blacklist"]}
 
         def check(hit: SearchHit) -> bool:
             slug = hit.ref.name if hit.registry != "github" else str(hit.ref).removeprefix("github:")
-            return any(blacklist_matches(e, hit.registry, slug, hit.ref.owner) for e in entries)
+            return is_blacklisted(entries, hit.registry, slug, hit.ref.owner)
 
         return check
 
@@ -457,7 +469,7 @@ class Acquirer:
             out.append({"key": lesson["key"], "present": present})
             try:
                 result = self.cortex.record_dependency_check(doc["region"], lesson["key"], present)
-                warnings += [w for w in result["warnings"] if w not in warnings]
+                add_warnings(warnings, result["warnings"])
             except NervousError as exc:
                 warnings.append(f"could not record the check of {lesson['key']}: {exc.message}")
         return out
@@ -739,7 +751,7 @@ class Acquirer:
     def _bump(self, warnings: list[str], **increments: int) -> None:
         try:
             result = self.cortex.bump_stats(**increments)
-            warnings += [w for w in result["warnings"] if w not in warnings]
+            add_warnings(warnings, result["warnings"])
         except NervousError as exc:
             warnings.append(f"could not update the cortex stats: {exc.message}")
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Set as AbstractSet
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -72,16 +73,39 @@ def check_slug(slug: Any) -> str:
     return slug
 
 
+def blacklist_keys(source: str, slug: str, owner: str | None) -> tuple[str, ...]:
+    """Spec §3.6, the entries that blacklist a skill: its exact slug; for ClawHub also the bare slug
+    (which matches every ``@owner/<slug>``) and ``@owner/<slug>``."""
+    if source != "clawhub":
+        return (slug,)
+    bare = slug.split("/", 1)[1] if slug.startswith("@") and "/" in slug else slug
+    return (slug, bare) if owner is None else (slug, bare, f"@{owner}/{bare}")
+
+
 def blacklist_matches(entry: str, source: str, slug: str, owner: str | None) -> bool:
     """Spec §3.6: exact slug; a bare ClawHub entry also matches every ``@owner/<slug>``."""
-    if entry == slug:
-        return True
-    if source != "clawhub":
-        return False
-    bare = slug.split("/", 1)[1] if slug.startswith("@") and "/" in slug else slug
-    if entry == bare:
-        return True
-    return owner is not None and entry == f"@{owner}/{bare}"
+    return entry in blacklist_keys(source, slug, owner)
+
+
+def is_blacklisted(entries: AbstractSet[str], source: str, slug: str, owner: str | None) -> bool:
+    """Whether any of ``entries`` blacklists the skill: a few set lookups, whatever the list's length."""
+    return any(key in entries for key in blacklist_keys(source, slug, owner))
+
+
+def collector(warnings: list[str]) -> Callable[[str], None]:
+    """A ``warn`` that appends each new message to ``warnings`` once.
+
+    The messages seen are kept in a set beside the list, so a document with many coerced or
+    malformed entries (one warning each) is read in linear time.
+    """
+    seen = set(warnings)
+
+    def warn(message: str) -> None:
+        if message not in seen:
+            seen.add(message)
+            warnings.append(message)
+
+    return warn
 
 
 #: the document (beside the memory) listing digests of imported files
@@ -95,10 +119,7 @@ class _Tx:
         self.now = now
         self.today = memory.today_of(now)
         self.warnings: list[str] = []
-
-    def warn(self, message: str) -> None:
-        if message not in self.warnings:
-            self.warnings.append(message)
+        self.warn = collector(self.warnings)
 
 
 class Cortex:
@@ -225,7 +246,7 @@ class Cortex:
                         runs[key] = value
 
     def _prune(self, doc: dict[str, Any], tx: _Tx, protected: tuple[str, str] | None) -> list[str]:
-        blacklist = memory.blacklist(doc)
+        blacklist = set(memory.blacklist(doc))
         state = self._matcher_state(doc, create=False)
         matcher = self.matcher()
 
@@ -233,12 +254,12 @@ class Cortex:
             if state is not None and hasattr(matcher, "forget"):
                 matcher.forget(state, region)
 
-        def is_blacklisted(source: str, slug: str) -> bool:
-            return any(blacklist_matches(e, source, slug, None) for e in blacklist)
+        def listed(source: str, slug: str) -> bool:
+            return is_blacklisted(blacklist, source, slug, None)
 
         from . import pruning
 
-        return pruning.prune(doc, self.cfg, tx.today, protected=protected, is_blacklisted=is_blacklisted,
+        return pruning.prune(doc, self.cfg, tx.today, protected=protected, is_blacklisted=listed,
                              forget_matcher_region=forget)
 
     def _matcher_state(self, doc: dict[str, Any], *, create: bool) -> dict[str, Any] | None:
@@ -263,7 +284,7 @@ class Cortex:
         if not isinstance(region, dict):
             return []
         today = memory.today_of(now)
-        blacklist = memory.blacklist(doc)
+        blacklist = set(memory.blacklist(doc))
         out = []
         for i, raw in enumerate(memory.region_candidates(region)):
             path = f"cortex.motor.{region_name}.candidates[{i}]"
@@ -272,7 +293,7 @@ class Cortex:
                 continue
             cand = memory.Candidate(raw, region, today, path, warn)
             owner = raw.get("owner") if isinstance(raw.get("owner"), str) else None
-            if any(blacklist_matches(e, cand.source, cand.slug, owner) for e in blacklist):
+            if is_blacklisted(blacklist, cand.source, cand.slug, owner):
                 continue
             out.append((self._view(cand, today, policy_name), cand))
         return out
@@ -379,10 +400,7 @@ class Cortex:
             proposal = propose_region_name(keywords)
             return Perception(False, None, 0.0, keywords=keywords, proposed_region=proposal, degraded=True,
                               warnings=tuple(warnings))
-
-        def warn(message: str) -> None:
-            if message not in warnings:
-                warnings.append(message)
+        warn = collector(warnings)
 
         matches = tuple(self.matcher().match(task, self.matcher_memory(doc), 3))
         if not matches:
@@ -404,7 +422,8 @@ class Cortex:
             reasons = ["all local conditions hold; the registry version, fingerprint and scan status must "
                        "still be checked before installing"]
         relevant = lessons.relevant(doc, region, [v.slug for v, _ in ranked], self.cfg)
-        warnings.extend(w for w in lessons.unknown_type_warnings(doc) if w not in warnings)
+        for message in lessons.unknown_type_warnings(doc):
+            warn(message)
         return Perception(True, region, score, matches, tuple(v for v, _ in ranked), reflex,
                           top_view.identity, tuple(reasons), tuple(relevant), keywords, proposal,
                           warnings=tuple(warnings))
@@ -508,7 +527,7 @@ class Cortex:
                 formulas.apply_failure(cand, outcome, clean_detail, tx.now, self.cfg)
             cand.set("last_used", tx.today.isoformat())
             reg["last_used"] = tx.today.isoformat()
-            blacklisted = any(blacklist_matches(e, source, slug, owner) for e in memory.blacklist(doc))
+            blacklisted = is_blacklisted(set(memory.blacklist(doc)), source, slug, owner)
             blockers = formulas.promotion_blockers(cand, blacklisted, self.cfg, seed_evidence=not own_rule)
             if not own_rule:
                 if outcome == SUCCESS:
@@ -793,12 +812,10 @@ class Cortex:
         """A readable summary: regions, candidates with effective weights, signals, lessons."""
         moment = self._now(now)
         doc, warnings, degraded = self._read()
-
-        def warn(message: str) -> None:
-            if message not in warnings:
-                warnings.append(message)
+        warn = collector(warnings)
 
         blacklist = memory.blacklist(doc)
+        listed = set(blacklist)
         regions: dict[str, Any] = {}
         mem = self.matcher_memory(doc)
         for name, view, cand in self._all_candidates(doc, moment, warn):
@@ -811,8 +828,9 @@ class Cortex:
                 "successes": view.successes, "failures": view.failures,
                 "consecutive_successes": view.consecutive_successes, "reflex": view.reflex,
                 "last_used": cand.last_used.isoformat(), "side_effects": list(view.tags),
-                "blacklisted": any(blacklist_matches(e, view.source, view.slug, owner) for e in blacklist)})
-        warnings.extend(w for w in lessons.unknown_type_warnings(doc) if w not in warnings)
+                "blacklisted": is_blacklisted(listed, view.source, view.slug, owner)})
+        for message in lessons.unknown_type_warnings(doc):
+            warn(message)
         return {"regions": regions, "lessons": [dict(x) for x in memory.lessons(doc) if isinstance(x, dict)],
                 "blacklist": blacklist, "stats": dict(memory.stats(doc)), "degraded": degraded,
                 "warnings": warnings}
@@ -820,10 +838,7 @@ class Cortex:
     def stats(self, *, now: float | None = None) -> dict[str, Any]:
         moment = self._now(now)
         doc, warnings, degraded = self._read()
-
-        def warn(message: str) -> None:
-            if message not in warnings:
-                warnings.append(message)
+        warn = collector(warnings)
 
         rows = self._all_candidates(doc, moment, warn)
         signals = sum(len(p.get("signal") or []) for p in memory.patterns(doc) if isinstance(p, dict))
@@ -914,4 +929,4 @@ def _fields(result: OutcomeResult) -> dict[str, Any]:
 __getattr__, __dir__ = lazy_names(__name__, {"OutcomeResult": "nervous.engines.cortex.outcome"})
 
 
-__all__ = ["Cortex", "Perception", "OutcomeResult", "OUTCOMES", "blacklist_matches"]
+__all__ = ["Cortex", "Perception", "OutcomeResult", "OUTCOMES", "blacklist_matches", "is_blacklisted"]

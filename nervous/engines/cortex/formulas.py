@@ -37,9 +37,9 @@ def failure_weight(weight: float, failure: str, cfg: Any) -> float:
 
 
 def apply_success(cand: Candidate, now: float, cfg: Any) -> None:
-    window_start = now - cfg.recent_window
-    times = [t for t in cand.recent_times() if t > window_start]
-    cand.weight = success_weight(cand.weight, len(times), cfg)
+    # only the latest ``recent_times_cap`` times are kept, so only they are read
+    recent, times = cand.recent_successes(now - cfg.recent_window, cfg.recent_times_cap)
+    cand.weight = success_weight(cand.weight, recent, cfg)
     times.append(now)
     times = sorted(times)[-cfg.recent_times_cap:]
     successes, consecutive = cand.successes + 1, cand.consecutive + 1
@@ -49,8 +49,7 @@ def apply_success(cand: Candidate, now: float, cfg: Any) -> None:
 
 
 def apply_failure(cand: Candidate, failure: str, detail: str, now: float, cfg: Any) -> None:
-    window_start = now - cfg.recent_window
-    times = [t for t in cand.recent_times() if t > window_start][-cfg.recent_times_cap:]
+    _recent, times = cand.recent_successes(now - cfg.recent_window, cfg.recent_times_cap)
     cand.weight = failure_weight(cand.weight, failure, cfg)
     cand.set_runs(success=cand.successes, fail=cand.failures + 1, recent_successes_7d=len(times),
                   consecutive_successes=0, recent_success_times=[utc_timestamp(t) for t in times])

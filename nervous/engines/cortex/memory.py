@@ -317,15 +317,27 @@ class Candidate:
             return parsed
         return region_last_used(self.region, self.today)
 
-    def recent_times(self) -> list[float]:
-        """Success times in the sliding window (v1 files: virtual times at the end of ``last_used``)."""
+    def recent_successes(self, after: float, keep: int) -> tuple[int, list[float]]:
+        """How many success times are later than ``after``, and the latest ``keep`` of them, oldest first.
+
+        v1 files store only a count (``recent_successes_7d``): its times are virtual, all at the end
+        of ``last_used``, and at most ``keep`` of them are made, so a huge count costs no memory.
+        """
+        keep = max(0, keep)
         runs = self._runs()
         if "recent_success_times" in runs and isinstance(runs["recent_success_times"], list):
-            times = [parse_time(t) for t in runs["recent_success_times"]]
-            return sorted(t for t in times if t is not None)
+            parsed = (parse_time(t) for t in runs["recent_success_times"])
+            times = sorted(t for t in parsed if t is not None and t > after)
+            return len(times), times[len(times) - min(keep, len(times)):]
         count = as_count(runs.get("recent_successes_7d", 0), f"{self.path}.runs.recent_successes_7d", self.warn)
         end_of_day = date_epoch(self.last_used) + 86_399
-        return [end_of_day] * count
+        if end_of_day <= after:
+            return 0, []
+        return count, [end_of_day] * min(count, keep)
+
+    def recent_times(self, keep: int = 64) -> list[float]:
+        """The latest ``keep`` success times, oldest first (v1 files: virtual times at the end of ``last_used``)."""
+        return self.recent_successes(-math.inf, keep)[1]
 
     @property
     def tags(self) -> tuple[str, ...]:

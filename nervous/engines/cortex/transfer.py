@@ -94,14 +94,20 @@ def merge_into(target: dict[str, Any], incoming: dict[str, Any], cfg: Any, today
     memory.ensure_v1(target)
     counts = {"patterns": 0, "candidates": 0, "lessons": 0, "blacklist": 0}
     # patterns: unite per region
+    # every lookup below goes through an index built once, so a merge is linear in both documents
     pats = target["cortex"]["sensory"]["patterns"]
+    first_pattern: dict[str, dict[str, Any]] = {}
+    for p in pats:
+        if isinstance(p, dict) and isinstance(p.get("region"), str):
+            first_pattern.setdefault(p["region"], p)
     for pattern in memory.patterns(incoming):
         if not isinstance(pattern, dict) or not isinstance(pattern.get("region"), str):
             continue
         region = pattern["region"]
-        mine = next((p for p in pats if isinstance(p, dict) and p.get("region") == region), None)
+        mine = first_pattern.get(region)
         if mine is None:
-            pats.append(copy.deepcopy(pattern))
+            first_pattern[region] = copy.deepcopy(pattern)
+            pats.append(first_pattern[region])
             counts["patterns"] += 1
             continue
         signals = mine.setdefault("signal", [])
@@ -123,14 +129,17 @@ def merge_into(target: dict[str, Any], incoming: dict[str, Any], cfg: Any, today
             counts["candidates"] += len(memory.region_candidates(region))
             continue
         mine_cands = mine.setdefault("candidates", [])
+        position: dict[str, int] = {}
+        for i, c in enumerate(mine_cands):
+            if memory.is_valid_candidate(c):
+                position.setdefault(memory.Candidate(c, mine, today, "", lambda _m: None).identity, i)
         for raw in memory.region_candidates(region):
             if not memory.is_valid_candidate(raw):
                 continue
             theirs = memory.Candidate(raw, region, today, "", lambda _m: None)
-            index = next((i for i, c in enumerate(mine_cands) if memory.is_valid_candidate(c)
-                          and memory.Candidate(c, mine, today, "", lambda _m: None).identity == theirs.identity),
-                         None)
+            index = position.get(theirs.identity)
             if index is None:
+                position[theirs.identity] = len(mine_cands)
                 mine_cands.append(copy.deepcopy(raw))
                 counts["candidates"] += 1
             else:
@@ -144,20 +153,26 @@ def merge_into(target: dict[str, Any], incoming: dict[str, Any], cfg: Any, today
             mine["last_used"] = region["last_used"]
     # lessons: dedupe by identity, keep the higher confidence
     all_lessons = target["cortex"]["prefrontal"]["lessons"]
+    lesson_at: dict[Any, int] = {}
+    for i, x in enumerate(all_lessons):
+        if isinstance(x, dict):
+            lesson_at.setdefault(_lesson_identity(x), i)
     for lesson in memory.lessons(incoming):
         if not isinstance(lesson, dict):
             continue
         identity = _lesson_identity(lesson)
-        index = next((i for i, x in enumerate(all_lessons) if isinstance(x, dict) and _lesson_identity(x) == identity),
-                     None)
+        index = lesson_at.get(identity)
         if index is None:
+            lesson_at[identity] = len(all_lessons)
             all_lessons.append(copy.deepcopy(lesson))
             counts["lessons"] += 1
         elif lessons_mod.confidence(lesson) > lessons_mod.confidence(all_lessons[index]):
             all_lessons[index] = copy.deepcopy(lesson)
     # blacklist: unite; stats: add up
+    listed = {e for e in target["blacklist"] if isinstance(e, str)}
     for entry in memory.blacklist(incoming):
-        if entry not in target["blacklist"]:
+        if entry not in listed:
+            listed.add(entry)
             target["blacklist"].append(entry)
             counts["blacklist"] += 1
     info = incoming.get("blacklist_info")
@@ -190,9 +205,11 @@ def import_warnings(incoming: dict[str, Any], today: date) -> list[str]:
     from ...kernel.cortex.policy import FAILURE_OUTCOMES
 
     out: list[str] = []
+    seen: set[str] = set()  # beside ``out``: a document with many coerced entries stays linear
 
     def warn(message: str) -> None:
-        if message not in out:
+        if message not in seen:
+            seen.add(message)
             out.append(message)
 
     for name, region in memory.motor(incoming).items():
@@ -212,7 +229,8 @@ def import_warnings(incoming: dict[str, Any], today: date) -> list[str]:
                 warn(f"{path}: no string slug; it will be quarantined")
                 continue
             cand = memory.Candidate(raw, region, today, path, warn)
-            _ = (cand.weight, cand.successes, cand.failures, cand.consecutive, cand.last_used, cand.recent_times())
+            _ = (cand.weight, cand.successes, cand.failures, cand.consecutive, cand.last_used,
+                 cand.recent_successes(0.0, 0))
             last_fail = raw.get("last_fail")
             if isinstance(last_fail, dict):
                 kind = last_fail.get("type")
@@ -236,6 +254,15 @@ def import_warnings(incoming: dict[str, Any], today: date) -> list[str]:
 
 
 def _lesson_identity(lesson: dict[str, Any]) -> tuple[Any, ...]:
+    """What makes two lessons the same, hashable (JSON arrays and objects frozen; equal exactly when ``==``)."""
     if lesson.get("type") == "skill_quality_warning":
-        return ("skill_quality_warning", lesson.get("slug"))
-    return (lesson.get("type"), lesson.get("region"), lesson.get("key"))
+        return ("skill_quality_warning", _frozen(lesson.get("slug")))
+    return (_frozen(lesson.get("type")), _frozen(lesson.get("region")), _frozen(lesson.get("key")))
+
+
+def _frozen(value: Any) -> Any:
+    if isinstance(value, list):
+        return ("[]", tuple(_frozen(v) for v in value))
+    if isinstance(value, dict):
+        return ("{}", frozenset((k, _frozen(v)) for k, v in value.items()))
+    return value

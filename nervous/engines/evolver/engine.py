@@ -492,7 +492,8 @@ class Evolver:
             draft = self._recheck_draft(state, record, replacement_skill_content) \
                 if replacement_skill_content is not None else None
             existing = list(record.get("review_suggestions") or [])
-            record["review_suggestions"] = existing + [n for n in dict.fromkeys(notes) if n not in existing]
+            have = {s for s in existing if isinstance(s, str)}  # (a set: long lists are united in linear time)
+            record["review_suggestions"] = existing + [n for n in dict.fromkeys(notes) if n not in have]
             record["revision_count"] = int(record.get("revision_count") or 0) + 1
             record["approved_at"] = None
             record["status"] = after

@@ -52,13 +52,18 @@ class Ctx:
 
     now_t: float
     warnings: list[str] = field(factory=list)
+    #: the messages of ``warnings``, so that many warnings are still collected in linear time
+    _seen: set[str] = field(factory=set, init=False, repr=False, eq=False)
 
     @property
     def now(self) -> str:
         return timefmt.iso(self.now_t)
 
     def warn(self, message: str) -> None:
-        if message not in self.warnings:
+        if len(self._seen) != len(self.warnings):  # ``warnings`` was given or changed from outside
+            self._seen = set(self.warnings)
+        if message not in self._seen:
+            self._seen.add(message)
             self.warnings.append(message)
 
 
@@ -284,14 +289,16 @@ def plan(gf: GoalFile, ctx: Ctx, *, goal_id: Any = None, subtasks: Any = None, m
     built = []
     for pid, spec in zip(ids, specs, strict=True):
         deps: list[str] = []
+        seen: set[str] = set()  # beside ``deps``: a long list is checked in linear time
         for dep in spec["dependencies"]:
             target = by_title.get(dep.strip().lower(), dep.strip())
             if target == pid:
                 ctx.warn(f"{pid} ({spec['title']}): dependency on itself dropped")
-            elif target in deps:
+            elif target in seen:
                 ctx.warn(f"{pid} ({spec['title']}): duplicate dependency {dep!r} dropped")
             else:
                 deps.append(target)
+                seen.add(target)
         built.append(Subtask(id=pid, title=spec["title"], description=spec["description"], dependencies=deps,
                              priority=spec["priority"], assigned_to=spec["assigned_to"]))
     if goal.plan is not None:
@@ -338,13 +345,18 @@ def link(gf: GoalFile, ctx: Ctx, *, goal_id: Any = None, links: Any = None) -> G
     for pid, _task in specs:
         if pid is not None and pid not in subtasks:
             raise invalid_arg(f"links: {goal.id} has no subtask {pid} (has {', '.join(subtasks)})")
+    linked = set(goal.axon_task_ids)  # indexes built once: many links are applied in linear time
+    titled: dict[str, list[Subtask]] = {}
+    for s in goal.plan.subtasks:
+        titled.setdefault(s.title, []).append(s)
     for pid, task in specs:
-        if task not in goal.axon_task_ids:
+        if task not in linked:
             goal.axon_task_ids.append(task)
+            linked.add(task)
         if pid is not None:
             subtasks[pid].axon_task_id = task
         else:
-            same = [s for s in goal.plan.subtasks if s.title == task]
+            same = titled.get(task, [])
             if len(same) == 1:
                 same[0].axon_task_id = task
     if goal.status == "planned":

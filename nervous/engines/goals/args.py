@@ -59,11 +59,13 @@ def str_list(value: Any, name: str) -> list[str] | None:
     if not isinstance(value, (list, tuple)):
         raise invalid_arg(f"{name}: expected a list of strings, got {type(value).__name__}")
     out: list[str] = []
+    seen: set[str] = set()  # beside ``out``: a long list is checked in linear time
     for i, item in enumerate(value):
         if not isinstance(item, str):
             raise invalid_arg(f"{name}[{i}]: expected a string, got {type(item).__name__}")
-        if item.strip() and item.strip() not in out:
+        if item.strip() and item.strip() not in seen:
             out.append(bounded(item.strip(), f"{name}[{i}]"))
+            seen.add(out[-1])
     return out
 
 
