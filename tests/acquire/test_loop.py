@@ -10,6 +10,7 @@ from acquire_helpers import NOTES_TASK, TASK, bump_version, fetched, skill
 
 from nervous.engines.cortex import Cortex
 from nervous.testing.clawhub_server import ClawHubStandin
+from nervous.testing.growth import assert_linear
 
 
 def _tokens(state: dict[str, Any]) -> dict[str, str]:
@@ -250,6 +251,4 @@ def test_warnings_are_united_in_order_and_in_linear_time() -> None:
         assert len(mine) == n + 1
         return spent
 
-    small = min(cpu(1000) for _ in range(2))
-    large = cpu(8000)
-    assert large <= 8 * 3 * small + 0.02, (small, large)  # quadratic: 64x
+    assert_linear(cpu, 1000, floor=0.02)  # quadratic: 64x

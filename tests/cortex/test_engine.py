@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import itertools
-import time
 from typing import Any
 
 import pytest
@@ -15,6 +14,7 @@ from nervous.engines.cortex.engine import blacklist_matches, collector, is_black
 from nervous.engines.cortex.memory import COLLECTION, KEY
 from nervous.errors import NotFound, UnsupportedVersion, UsageError
 from nervous.kernel.storage import MemoryStore
+from nervous.testing.growth import linear_run
 
 from .conftest import DAY, NOW
 
@@ -293,20 +293,6 @@ def test_retire_removes_the_candidate_from_motor(cortex: Cortex) -> None:
 # ------------------------------------------------------------------ large (imported, not yet pruned) memories: linear reads
 
 
-def _cpu(fn: Any) -> float:
-    start = time.process_time()
-    fn()
-    return time.process_time() - start
-
-
-def _grows_linearly(run: Any, n: int) -> None:
-    """``run(8 * n)`` costs at most ~8 times ``run(n)``: 3× slack for a loaded machine, quadratic is 64×."""
-    run(n)  # warm-up
-    small = min(_cpu(lambda: run(n)) for _ in range(2))
-    large = min(_cpu(lambda: run(8 * n)) for _ in range(2))
-    assert large <= 8 * 3 * small + 0.05, (n, small, large)
-
-
 def _crowded(nervous_pm: Any, n: int) -> Cortex:
     """A memory imported as it was (an import into an empty store is not pruned): one region with ``n``
     candidates whose weights need coercion (one warning each) and ``n`` blacklist entries."""
@@ -328,9 +314,9 @@ def test_reading_a_crowded_memory_is_linear(nervous_pm: Any) -> None:
     assert [c["slug"] for c in shown["regions"]["one"]["candidates"] if c["blacklisted"]] == ["s1"]
     p = memories[250].perceive("query the list", now=NOW)
     assert p.hit and len(p.candidates) == 249 and "s1" not in {v.slug for v in p.candidates}
-    _grows_linearly(lambda n: memories[n].show(now=NOW), 250)
-    _grows_linearly(lambda n: memories[n].perceive("query the list", now=NOW), 250)
-    _grows_linearly(lambda n: memories[n].stats(now=NOW), 250)
+    linear_run(lambda n: memories[n].show(now=NOW), 250)
+    linear_run(lambda n: memories[n].perceive("query the list", now=NOW), 250)
+    linear_run(lambda n: memories[n].stats(now=NOW), 250)
 
 
 @pytest.mark.parametrize("source, slug, owner", [

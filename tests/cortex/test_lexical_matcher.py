@@ -14,6 +14,7 @@ from nervous_plugins.lexical_words import light_stem, related_terms
 
 from nervous.errors import ConfigError
 from nervous.kernel.cortex.matching import MatcherMemory
+from nervous.testing.growth import linear_run
 
 
 def test_observe_is_bounded_and_weighs_each_task_by_its_length() -> None:
@@ -54,16 +55,7 @@ def test_an_index_stored_over_max_words_is_cut_once_lightest_and_oldest_first() 
         LexicalMatcher().observe(big, "r", [f"z{w}ing" for w in _bag_words(n // 2)])
         assert len(decode_bag(big["regions"]["r"])) == 128
 
-    run(1000)
-    small = min(_cpu(lambda: run(1000)) for _ in range(2))
-    large = min(_cpu(lambda: run(8000)) for _ in range(2))
-    assert large <= 8 * 3 * small + 0.05, (small, large)  # linear; each new word scanned the index before
-
-
-def _cpu(fn: Any) -> float:
-    start = time.process_time()
-    fn()
-    return time.process_time() - start
+    linear_run(run, 1000)  # each new word scanned the whole index before
 
 
 def test_description_words_weigh_more_than_one_long_task() -> None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import copy
 import json
-import time
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +15,7 @@ from nervous.engines.cortex.transfer import import_warnings, merge_into, strict_
 from nervous.errors import BadInput, UnsupportedVersion
 from nervous.kernel.clock import parse_timestamp
 from nervous.kernel.storage import MemoryStore
+from nervous.testing.growth import linear_run
 
 from .conftest import NOW
 from .v1_fixture import V1
@@ -120,20 +120,6 @@ def test_bad_import_files(cortex: Cortex, tmp_path: Path) -> None:
 # ------------------------------------------------------------------ large documents: linear time
 
 
-def _cpu(fn: Any) -> float:
-    start = time.process_time()
-    fn()
-    return time.process_time() - start
-
-
-def _grows_linearly(run: Any, n: int) -> None:
-    """``run(8 * n)`` costs at most ~8 times ``run(n)``: 3× slack for a loaded machine, quadratic is 64×."""
-    run(n)  # warm-up
-    small = min(_cpu(lambda: run(n)) for _ in range(2))
-    large = min(_cpu(lambda: run(8 * n)) for _ in range(2))
-    assert large <= 8 * 3 * small + 0.05, (n, small, large)
-
-
 def _big_v1(n: int, tag: str) -> dict[str, Any]:
     """``n`` regions (a pattern and a candidate each), one region of ``n`` candidates, ``n`` lessons, ``n``
     blacklist entries; ``tag`` makes the entries of two documents distinct."""
@@ -162,7 +148,7 @@ def test_merging_large_documents_is_linear(cortex: Cortex) -> None:
         return merge_into(copy.deepcopy(mine), copy.deepcopy(theirs), cortex.cfg, today)
 
     assert run(300) == {"patterns": 300, "candidates": 600, "lessons": 300, "blacklist": 300}
-    _grows_linearly(run, 300)
+    linear_run(run, 300)
 
 
 def test_merge_keeps_the_first_match_and_unhashable_identities(cortex: Cortex) -> None:
@@ -190,4 +176,4 @@ def test_import_warnings_of_many_coerced_entries_are_linear() -> None:
 
     docs = {n: doc(n) for n in (1000, 8000)}
     assert len(import_warnings(docs[1000], today)) == 1000
-    _grows_linearly(lambda n: import_warnings(docs[n], today), 1000)
+    linear_run(lambda n: import_warnings(docs[n], today), 1000)

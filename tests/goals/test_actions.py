@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import pytest
@@ -10,6 +9,7 @@ import pytest
 from nervous.engines.goals import GoalError, Goals, Scope, Subtask
 from nervous.engines.goals.actions import Ctx
 from nervous.kernel.storage import MemoryStore
+from nervous.testing.growth import linear_run
 
 T0 = 1_781_686_800.0  # 2026-06-17T09:00:00Z, as in conftest
 
@@ -174,20 +174,6 @@ def test_link(goals: Any, make_goal: Any) -> None:
     assert err.value.code == "invalid_arg"
 
 
-def _cpu(fn: Any) -> float:
-    start = time.process_time()
-    fn()
-    return time.process_time() - start
-
-
-def _grows_linearly(run: Any, n: int) -> None:
-    """``run(8 * n)`` costs at most ~8 times ``run(n)``: 3× slack for a loaded machine, quadratic is 64×."""
-    run(n)  # warm-up
-    small = min(_cpu(lambda: run(n)) for _ in range(2))
-    large = min(_cpu(lambda: run(8 * n)) for _ in range(2))
-    assert large <= 8 * 3 * small + 0.05, (n, small, large)
-
-
 def test_long_lists_are_taken_in_linear_time(nervous_pm: Any, clock_at: list[float]) -> None:
     """Criteria, dependencies and links were each checked against every earlier item: a plan of
     40,000 dependencies (well within the 16 MiB of ``--args``) took 19 s, and 500,000 minutes,
@@ -214,9 +200,9 @@ def test_long_lists_are_taken_in_linear_time(nervous_pm: Any, clock_at: list[flo
         goal = g.link(gid, links=tasks + ["s1"] + tasks).goal
         assert len(goal.axon_task_ids) == n + 1 and goal.plan.subtasks[1].axon_task_id == "s1"
 
-    _grows_linearly(analyze, 1000)
-    _grows_linearly(plan, 1000)
-    _grows_linearly(link, 1000)
+    linear_run(analyze, 1000)
+    linear_run(plan, 1000)
+    linear_run(link, 1000)
 
 
 def test_action_warnings_are_kept_once_in_order_and_in_linear_time() -> None:
@@ -234,7 +220,7 @@ def test_action_warnings_are_kept_once_in_order_and_in_linear_time() -> None:
             many.warn(f"plan-001: duplicate dependency {i} dropped")
         assert len(many.warnings) == n
 
-    _grows_linearly(run, 2000)
+    linear_run(run, 2000)
 
 
 # ------------------------------------------------------------------------------------ verify, complete

@@ -12,6 +12,7 @@ from nervous_plugins.local_registry import LocalRegistry
 from nervous.errors import BadInput, NotFound, RegistryError
 from nervous.kernel.fingerprint import folder_fingerprint
 from nervous.kernel.records import SkillRef
+from nervous.testing.growth import assert_linear
 
 
 def skill(root: Path, name: str, description: str, body: str = "", extra: str = "",
@@ -232,6 +233,4 @@ def test_many_broken_skills_warn_once_each_in_linear_time(tmp_path: Path) -> Non
         assert len(many.warnings) == n
         return spent
 
-    small = min(cpu(500) for _ in range(2))
-    large = cpu(4000)
-    assert large <= 8 * 3 * small + 0.02, (small, large)  # quadratic: 64x
+    assert_linear(cpu, 500, floor=0.02)  # quadratic: 64x
