@@ -20,6 +20,7 @@ from .blame import RESULT_CHECKS, Blamed, failure
 from .builtins import BUILTINS, LazyBuiltin, lazy_plugin, norm_name
 from .config import Config
 from .entrypoints import ENTRY_POINT_GROUP
+from .messages import AppendOnce
 from .paths import Paths
 
 if TYPE_CHECKING:
@@ -493,13 +494,10 @@ class PluginManager:
         for kind in PROVIDER_HOOKS:
             self.providers(kind)
         known = set(self._infos) | {name for kind in PROVIDER_HOOKS for name in self.providers(kind)}
-        said = set(self.warnings)  # (a set: a configuration with many unknown sections stays linear)
+        warn = AppendOnce(self.warnings)  # a configuration with many unknown sections stays linear
         listed = ", ".join(sorted(known))
         for name in sorted(set(cfg.plugins.settings) - known):
-            warning = f"[plugins.{name}] configures no known plugin or provider; known: {listed}"
-            if warning not in said:
-                said.add(warning)
-                self.warnings.append(warning)
+            warn(f"[plugins.{name}] configures no known plugin or provider; known: {listed}")
         registries = list(cfg.registries.use)
         if cfg.origin("registries.use") == "defaults":
             dropped = [n for n in registries if n not in self.providers("registry") and self._is_blocked(n)]

@@ -42,6 +42,8 @@ _SOURCES: dict[str, str] = {
     **dict.fromkeys(["table", "terminal_safe"], "nervous.kernel.texttable"),
     # install targets: the install gate's proof that a write was admitted (every install passes the gate)
     **dict.fromkeys(["admitted", "require_admission"], "nervous.kernel.admission"),
+    # warnings gathered once each, in order, in linear time
+    "AppendOnce": "nervous.kernel.messages",
     # the running nervous version
     "nervous_version": "nervous",
 }
@@ -96,6 +98,7 @@ if TYPE_CHECKING:
         Response,
         clean_error_text,
     )
+    from ..kernel.messages import AppendOnce
     from ..kernel.numbers import (
         answer_int,
         answer_number,
@@ -133,7 +136,7 @@ __getattr__, __dir__ = lazy_names(__name__, _SOURCES, _ALIASES)
 
 
 __all__ = [
-    "ASSUME_WORST", "CLASS_ORDER", "FLAGS", "FileLock", "NotRegularFile", "HttpClient", "HttpStatusError", "Limits", "Response",
+    "AppendOnce", "ASSUME_WORST", "CLASS_ORDER", "FLAGS", "FileLock", "NotRegularFile", "HttpClient", "HttpStatusError", "Limits", "Response",
     "SkillDoc", "admitted", "answer_int", "answer_number", "atomic_write_bytes", "atomic_write_json", "backup_path", "bundle_fingerprint",
     "check_listing", "classes_of", "file_kind", "clean_error_text", "dumps_json", "ensure_dir", "find_skill_file",
     "folder_fingerprint", "from_json", "fsync_dir", "is_credential_path", "is_fingerprinted_path",

@@ -112,8 +112,10 @@ class LocalRegistry:
     def __init__(self, paths: list[Path], *, limits: Any = None) -> None:
         self.paths = [Path(p) for p in paths]
         self.limits = limits
+        from nervous.plugin.toolkit import AppendOnce
+
         self.warnings: list[str] = []
-        self._warned: set[str] = set()  # beside ``warnings``: a catalog of many broken skills stays linear
+        self._warn = AppendOnce(self.warnings)  # a catalog of many broken skills stays linear
         #: SKILL.md path -> (digest of its bytes, parsed): one acquisition reads the catalog for the
         #: search and again for each candidate's resolve, version and fetch; unchanged files are not re-parsed
         self._parsed: dict[Path, tuple[bytes, SkillDoc]] = {}
@@ -167,11 +169,6 @@ class LocalRegistry:
                 out[folder.name] = _Entry(folder, doc)
         self._parsed = parsed
         return out
-
-    def _warn(self, message: str) -> None:
-        if message not in self._warned:
-            self._warned.add(message)
-            self.warnings.append(message)
 
     def _entry(self, ref: SkillRef) -> _Entry:
         if ref.registry not in (None, NAME):

@@ -237,16 +237,16 @@ def test_warnings_are_united_in_order_and_in_linear_time() -> None:
     update of the same acquisition: each was compared with every earlier one (38 s at 32,000)."""
     import time
 
-    from nervous.engines.acquire.engine import add_warnings
+    from nervous.kernel.messages import AppendOnce
 
     warnings = ["a"]
-    add_warnings(warnings, ["b", "a", "c", "b"])
+    AppendOnce(warnings).extend(["b", "a", "c", "b"])
     assert warnings == ["a", "b", "c"]
 
     def cpu(n: int) -> float:
         mine = [f"cortex.motor.one.candidates[{i}].weight: 'heavy' is not a number" for i in range(n)]
         start = time.process_time()
-        add_warnings(mine, list(mine) + ["new"])
+        AppendOnce(mine).extend(list(mine) + ["new"])
         spent = time.process_time() - start
         assert len(mine) == n + 1
         return spent

@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from nervous.engines.cortex import Cortex
-from nervous.engines.cortex.engine import blacklist_matches, collector, is_blacklisted
+from nervous.engines.cortex.engine import blacklist_matches, is_blacklisted
 from nervous.engines.cortex.memory import COLLECTION, KEY
 from nervous.errors import NotFound, UnsupportedVersion, UsageError
 from nervous.kernel.storage import MemoryStore
@@ -331,10 +331,3 @@ def test_is_blacklisted_is_blacklist_matches_over_the_list(source: str, slug: st
         assert is_blacklisted(set(listed), source, slug, owner) == any(
             blacklist_matches(e, source, slug, owner) for e in listed), listed
 
-
-def test_collector_keeps_the_first_of_each_message_in_order() -> None:
-    warnings = ["a"]
-    warn = collector(warnings)
-    for message in ["b", "a", "c", "b"]:
-        warn(message)
-    assert warnings == ["a", "b", "c"]

@@ -11,12 +11,13 @@ import contextlib
 import copy
 import shutil
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ...errors import NervousError, NotFound, Refused, UsageError
 from ...kernel import clock
+from ...kernel.messages import AppendOnce
 from ...kernel.records import ScanContext, SearchHit, SkillRef
 from ...kernel.sideeffects import classes_of, icons_of, is_secret_env, reflex_eligible
 from ..cortex.entities import TaskText, extract_signals, filter_words
@@ -40,18 +41,6 @@ REMEDIES = {
     "api_error": "the service behind the skill failed twice; try again later",
     "install_failed": "the skill could not be installed; see the error",
 }
-
-
-def add_warnings(warnings: list[str], new: Iterable[str]) -> None:
-    """Append each message of ``new`` that ``warnings`` does not hold yet, in order.
-
-    A set beside the list keeps this linear: a cortex with many coerced entries warns once per entry.
-    """
-    seen = set(warnings)
-    for message in new:
-        if message not in seen:
-            seen.add(message)
-            warnings.append(message)
 
 
 def candidate_verdict(cand: dict[str, Any]) -> gate.Verdict:
@@ -170,7 +159,7 @@ class Acquirer:
     def _new_session(self, task: str, now: float, warnings: list[str]) -> tuple[Any, dict[str, Any]]:
         """Perceive ``task`` and start a session document holding only entity-filtered words."""
         perception = self.cortex.perceive(task)
-        add_warnings(warnings, perception.warnings)
+        AppendOnce(warnings).extend(perception.warnings)
         text = TaskText(task)
         doc: dict[str, Any] = {
             "id": S.new_session_id(), "created_at": now, "updated_at": now, "hit": perception.hit,
@@ -469,7 +458,7 @@ class Acquirer:
             out.append({"key": lesson["key"], "present": present})
             try:
                 result = self.cortex.record_dependency_check(doc["region"], lesson["key"], present)
-                add_warnings(warnings, result["warnings"])
+                AppendOnce(warnings).extend(result["warnings"])
             except NervousError as exc:
                 warnings.append(f"could not record the check of {lesson['key']}: {exc.message}")
         return out
@@ -751,7 +740,7 @@ class Acquirer:
     def _bump(self, warnings: list[str], **increments: int) -> None:
         try:
             result = self.cortex.bump_stats(**increments)
-            add_warnings(warnings, result["warnings"])
+            AppendOnce(warnings).extend(result["warnings"])
         except NervousError as exc:
             warnings.append(f"could not update the cortex stats: {exc.message}")
 

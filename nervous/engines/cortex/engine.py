@@ -19,6 +19,7 @@ from ...kernel import clock
 from ...kernel.cortex.matching import MatcherMemory
 from ...kernel.cortex.outcomes import FAILURE_OUTCOMES, SUCCESS
 from ...kernel.lazy import lazy_names
+from ...kernel.messages import AppendOnce
 from . import lessons, memory
 from .entities import (
     TaskText,
@@ -92,22 +93,6 @@ def is_blacklisted(entries: AbstractSet[str], source: str, slug: str, owner: str
     return any(key in entries for key in blacklist_keys(source, slug, owner))
 
 
-def collector(warnings: list[str]) -> Callable[[str], None]:
-    """A ``warn`` that appends each new message to ``warnings`` once.
-
-    The messages seen are kept in a set beside the list, so a document with many coerced or
-    malformed entries (one warning each) is read in linear time.
-    """
-    seen = set(warnings)
-
-    def warn(message: str) -> None:
-        if message not in seen:
-            seen.add(message)
-            warnings.append(message)
-
-    return warn
-
-
 #: the document (beside the memory) listing digests of imported files
 IMPORTS_KEY = "imports"
 
@@ -119,7 +104,7 @@ class _Tx:
         self.now = now
         self.today = memory.today_of(now)
         self.warnings: list[str] = []
-        self.warn = collector(self.warnings)
+        self.warn = AppendOnce(self.warnings)
 
 
 class Cortex:
@@ -400,7 +385,7 @@ class Cortex:
             proposal = propose_region_name(keywords)
             return Perception(False, None, 0.0, keywords=keywords, proposed_region=proposal, degraded=True,
                               warnings=tuple(warnings))
-        warn = collector(warnings)
+        warn = AppendOnce(warnings)
 
         matches = tuple(self.matcher().match(task, self.matcher_memory(doc), 3))
         if not matches:
@@ -422,8 +407,7 @@ class Cortex:
             reasons = ["all local conditions hold; the registry version, fingerprint and scan status must "
                        "still be checked before installing"]
         relevant = lessons.relevant(doc, region, [v.slug for v, _ in ranked], self.cfg)
-        for message in lessons.unknown_type_warnings(doc):
-            warn(message)
+        warn.extend(lessons.unknown_type_warnings(doc))
         return Perception(True, region, score, matches, tuple(v for v, _ in ranked), reflex,
                           top_view.identity, tuple(reasons), tuple(relevant), keywords, proposal,
                           warnings=tuple(warnings))
@@ -812,7 +796,7 @@ class Cortex:
         """A readable summary: regions, candidates with effective weights, signals, lessons."""
         moment = self._now(now)
         doc, warnings, degraded = self._read()
-        warn = collector(warnings)
+        warn = AppendOnce(warnings)
 
         blacklist = memory.blacklist(doc)
         listed = set(blacklist)
@@ -829,8 +813,7 @@ class Cortex:
                 "consecutive_successes": view.consecutive_successes, "reflex": view.reflex,
                 "last_used": cand.last_used.isoformat(), "side_effects": list(view.tags),
                 "blacklisted": is_blacklisted(listed, view.source, view.slug, owner)})
-        for message in lessons.unknown_type_warnings(doc):
-            warn(message)
+        warn.extend(lessons.unknown_type_warnings(doc))
         return {"regions": regions, "lessons": [dict(x) for x in memory.lessons(doc) if isinstance(x, dict)],
                 "blacklist": blacklist, "stats": dict(memory.stats(doc)), "degraded": degraded,
                 "warnings": warnings}
@@ -838,7 +821,7 @@ class Cortex:
     def stats(self, *, now: float | None = None) -> dict[str, Any]:
         moment = self._now(now)
         doc, warnings, degraded = self._read()
-        warn = collector(warnings)
+        warn = AppendOnce(warnings)
 
         rows = self._all_candidates(doc, moment, warn)
         signals = sum(len(p.get("signal") or []) for p in memory.patterns(doc) if isinstance(p, dict))

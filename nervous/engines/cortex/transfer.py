@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import BadInput
+from ...kernel.messages import AppendOnce
 from . import lessons as lessons_mod
 from . import memory
 from .entities import stem
@@ -205,12 +206,7 @@ def import_warnings(incoming: dict[str, Any], today: date) -> list[str]:
     from ...kernel.cortex.policy import FAILURE_OUTCOMES
 
     out: list[str] = []
-    seen: set[str] = set()  # beside ``out``: a document with many coerced entries stays linear
-
-    def warn(message: str) -> None:
-        if message not in seen:
-            seen.add(message)
-            out.append(message)
+    warn = AppendOnce(out)  # a document with many coerced entries stays linear
 
     for name, region in memory.motor(incoming).items():
         where = f"cortex.motor.{name}"

@@ -11,6 +11,7 @@ from typing import Any
 
 from attrs import define, field
 
+from ...kernel.messages import AppendOnce
 from . import args as A
 from . import timefmt
 from .document import GoalFile, id_number, next_id
@@ -52,19 +53,15 @@ class Ctx:
 
     now_t: float
     warnings: list[str] = field(factory=list)
-    #: the messages of ``warnings``, so that many warnings are still collected in linear time
-    _seen: set[str] = field(factory=set, init=False, repr=False, eq=False)
+    #: ``warn(message)``: each message once, in linear time however many there are
+    warn: AppendOnce = field(init=False, repr=False, eq=False)
+
+    def __attrs_post_init__(self) -> None:
+        self.warn = AppendOnce(self.warnings)
 
     @property
     def now(self) -> str:
         return timefmt.iso(self.now_t)
-
-    def warn(self, message: str) -> None:
-        if len(self._seen) != len(self.warnings):  # ``warnings`` was given or changed from outside
-            self._seen = set(self.warnings)
-        if message not in self._seen:
-            self._seen.add(message)
-            self.warnings.append(message)
 
 
 # ------------------------------------------------------------------------------------ resolution
