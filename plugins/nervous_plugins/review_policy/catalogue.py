@@ -13,7 +13,7 @@ from typing import Any
 
 from attrs import asdict, frozen
 
-RULES_VERSION = "18"
+RULES_VERSION = "19"
 
 
 @frozen

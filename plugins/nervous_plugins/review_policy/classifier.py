@@ -883,6 +883,7 @@ class Classifier:
         return bool(parts & subject) or any(lab in subject for lab in labels)
 
     def _combine(self, c: Collector, bundle: SkillBundle) -> None:
+        _listed_not_directed(c, bundle)
         paste = c.has("terminal_paste")
         # a raw-IP or paste/throw-away address cancels the installer exception in the file that names it: the
         # document instructing the install also points at nobody's host. Elsewhere in the bundle it is judged
@@ -1051,6 +1052,7 @@ class Classifier:
             for prefix, flag in RULE_FLAGS.items():
                 if h.rule_id.startswith(prefix):
                     c.flags.add(flag)
+        _listed_not_directed(c, bundle)
 
     def _own_capability(self, c: Collector, bundle: SkillBundle) -> None:
         """Review findings that are the capability the skill states and needs for its own purpose become notes.
@@ -1808,6 +1810,62 @@ def _names_without_running(line: str, run: re.Match[str] | None) -> bool:
     if line.lstrip().startswith("#"):
         return True
     return run is not None and shell.in_data_string(line, run.start()) and not rx.search(r"[|>`]|\$\(", line)
+
+
+#: words an agent would act on; an entry of a list of what is forbidden, or of what an attack looks like, is not
+#: an order, so these rules stop at *review* there (a person reads the list)
+LISTED_RULES = frozenset({"NV-PI-001", "NV-PI-002", "NV-PI-003", "NV-PERSIST-002", "NV-DESTR-001", "NV-EXFIL-001",
+                          "NV-PRIV-003"})
+#: a list item or a table row of markdown prose
+#: (also inside a block quote, and indented under a list item)
+_ENTRY = rx.compile(r"(?:[ \t]*>)*[ \t]*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+|\|)")
+_HEADING = rx.compile(r"(?:[ \t]*>)*[ \t]*#{1,6}[ \t]+(.*)")
+#: an entry's own mark that it is forbidden (a cross, a no-entry sign)
+_FORBIDDEN_MARK = rx.compile("[\u274c\u26d4\u2716\u2717\U0001f6ab]")
+#: a heading over a list of what must not be done or of what attacks look like ("never" and "don't" only
+#: lead it: "## Never do this", not "## Steps you should never skip")
+_FORBIDDING_HEADING = rx.compile(
+    r"(?i)^[^a-z0-9]*(?:never|don'?t|do\s+not)\b|\b(?:forbidden|prohibit\w*|must\s+not|not\s+allowed|avoid|"
+    r"anti-?patterns?|red[- ]flags?|attacks?|threats?|malicious|danger(?:ous)?|risks?|unsafe|exploits?|"
+    r"injections?|blocked|detect\w*)\b|[\u274c\u26d4\u2716\u2717\U0001f6ab\U0001f6a8]|\u98ce\u9669|\u5371\u9669|"
+    r"\u7981\u6b62|\u62d2\u7edd")
+
+
+def _listed_not_directed(c: Collector, bundle: SkillBundle) -> None:
+    """Refusing words that are an entry of a markdown list of the forbidden or of threats become *review*.
+
+    "## Forbidden / - deleting files silently without telling the user" forbids concealment; a security tool's
+    table of dangerous commands names them. An agent reading either does not act on the entry, so it is no
+    technique; a person still reads it (it could be an order dressed as a list). Code, and entries elsewhere,
+    keep their action. Run first (what combines with a refusal sees the entry at review) and last (the
+    refusals the bundle's combinations made)."""
+    files: dict[str, list[Line]] = {}
+    for h in c.hits:
+        if h.rule_id not in LISTED_RULES or _effective(h) != "refuse" or not h.file or not h.line or not h.file.lower().endswith(MARKDOWN_ONLY_EXT):
+            continue
+        if h.file not in files:
+            source = bundle.file(h.file)
+            files[h.file] = markdown_lines(plain_text(source.text() or "")) if source is not None else []
+        lines = files[h.file]
+        if h.line > len(lines) or lines[h.line - 1].no != h.line or lines[h.line - 1].kind != "prose":
+            continue
+        text = lines[h.line - 1].text
+        entry = _ENTRY.match(text)
+        if entry is None:
+            continue
+        heading = next((m.group(1).strip() for x in reversed(lines[:h.line - 1])
+                        if x.kind == "prose" and (m := _HEADING.match(x.text))), "")
+        if _FORBIDDEN_MARK.search(text[entry.end():entry.end() + 8]):
+            why = "an entry marked as forbidden"
+        elif _FORBIDDING_HEADING.search(heading):
+            why = f"an entry under the heading {heading[:60]!r}"
+        elif c.security_tool:
+            why = "an entry of a security tool's list of threats"
+        else:
+            continue
+        h.action = "review"
+        h.evidence["listed"] = why
+        h.evidence["check"] = f"{why}; check that the skill forbids or describes this and never tells the agent to do it"
 
 
 def _line_text(bundle: SkillBundle, path: str | None, line: int | None) -> str:
