@@ -751,6 +751,12 @@ def _analyze_line(c: Collector, file: str, lineno: int, line: str, in_code: bool
     unmentioned = m is None and "without" in low and _UNMENTIONED.search(low) is not None
     if unmentioned:
         m = UNMENTIONED.search(line)
+    bypass = None
+    if m and not CONCEAL_EXCLUDE.search(line[max(0, m.start() - 30): m.end() + 20]) and not _negated(line, m) \
+            and _conceals_action(line, m) and _ASKS_NOT.search(m.group(0)):
+        # "do not ask the user", "without asking the user": the user is not asked, not kept from knowing; a
+        # confirmation skipped is autonomy (a person checks for what), concealment is the technique
+        bypass, m = m, CONCEAL.search(line, m.end())  # "… and do not tell them" after it still conceals
     if m and not CONCEAL_EXCLUDE.search(line[max(0, m.start() - 30): m.end() + 20]) and not _negated(line, m) \
             and _conceals_action(line, m):
         q = quoted(m) or in_code
@@ -863,6 +869,7 @@ def _analyze_line(c: Collector, file: str, lineno: int, line: str, in_code: bool
               action="review" if quoted(m) and not in_code else None)
         c.fact("password_archive", file, lineno)
     m = find(CONFIRM_BYPASS) if "CONFIRM_BYPASS" in gates else None
+    m = m or bypass
     if m:
         c.hit("NV-AUTO-002", file, lineno, snippet(line, m.start(), m.end()), column=m.start() + 1)
         c.flags.add("autonomy")
@@ -1126,6 +1133,10 @@ def _credential_send(c: Collector, file: str, lineno: int, line: str, quoted: ob
         c.flags.add("network_send")
         c.fact("network_send", file, lineno, "prose-cred-send")
         return
+
+
+#: a concealment match that is about asking: the user is not asked (a confirmation skipped), not deceived
+_ASKS_NOT = rx.compile(r"(?i)\b(?:ask(?:ing)?|consulting|confirm(?:ing)?\s+with)\b")
 
 
 def _negated(line: str, m: re.Match[str]) -> bool:
