@@ -68,8 +68,9 @@ HARD_RULES = (
 )
 #: Rules a person always sees: never released to allow by the score. Besides what went unread and a campaign's
 #: indicator, where a skill comes from or fetches from (a raw-IP address, a paste or throw-away host, a name made
-#: to look like another tool's): provenance, which the score's capability-shaped features cannot weigh.
-REVIEW_FLOOR = ("NV-LIMIT-001", "NV-SUPPLY-003b", "NV-SUPPLY-004", "NV-SUPPLY-005", "NV-SUPPLY-007")
+#: to look like another tool's): provenance, which the score's capability-shaped features cannot weigh; and one
+#: service's secrets sent together (``NV-CRED-005`` at review): where they go is for a person to see.
+REVIEW_FLOOR = ("NV-LIMIT-001", "NV-SUPPLY-003b", "NV-SUPPLY-004", "NV-SUPPLY-005", "NV-SUPPLY-007", "NV-CRED-005")
 
 L2 = 2.0
 STEPS = 3000

@@ -1240,7 +1240,8 @@ class Classifier:
         skill = bundle.skill_md
         skill_text = _plain_skill_text(skill)
         bundle_text: str | None = None
-        for f, ln, via in c.facts.get("secret_flow", []):
+        # in file and line order, then by name: the detectors may find a line's secrets in any order
+        for f, ln, via in sorted(c.facts.get("secret_flow", []), key=lambda x: (x[0] or "", x[1] or 0, x[2])):
             name, _, url = via.partition("|")
             host = normalize_host(url)
             if host in seen or host in ("*", "localhost") or ip_kind(host) == "local" or "$" in host or "{" in url:

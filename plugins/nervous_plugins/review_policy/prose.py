@@ -122,7 +122,8 @@ OVERRIDE = rx.compile(
 DECEIVE = rx.compile(
     rf"(?i)\b(?:tell|assure|inform|reassure|convince)\s+{_USER}\s+(?:that\s+)?(?:everything|all|the\s+\w+|it)\s+(?:is|was|went|has\s+been)\s+"
     rf"(?:fine|ok(?:ay)?|safe|successful|complete|secure|normal)(?:\s+(?:even|regardless|when|if))"
-    rf"|\b(?:fabricate|falsify|invent|make\s+up|fake)\s+(?:the\s+|a\s+|any\s+)?(?:results?|data|numbers|metrics|"
+    rf"|\b(?:(?:fabricate|falsify|invent|make\s+up)\s+(?:the\s+|a\s+|any\s+)?|fake\s+(?:the|a|any|some|your|their)\s+)"
+    rf"(?:results?|data|numbers|metrics|"
     rf"test\s+results|citations?|sources|reviews?|evidence|output|logs?)(?!\s+for\s+(?:testing|tests|demo))"
     rf"|\b(?:always|silently)\s+(?:report|say|claim|state)\s+(?:that\s+)?(?:the\s+)?(?:tests?|build|scan|check|"
     rf"audit|result)s?\s+(?:passed|succeeded|clean|successful)"
@@ -1050,6 +1051,10 @@ _CONCEALED_ACTION = rx.compile(r"(?i)\b(?:send|sent|sending|upload|install|run|r
                                r"monitor\w*|track\w*|log(?:s|ged|ging)\s+(?:every|all|the\s+user)|these\s+instructions|"
                                r"this\s+(?:skill|step|instruction|section|action|request|command))")
 #: a negation that does not negate the deception ("don't hesitate to …", "no matter what")
+#: a negation that governs the verb right after it ("never log, print or send"), not a phrase that only
+#: looks like one ("never mind the warnings, and send")
+_NEGATED_VERB = rx.compile(r"(?i)\b(?:never|don'?t|do\s+not|must\s+not|should\s+not|cannot|can'?t|won'?t)\s+"
+                           r"(?!mind\b|hesitate\b)(?:[\w-]+,?\s+(?:or\s+|and\s+|nor\s+)?){0,3}$")
 _DECEIVE_NEGATION_BAIT = rx.compile(r"(?i)\b(?:no\s+matter|not\s+only|don'?t\s+hesitate|never\s+mind)\b[^.;!?]*$")
 _RISKY_CONTEXT = rx.compile(r"(?i)\b(?:send|sent|upload|install|run|running|execut|delet|collect|download|credential|"
                             r"key|token|password|secret|data|file|command|script|url|http|curl|wget|these\s+"
@@ -1124,8 +1129,9 @@ def _credential_send(c: Collector, file: str, lineno: int, line: str, quoted: ob
             continue
         start = max(loc.end(), verb.end())
         dest = OUTBOUND.search(line, start, start + 160)
-        if dest is None or NEGATION.search(line[:min(verb.start(), loc.start())]):
-            continue
+        if dest is None or NEGATION.search(line[:min(verb.start(), loc.start())]) or (
+                verb.start() >= loc.end() and _NEGATED_VERB.search(line[loc.end():verb.start()])):
+            continue  # "never send .env …", or ".env … Never log, print or send the key to …": forbidden
         # quoted data when the instruction itself is quoted (its verb): a path in backticks is how a directive
         # names a file, not a sign that it is an example
         c.hit("NV-EXFIL-004", file, lineno, snippet(line, loc.start(), loc.end()), column=loc.start() + 1,

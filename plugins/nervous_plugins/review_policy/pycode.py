@@ -1068,10 +1068,45 @@ def _secret_bundles(c: Collector, file: str, nodes: list[ast.AST], env_vars: dic
                 elif isinstance(sub, ast.Name) and sub.id in bundled:
                     held |= bundled[sub.id]
             if len(held) >= 2:
-                c.hit("NV-CRED-005", file, ln(node), snip(node), secrets=sorted(held),
-                      sink=_dotted(node.func).split(".")[-1])
-                c.fact("harvest_send", file, ln(node), "py-secret-bundle")
+                # one service's credentials together (``ACME_CLIENT_ID`` and ``ACME_CLIENT_SECRET`` in a token
+                # request) are how a client signs in to that service: a person checks where they go. A harvest
+                # gathers secrets of several services
+                services = {n.split("_", 1)[0].lower() for n in held}
+                one = next(iter(services)) if len(services) == 1 and all("_" in n for n in held) else None
+                if one and not _addressed_to(node, nodes, one):
+                    one = None  # an address written in the call that is not that service's: sent elsewhere
+                h = c.hit("NV-CRED-005", file, ln(node), snip(node), secrets=sorted(held),
+                          sink=_dotted(node.func).split(".")[-1])
+                if one:
+                    h.action = "review"
+                    h.evidence["one_service"] = one
+                    h.evidence["check"] = (f"sends the {one.upper()}_* credentials together; check that the "
+                                           "request goes to that service's own address")
+                if not one:
+                    c.fact("harvest_send", file, ln(node), "py-secret-bundle")
                 return
+
+
+def _addressed_to(call: ast.Call, nodes: list[ast.AST], service: str) -> bool:
+    """The secrets of ``service`` sent by ``call`` go to that service, as far as the code says: every address
+    written in the call names it in its host over HTTPS (none written: it comes from the skill's settings), and
+    the module writes no address on a bare IP, a paste host or plain HTTP that the call could be given."""
+    from .indicators import PASTE_HOSTS
+    from .text import host_matches, ip_kind
+
+    inside = {id(sub) for sub in walk(call)}
+    for sub in nodes:
+        if not (isinstance(sub, ast.Constant) and isinstance(sub.value, str) and "://" in sub.value[:12]):
+            continue
+        url = sub.value.strip().lower()
+        host = normalize_host(url)
+        if id(sub) in inside and (not url.startswith("https://")
+                                  or not any(service in label for label in host.split(".")[:-1])):
+            return False
+        if ip_kind(host) == "public" or host_matches(host, url, PASTE_HOSTS) or (
+                url.startswith("http://") and host not in ("localhost", "127.0.0.1")):
+            return False
+    return True
 
 
 def _dropper(c: Collector, file: str, sorted_: _NodesByKind, offset: int) -> None:
