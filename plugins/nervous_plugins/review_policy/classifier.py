@@ -70,6 +70,10 @@ RULE_FLAGS = {"NV-PERSIST-": "persistence", "NV-OBF-": "obfuscation", "NV-REMOTE
               "NV-AUTO-": "autonomy", "NV-FIN-001": "financial", "NV-PRIV-001": "privileged"}
 
 HIDDEN_UNICODE = rx.compile("[\U000e0000-\U000e007f\u200b-\u200f\u2060-\u2064\ufeff\u202a-\u202e\u2066-\u2069]")
+#: zero-width characters: alone they hide nothing; in runs they can encode bits
+ZERO_WIDTH = frozenset("\u200b\u200c\u200d\u2060\u2061\u2062\u2063\u2064\ufeff")
+#: at most this many of them, none next to another, in a file are strays (review), not a hidden message
+STRAY_ZERO_WIDTH = 4
 B64_BLOB = rx.compile(r"[A-Za-z0-9+/]{200,}={0,2}|[0-9a-fA-F]{200,}")
 HTML_COMMENT = rx.compile(r"<!--(.*?)-->", re.S)
 COMMENT_INSTRUCTION = rx.compile(
@@ -507,13 +511,26 @@ class Classifier:
         """The checks of any text file; returns its whole-file set pass (for :mod:`file_techniques`)."""
         sc = _WHOLE_FILE.scan(text)
         # hidden unicode
+        invisible: list[re.Match[str]] = []
         for m in sc.finditer(HIDDEN_UNICODE):
             if not _visible_exception(text, m.start()):
-                ln = text.count("\n", 0, m.start()) + 1
-                count = len(HIDDEN_UNICODE.findall(text))
-                c.hit("NV-OBF-001", path, ln, f"U+{ord(m.group(0)):04X} hidden character ({count} in file)",
-                      codepoint=f"U+{ord(m.group(0)):04X}", count=count)
-                break
+                invisible.append(m)
+                if len(invisible) > STRAY_ZERO_WIDTH:
+                    break
+        if invisible:
+            m = invisible[0]
+            ln = text.count("\n", 0, m.start()) + 1
+            count = len(HIDDEN_UNICODE.findall(text))
+            found = c.hit("NV-OBF-001", path, ln, f"U+{ord(m.group(0)):04X} hidden character ({count} in file)",
+                          codepoint=f"U+{ord(m.group(0)):04X}", count=count)
+            # a few zero-width spaces apart from each other carry no message (an editor's or a web page's
+            # leftovers): tag characters spell text and direction overrides reorder it, a run of zero-width
+            # characters encodes bits; those refuse
+            if len(invisible) <= STRAY_ZERO_WIDTH and all(x.group(0) in ZERO_WIDTH for x in invisible) and all(
+                    y.start() - x.start() > 1 for x, y in zip(invisible, invisible[1:], strict=False)):
+                found.action = "review"
+                found.evidence["check"] = (f"{len(invisible)} stray zero-width character(s), none next to another; "
+                                           "check that the text around them reads the same without them")
         # secret handling described anywhere in the bundle (keys, tokens, passwords, logins)
         # (drafts are judged on concrete capabilities only: words alone never raise a draft's risk)
         sm = sc.search(prose.SECRET_HANDLING) if c.purpose != "draft" else None
@@ -1182,6 +1199,10 @@ class Classifier:
             return False
         host = normalize_host(url)
         labels = [x for x in host.split(".")[:-1] if len(x) >= 4 and x not in GENERIC_WORDS]
+        if host in CODE_HOSTS:  # a repository's service is its project: the repository's name
+            segments = rx.sub(r"^https://[^/]+/", "", url.lower()).split("/")
+            labels = [segments[1]] if len(segments) > 1 and len(segments[1]) >= 4 and segments[1] not in GENERIC_WORDS \
+                else []
         return any(len(rx.findall(rf"\b{re.escape(lab)}\b", skill_text)) >= 3 for lab in labels)
 
     def _standing_remote(self, c: Collector, bundle: SkillBundle) -> None:
@@ -1616,8 +1637,11 @@ def _planted_rule(c: Collector, bundle: SkillBundle, hit: Hit) -> str | None:
         return "concealment"
     if _PLANTED_SEND.search(line):
         return "sending data to a host"
-    # the agent's own config paths are what is written to, not a secret the planted rule reaches for
-    if prose.CRED_LOCATION.search(rx.sub(r"(?i)\S*\.(?:openclaw|clawdbot)\S*|\S*(?:openclaw|clawdbot)\.json\S*", " ", line)):
+    # the agent's own config paths are what is written to, not a secret the planted rule reaches for; nor is the
+    # file a redirection or ``tee`` writes (``cat > ~/.config/tool/.env``: the skill stores its own key there)
+    read = rx.sub(r"(?i)\S*\.(?:openclaw|clawdbot)\S*|\S*(?:openclaw|clawdbot)\.json\S*|>>?\s*\S+|\btee\s+(?:-a\s+)?\S+",
+                  " ", line)
+    if prose.CRED_LOCATION.search(read):
         return "a credential location"
     return None
 

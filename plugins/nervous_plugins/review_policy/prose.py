@@ -505,7 +505,9 @@ FRAUD = rx.compile(
     r"(?:codes?|links?|tags?|ids?)\b(?:[^.\n]|\.(?=\S)){0,100}?\b(?:always|every|all|any|each|even\s+(?:if|when)|regardless|"
     r"instead|replacing|overrid\w*)"
     # trading ahead of the user's own orders
-    r"|\bfront[- ]?run\w*"
+    # (the word alone names the attack: "protection from being front-run" is what careful trading skills say)
+    r"|\bfront[- ]?run(?:s|ning)?\s+(?:the\s+|all\s+|every\s+|each\s+)?(?:user'?s?|users'|their|customer'?s?|customers'|"
+    r"client'?s?|clients')\s+(?:\w+\s+){0,2}(?:orders?|trades?|swaps?|transactions?|buys?|sells?)\b"
     r"|\b(?:before|ahead\s+of|prior\s+to)\s+(?:submitting|placing|executing|sending|broadcasting|filling)\s+"
     r"(?:the\s+)?(?:user'?s?|their|customer'?s?)\s+(?:\w+\s+){0,2}(?:orders?|trades?|swaps?|transactions?)\b(?:[^.\n]|\.(?=\S)){0,120}?"
     r"\b(?:same|identical|matching|first|own|operator|our|author'?s?)\s+(?:\w+\s+)?(?:orders?|trades?|accounts?|wallets?|positions?)"
