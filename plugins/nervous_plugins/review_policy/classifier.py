@@ -1842,22 +1842,25 @@ def _names_without_running(line: str, run: re.Match[str] | None) -> bool:
 LISTED_RULES = frozenset({"NV-PI-001", "NV-PI-002", "NV-PI-003", "NV-PERSIST-002", "NV-DESTR-001", "NV-EXFIL-001",
                           "NV-PRIV-003"})
 #: a list item or a table row of markdown prose
-#: (also inside a block quote, and indented under a list item)
-_ENTRY = rx.compile(r"(?:[ \t]*>)*[ \t]*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+|\|)")
+#: (also inside a block quote, indented under a list item, or written as comment lines: ``# - …``)
+_ENTRY = rx.compile(r"(?:[ \t]*>)*[ \t]*(?:(?:#|//)[ \t]*)?(?:(?:[-*+]|\d{1,9}[.)])[ \t]+|\|)")
+#: the block-quote marks before a line's text
+_QUOTED = rx.compile(r"^(?:[ \t]*>)+")
 _HEADING = rx.compile(r"(?:[ \t]*>)*[ \t]*#{1,6}[ \t]+(.*)")
 #: an entry's own mark that it is forbidden (a cross, a no-entry sign)
 _FORBIDDEN_MARK = rx.compile("[\u274c\u26d4\u2716\u2717\U0001f6ab]")
 #: a heading over a list of what must not be done or of what attacks look like ("never" and "don't" only
 #: lead it: "## Never do this", not "## Steps you should never skip")
 _FORBIDDING_HEADING = rx.compile(
-    r"(?i)^[^a-z0-9]*(?:never|don'?t|do\s+not)\b|\b(?:forbidden|prohibit\w*|must\s+not|not\s+allowed|avoid|"
+    r"(?i)^[^a-z0-9]*(?:never|don'?t|do\s+not)\b|\b(?:never|don'?t|do\s+not|must\s+not)\s*:\s*$|\b(?:forbidden|prohibit\w*|must\s+not|not\s+allowed|avoid|"
     r"anti-?patterns?|red[- ]flags?|attacks?|threats?|malicious|danger(?:ous)?|risks?|unsafe|exploits?|"
     r"injections?|blocked|detect\w*)\b|[\u274c\u26d4\u2716\u2717\U0001f6ab\U0001f6a8]|\u98ce\u9669|\u5371\u9669|"
     r"\u7981\u6b62|\u62d2\u7edd")
 
 
 def _listed_not_directed(c: Collector, bundle: SkillBundle) -> None:
-    """Refusing words that are an entry of a markdown list of the forbidden or of threats become *review*.
+    """Refusing words that are an entry of a markdown list of the forbidden or of threats (or a security tool's
+    paragraph about a threat) become *review*.
 
     "## Forbidden / - deleting files silently without telling the user" forbids concealment; a security tool's
     table of dangerous commands names them. An agent reading either does not act on the entry, so it is no
@@ -1866,9 +1869,10 @@ def _listed_not_directed(c: Collector, bundle: SkillBundle) -> None:
     refusals the bundle's combinations made)."""
     files: dict[str, list[Line]] = {}
     for h in c.hits:
-        if h.rule_id not in LISTED_RULES or _effective(h) != "refuse" or not h.file or not h.line or not h.file.lower().endswith(MARKDOWN_ONLY_EXT):
+        if h.rule_id not in LISTED_RULES or _effective(h) != "refuse" or not h.file or not h.line \
+                or not h.file.lower().endswith(MARKDOWN_EXT):
             continue
-        if h.file not in files:
+        if h.file not in files:  # (plain text too: a list of rules in comment lines reads the same)
             source = bundle.file(h.file)
             files[h.file] = markdown_lines(plain_text(source.text() or "")) if source is not None else []
         lines = files[h.file]
@@ -1877,20 +1881,46 @@ def _listed_not_directed(c: Collector, bundle: SkillBundle) -> None:
         text = lines[h.line - 1].text
         entry = _ENTRY.match(text)
         if entry is None:
-            continue
-        heading = next((m.group(1).strip() for x in reversed(lines[:h.line - 1])
-                        if x.kind == "prose" and (m := _HEADING.match(x.text))), "")
-        if _FORBIDDEN_MARK.search(text[entry.end():entry.end() + 8]):
-            why = "an entry marked as forbidden"
-        elif _FORBIDDING_HEADING.search(heading):
-            why = f"an entry under the heading {heading[:60]!r}"
-        elif c.security_tool:
-            why = "an entry of a security tool's list of threats"
+            # a security tool's paragraph in a section about a threat describes the threat ("### Prompt injection /
+            # Attempts to override the system instructions"); anywhere else a paragraph is read as written
+            section = _section_heading(lines[:h.line - 1])
+            if not (c.security_tool and _FORBIDDING_HEADING.search(section)):
+                continue
+            why = f"a security tool's description under the heading {section[:60]!r}"
         else:
-            continue
+            heading = _list_heading(lines[:h.line - 1])
+            if _FORBIDDEN_MARK.search(text[entry.end():entry.end() + 8]):
+                why = "an entry marked as forbidden"
+            elif _FORBIDDING_HEADING.search(heading):
+                why = f"an entry under the heading {heading[:60]!r}"
+            elif c.security_tool:
+                why = "an entry of a security tool's list of threats"
+            else:
+                continue
         h.action = "review"
         h.evidence["listed"] = why
         h.evidence["check"] = f"{why}; check that the skill forbids or describes this and never tells the agent to do it"
+
+
+def _list_heading(above: list[Line]) -> str:
+    """What introduces the list an entry belongs to: the line before the list when it is a heading or ends with a
+    colon ("# ❌ NEVER:", "Do not:"), else the section's heading."""
+    i = len(above) - 1
+    while i >= 0 and above[i].kind == "prose" and (not _QUOTED.sub("", above[i].text, count=1).strip()
+                                                   or _ENTRY.match(above[i].text)):
+        i -= 1
+    if i >= 0 and above[i].kind == "prose":
+        lead = str(_QUOTED.sub("", above[i].text, count=1)).strip()
+        m = _HEADING.match(lead)
+        if m or lead.endswith(":"):
+            return str(m.group(1) if m else lead).strip()
+    return _section_heading(above)
+
+
+def _section_heading(above: list[Line]) -> str:
+    """The nearest heading above (its text), or empty."""
+    return next((str(m.group(1)).strip() for x in reversed(above) if x.kind == "prose" and (m := _HEADING.match(x.text))),
+                "")
 
 
 def _line_text(bundle: SkillBundle, path: str | None, line: int | None) -> str:
