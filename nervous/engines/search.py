@@ -64,6 +64,22 @@ def merge(per_registry: Iterable[list[SearchHit]]) -> list[SearchHit]:
     return out
 
 
+#: the longest query sent to registries: a query names what a skill does; longer text is refused, not cut (each
+#: registry would be sent it, and some answer a long address with an error of their own or not at all)
+MAX_QUERY_CHARS = 1_000
+
+
+def check_query(query: str) -> str:
+    """Refuse a query longer than :data:`MAX_QUERY_CHARS`."""
+    from ..errors import BadInput
+
+    if len(query) > MAX_QUERY_CHARS:
+        raise BadInput(f"the search query is {len(query):,} characters long; at most {MAX_QUERY_CHARS:,} are "
+                       "accepted (name what the skill should do)", code="too_large",
+                       details={"length": len(query), "limit": MAX_QUERY_CHARS})
+    return query
+
+
 def search(
     pm: PluginManager,
     query: str,
@@ -73,6 +89,7 @@ def search(
     timeout: float | None = None,
 ) -> SearchResult:
     """Query the registries concurrently; per-registry status plus merged, de-duplicated hits."""
+    check_query(query)
     names = list(registries or pm.config.registries.use)
     timeout = float(timeout if timeout is not None else pm.config.registries.timeout)
     statuses: dict[str, RegistryStatus] = {}

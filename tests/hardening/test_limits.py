@@ -44,6 +44,20 @@ def test_argument_cap(home: Path) -> None:
     assert res.code == 2 and "at most 100,000" in res.envelope()["error"]["message"]
 
 
+def test_search_query_cap_through_cli_and_api(home: Path) -> None:
+    """A query names what a skill does; a longer one is refused before any registry is asked."""
+    query = "word " * 400  # 2,000 characters: under the argument cap, over the query cap
+    res = run(home, "search", query, "--json")
+    assert res.code == 2
+    error = res.envelope()["error"]
+    assert error["code"] == "too_large" and "at most 1,000" in error["message"]
+    nv = Nervous(home=home, autoload=False, overrides=['registries.use=["local"]'])
+    with pytest.raises(BadInput, match="at most 1,000") as caught:
+        nv.search(query)
+    assert caught.value.details == {"length": 2_000, "limit": 1_000}
+    assert nv.search("word " * 199 + "word").query.startswith("word")  # 999 characters: asked
+
+
 def _reference_evidence(task: TaskText, word: str) -> str | None:
     """The direct reading of spec §5 F5 (quadratic over many words): the indexed version must agree."""
     from nervous.engines.cortex.entities import stem_equal
