@@ -484,6 +484,9 @@ MAX_SECONDS = 86_400.0
 _MAX_RECENT_WINDOW = 10 * 366 * 86_400
 _MAX_HORIZON_DAYS = 36_600
 
+#: the most success times kept per candidate: each is stored with it and read by every report
+MAX_RECENT_TIMES = 10_000
+
 #: ``section.key`` -> (lowest, highest, whether the lowest itself is allowed, what the value is).
 #: One table for every numeric key: counts have a sensible minimum (a limit of 0 or below would make
 #: pruning delete everything), durations a documented range (a huge time-out overflows later).
@@ -498,7 +501,7 @@ RANGES: dict[str, tuple[float, float | None, bool, str]] = {
     "install.max_file_bytes": (1, None, True, "a size in bytes"),
     "install.max_compression_ratio": (0, 1e9, False, "a ratio"),
     "cortex.recent_window": (1, _MAX_RECENT_WINDOW, True, "seconds"),
-    "cortex.recent_times_cap": (1, None, True, "a count"),
+    "cortex.recent_times_cap": (1, MAX_RECENT_TIMES, True, "a count"),
     "cortex.decay_horizon_days": (1, _MAX_HORIZON_DAYS, True, "days"),
     "cortex.reflex_min_consecutive": (1, None, True, "a count"),
     "cortex.reflex_min_successes": (1, None, True, "a count"),

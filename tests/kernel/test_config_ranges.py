@@ -30,7 +30,7 @@ def test_every_numeric_key_has_a_range() -> None:
 @pytest.mark.parametrize("override", [
     "cortex.max_regions=-1", "cortex.max_regions=0", "cortex.max_lessons=-1", "cortex.max_candidates_per_region=-1",
     "cortex.search_limit=-1", "cortex.search_limit=0", "cortex.search_limit=101", "cortex.max_search_candidates=0",
-    "cortex.signals_per_task=-1", "cortex.recent_times_cap=0", "cortex.api_retry_delay=-1",
+    "cortex.signals_per_task=-1", "cortex.recent_times_cap=0", "cortex.recent_times_cap=1000000", "cortex.api_retry_delay=-1",
     "cortex.api_retry_delay=1e308", "cortex.retention_max_chars=-5", "cortex.recent_window=-1",
     "cortex.reflex_min_consecutive=-1", "registries.timeout=1e12", "registries.timeout=1e308",
     "storage.lock_timeout=1e308", "review.intent_timeout=1e308", "review.intent_timeout=0",
@@ -43,7 +43,8 @@ def test_out_of_range_values_are_refused_naming_the_key(override: str, tmp_path:
 
 
 @pytest.mark.parametrize("override", ["cortex.max_lessons=0", "cortex.max_switches=0", "cortex.api_retry_delay=0",
-                                      "registries.timeout=86400", "cortex.search_limit=100"])
+                                      "registries.timeout=86400", "cortex.search_limit=100",
+                                      "cortex.recent_times_cap=10000"])
 def test_edges_of_the_ranges_are_accepted(override: str, tmp_path: Path) -> None:
     load_config(cwd=tmp_path, environ={"NERVOUS_HOME": str(tmp_path / "home")}, overrides=[override])
 
