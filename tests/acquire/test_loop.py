@@ -252,3 +252,20 @@ def test_warnings_are_united_in_order_and_in_linear_time() -> None:
         return spent
 
     assert_linear(cpu, 1000, floor=0.02)  # quadratic: 64x
+
+
+def test_finished_acquisitions_are_deleted_after_thirty_days_and_waiting_ones_kept(
+        acq: Any, fixed_clock: list[float]) -> None:
+    from nervous.engines.acquire import session as S
+
+    done = _succeed(acq, TASK, "word-count")["start"]["session"]
+    waiting = acq.start(NOTES_TASK).to_json()["session"]
+    fixed_clock[0] += S.FINISHED_KEPT - 60  # not yet: both stay
+    acq.start(TASK)
+    assert {done, waiting} <= set(acq.store.keys(S.COLLECTION))
+    assert acq.status(done).to_json()["state"] == "done"
+    fixed_clock[0] += 120  # the finished one is over thirty days old; the one waiting for approval is kept
+    acq.start(TASK)
+    keys = set(acq.store.keys(S.COLLECTION))
+    assert done not in keys and waiting in keys
+    assert acq.status(waiting).to_json()["state"] == "awaiting_approval"

@@ -99,7 +99,7 @@ class Acquirer:
         if not isinstance(task, str) or not task.strip():
             raise UsageError("acquire needs a task description")
         now = clock.now()
-        warnings: list[str] = list(self._stale_warnings(now))
+        warnings: list[str] = list(self._sweep_sessions(now))
         perception, doc = self._new_session(task, now, warnings)
         keywords = doc["keywords"]
         from . import retained
@@ -769,12 +769,20 @@ class Acquirer:
             return
         inst["removed"] = True
 
-    def _stale_warnings(self, now: float) -> list[str]:
+    def _sweep_sessions(self, now: float) -> list[str]:
         """Crash cleanup (§4.3.5): skills left installed by acquisitions idle for a day are offered for
-        removal — never removed without the user's word."""
+        removal — never removed without the user's word. Acquisitions finished more than
+        :data:`S.FINISHED_KEPT` ago are deleted: they hold nothing more to act on, and every acquisition
+        reads the stored ones, so keeping them all would slow each new one down forever."""
         warnings: list[str] = []
         for key in self.store.keys(S.COLLECTION):
             doc = self._read_session(key)
+            if doc and doc.get("state") in S.TERMINAL and now - doc.get("updated_at", now) > S.FINISHED_KEPT:
+                try:
+                    self.store.delete(S.COLLECTION, key)
+                except NervousError as exc:
+                    self._note(f"could not delete the acquisition {key} finished long ago: {exc.message}")
+                continue
             if (not doc or doc.get("state") not in S.WAITING_FOR_OUTCOME + S.IN_PROGRESS + ("retention",)
                     or now - doc.get("updated_at", now) < 86400 or not doc.get("installed")):
                 continue

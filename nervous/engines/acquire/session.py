@@ -28,6 +28,7 @@ TERMINAL = ("done", "cancelled", "failed", "refused", "no_candidates", "retained
 IN_PROGRESS = ("installing", "reporting")
 STEP_WAIT = 30  # seconds a cancel waits for a step in progress in another process to end
 STALE_STEP = 600  # seconds after which a step in progress is taken as abandoned (its process died)
+FINISHED_KEPT = 30 * 86400  # seconds a finished acquisition is kept (its status still answers), then deleted
 
 
 def new_session_id() -> str:
