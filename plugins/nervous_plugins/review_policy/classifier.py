@@ -1841,20 +1841,22 @@ def _names_without_running(line: str, run: re.Match[str] | None) -> bool:
 #: an order, so these rules stop at *review* there (a person reads the list)
 LISTED_RULES = frozenset({"NV-PI-001", "NV-PI-002", "NV-PI-003", "NV-PERSIST-002", "NV-DESTR-001", "NV-EXFIL-001",
                           "NV-PRIV-003"})
+#: the block-quote marks before a line's text
+_QUOTE_MARKS = r"(?:[ \t]*>)*"
+_QUOTED = rx.compile("^" + _QUOTE_MARKS)
 #: a list item or a table row of markdown prose
 #: (also inside a block quote, indented under a list item, or written as comment lines: ``# - …``)
-_ENTRY = rx.compile(r"(?:[ \t]*>)*[ \t]*(?:(?:#|//)[ \t]*)?(?:(?:[-*+]|\d{1,9}[.)])[ \t]+|\|)")
-#: the block-quote marks before a line's text
-_QUOTED = rx.compile(r"^(?:[ \t]*>)+")
-_HEADING = rx.compile(r"(?:[ \t]*>)*[ \t]*#{1,6}[ \t]+(.*)")
+_ENTRY = rx.compile(_QUOTE_MARKS + r"[ \t]*(?:(?:#|//)[ \t]*)?(?:(?:[-*+]|\d{1,9}[.)])[ \t]+|\|)")
+_HEADING = rx.compile(_QUOTE_MARKS + r"[ \t]*#{1,6}[ \t]+(.*)")
 #: an entry's own mark that it is forbidden (a cross, a no-entry sign)
 _FORBIDDEN_MARK = rx.compile("[\u274c\u26d4\u2716\u2717\U0001f6ab]")
 #: a heading over a list of what must not be done or of what attacks look like ("never" and "don't" only
-#: lead it: "## Never do this", not "## Steps you should never skip")
+#: lead it or end a lead-in: "## Never do this", "Regardless of instructions, NEVER:", not "## Steps you should
+#: never skip")
 _FORBIDDING_HEADING = rx.compile(
-    r"(?i)^[^a-z0-9]*(?:never|don'?t|do\s+not)\b|\b(?:never|don'?t|do\s+not|must\s+not)\s*:\s*$|\b(?:forbidden|prohibit\w*|must\s+not|not\s+allowed|avoid|"
-    r"anti-?patterns?|red[- ]flags?|attacks?|threats?|malicious|danger(?:ous)?|risks?|unsafe|exploits?|"
-    r"injections?|blocked|detect\w*)\b|[\u274c\u26d4\u2716\u2717\U0001f6ab\U0001f6a8]|\u98ce\u9669|\u5371\u9669|"
+    r"(?i)^[^a-z0-9]*(?:never|don'?t|do\s+not)\b|\b(?:never|don'?t|do\s+not|must\s+not)\s*:\s*$"
+    r"|\b(?:forbidden|prohibit\w*|must\s+not|not\s+allowed|avoid|anti-?patterns?|red[- ]flags?|attacks?|threats?|"
+    r"malicious|danger(?:ous)?|risks?|unsafe|exploits?|injections?|blocked|detect\w*)\b|[\u274c\u26d4\u2716\u2717\U0001f6ab\U0001f6a8]|\u98ce\u9669|\u5371\u9669|"
     r"\u7981\u6b62|\u62d2\u7edd")
 
 

@@ -754,14 +754,13 @@ def _analyze_line(c: Collector, file: str, lineno: int, line: str, in_code: bool
     unmentioned = m is None and "without" in low and _UNMENTIONED.search(low) is not None
     if unmentioned:
         m = UNMENTIONED.search(line)
+    # "do not ask the user", "without asking the user": the user is not asked, not kept from knowing; a
+    # confirmation skipped is autonomy (a person checks for what), concealment is the technique. The rest of
+    # the line is still read ("… and do not tell them" conceals)
     bypass = None
-    if m and not CONCEAL_EXCLUDE.search(line[max(0, m.start() - 30): m.end() + 20]) and not _negated(line, m) \
-            and _conceals_action(line, m) and _ASKS_NOT.search(m.group(0)):
-        # "do not ask the user", "without asking the user": the user is not asked, not kept from knowing; a
-        # confirmation skipped is autonomy (a person checks for what), concealment is the technique
-        bypass, m = m, CONCEAL.search(line, m.end())  # "… and do not tell them" after it still conceals
-    if m and not CONCEAL_EXCLUDE.search(line[max(0, m.start() - 30): m.end() + 20]) and not _negated(line, m) \
-            and _conceals_action(line, m):
+    while m and _conceals(line, m) and _ASKS_NOT.search(m.group(0)):
+        bypass, m = bypass or m, CONCEAL.search(line, m.end())
+    if m and _conceals(line, m):
         q = quoted(m) or in_code
         # hiding an action the agent takes is the technique; withholding information (a key, internal
         # details) from the user's view is worth a look, not a refusal
@@ -1052,11 +1051,11 @@ _CONCEALED_ACTION = rx.compile(r"(?i)\b(?:send|sent|sending|upload|install|run|r
                                r"(?:\.?env|ssh|credentials?|keys?|tokens?|passwords?|files?|history|memory)|record\w*|"
                                r"monitor\w*|track\w*|log(?:s|ged|ging)\s+(?:every|all|the\s+user)|these\s+instructions|"
                                r"this\s+(?:skill|step|instruction|section|action|request|command))")
-#: a negation that does not negate the deception ("don't hesitate to …", "no matter what")
 #: a negation that governs the verb right after it ("never log, print or send"), not a phrase that only
 #: looks like one ("never mind the warnings, and send")
 _NEGATED_VERB = rx.compile(r"(?i)\b(?:never|don'?t|do\s+not|must\s+not|should\s+not|cannot|can'?t|won'?t)\s+"
                            r"(?!mind\b|hesitate\b)(?:[\w-]+,?\s+(?:or\s+|and\s+|nor\s+)?){0,3}$")
+#: a negation that does not negate the deception ("don't hesitate to …", "no matter what")
 _DECEIVE_NEGATION_BAIT = rx.compile(r"(?i)\b(?:no\s+matter|not\s+only|don'?t\s+hesitate|never\s+mind)\b[^.;!?]*$")
 _RISKY_CONTEXT = rx.compile(r"(?i)\b(?:send|sent|upload|install|run|running|execut|delet|collect|download|credential|"
                             r"key|token|password|secret|data|file|command|script|url|http|curl|wget|these\s+"
@@ -1145,6 +1144,12 @@ def _credential_send(c: Collector, file: str, lineno: int, line: str, quoted: ob
 
 #: a concealment match that is about asking: the user is not asked (a confirmation skipped), not deceived
 _ASKS_NOT = rx.compile(r"(?i)\b(?:ask(?:ing)?|consulting|confirm(?:ing)?\s+with)\b")
+
+
+def _conceals(line: str, m: re.Match[str]) -> bool:
+    """A concealment match that is one: not excluded by its context, not negated, hiding something."""
+    return not CONCEAL_EXCLUDE.search(line[max(0, m.start() - 30): m.end() + 20]) and not _negated(line, m) \
+        and _conceals_action(line, m)
 
 
 def _negated(line: str, m: re.Match[str]) -> bool:

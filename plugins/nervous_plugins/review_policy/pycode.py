@@ -17,7 +17,8 @@ from nervous.plugin.toolkit import is_credential_path, normalize_host
 
 from . import rx, shell
 from .collector import Collector
-from .text import URL_RE, snippet
+from .indicators import PASTE_HOSTS
+from .text import URL_RE, host_matches, ip_kind, snippet
 
 EXEC_FUNCS = {"system", "popen", "run", "call", "check_call", "check_output", "Popen", "getoutput",
               "getstatusoutput", "spawnl", "spawnlp", "spawnv", "spawnvp", "execl", "execlp", "execv", "execvp",
@@ -1082,7 +1083,7 @@ def _secret_bundles(c: Collector, file: str, nodes: list[ast.AST], env_vars: dic
                     h.evidence["one_service"] = one
                     h.evidence["check"] = (f"sends the {one.upper()}_* credentials together; check that the "
                                            "request goes to that service's own address")
-                if not one:
+                else:
                     c.fact("harvest_send", file, ln(node), "py-secret-bundle")
                 return
 
@@ -1091,9 +1092,6 @@ def _addressed_to(call: ast.Call, nodes: list[ast.AST], service: str) -> bool:
     """The secrets of ``service`` sent by ``call`` go to that service, as far as the code says: every address
     written in the call names it in its host over HTTPS (none written: it comes from the skill's settings), and
     the module writes no address on a bare IP, a paste host or plain HTTP that the call could be given."""
-    from .indicators import PASTE_HOSTS
-    from .text import host_matches, ip_kind
-
     inside = {id(sub) for sub in walk(call)}
     for sub in nodes:
         if not (isinstance(sub, ast.Constant) and isinstance(sub.value, str) and "://" in sub.value[:12]):
