@@ -101,6 +101,8 @@ _PRE_CLOSE = rx.compile(r"(?:</code>\s*)?</pre\s*>", re.I)
 _PRE_LANG = rx.compile(r"(?:language|lang)-([\w+#.-]+)", re.I)
 #: a list item's first line: the lines indented under it continue the item (they are not code)
 _LIST_ITEM = rx.compile(r"[ ]{0,3}(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)")
+#: the characters one of which starts a list item after its spaces (most lines start with none: not searched)
+_LIST_MARKS = frozenset("-*+0123456789")
 
 
 def markdown_lines(text: str, *, indented_code: bool = True) -> list[Line]:
@@ -172,7 +174,7 @@ def markdown_lines(text: str, *, indented_code: bool = True) -> list[Line]:
             append(Line(i, raw[4:] if raw.startswith("    ") else raw[1:], "code", "", quoted))
             blank = False
             continue
-        if _LIST_ITEM.match(raw):
+        if raw.lstrip(" ")[:1] in _LIST_MARKS and _LIST_ITEM.match(raw):
             in_list = True
         elif blank and not raw[0].isspace():
             in_list = False  # a paragraph at the left margin after a blank line ends the list
