@@ -296,6 +296,74 @@ def test_connections_over_the_cap_are_answered_503(server_env: dict[str, str], t
             time.sleep(0.05)
 
 
+def _closed_within(sock: socket.socket, seconds: float) -> float:
+    """Seconds until the server closed ``sock`` (reading nothing but the end), failing after ``seconds``."""
+    started = time.monotonic()
+    sock.settimeout(seconds)
+    assert sock.recv(1024) == b"", "the server answered instead of closing the connection"
+    return time.monotonic() - started
+
+
+def test_a_request_head_that_does_not_arrive_in_time_closes_the_connection(server_env: dict[str, str],
+                                                                           tmp_path: Path) -> None:
+    env = {**server_env, "NERVOUS_REGISTRY_HEAD_TIMEOUT": "1", "NERVOUS_REGISTRY_MAX_CONNECTIONS": "3"}
+    with RegistryProcess(env, tmp_path / "data") as proc:
+        host, port = proc.url.removeprefix("http://").split(":")
+        address = (host, int(port))
+        silent = socket.create_connection(address)  # opens and sends nothing
+        dripping = socket.create_connection(address)  # sends its headers a byte at a time
+        with silent, dripping:
+            dripping.sendall(b"GET /api/v1/skills HTTP/1.1\r\n")
+            for byte in b"Host: x\r\nX-A: b":
+                dripping.sendall(bytes([byte]))
+                time.sleep(0.05)
+            assert _closed_within(silent, 10) < 10
+            assert _closed_within(dripping, 10) < 10
+        # a kept-alive connection: the first request is answered, a second head left unfinished is cut off
+        kept = socket.create_connection(address)
+        with kept:
+            kept.settimeout(10)
+            kept.sendall(b"GET /api/v1/skills HTTP/1.1\r\nHost: x\r\n\r\n")
+            answer = b""
+            while b"\r\n\r\n" not in answer:
+                answer += kept.recv(65536)
+            head, _, body = answer.partition(b"\r\n\r\n")
+            assert head.startswith(b"HTTP/1.1 200"), head[:40]
+            length = int(next(line.split(b":")[1] for line in head.split(b"\r\n")
+                              if line.lower().startswith(b"content-length:")))
+            while len(body) < length:
+                body += kept.recv(65536)
+            time.sleep(1.5)  # idle between requests past the head deadline: kept open (the keep-alive rules)
+            kept.sendall(b"GET /api/v1/skills HTTP/1.1\r\n")
+            assert 0.5 < _closed_within(kept, 10) < 10  # the unfinished head's own deadline
+        # slow clients no longer hold the server's connections: a full house of them is cleared in time
+        slow = [socket.create_connection(address) for _ in range(3)]
+        for s in slow:
+            s.sendall(b"GET /api/v1/skills HTTP/1.1\r\nHost: x\r\n")
+        deadline = time.monotonic() + 10
+        while call("GET", f"{proc.url}/api/v1/skills").status != 200:
+            assert time.monotonic() < deadline
+            time.sleep(0.1)
+        for s in slow:
+            s.close()
+
+
+def test_a_bad_head_timeout_is_a_usage_error(server_env: dict[str, str], tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    base = [sys.executable, "-m", "nervous", "registry", "serve", "--port", "0", "--data", str(tmp_path / "d")]
+    for value in ("0", "soon", "-3", "nan", "inf", "3601"):
+        proc = subprocess.run(base, env={**server_env, "NERVOUS_REGISTRY_HEAD_TIMEOUT": value},
+                              capture_output=True, text=True, timeout=60)
+        assert proc.returncode == 2 and "NERVOUS_REGISTRY_HEAD_TIMEOUT" in proc.stderr, (value, proc.stderr)
+        assert "Traceback" not in proc.stderr
+        proc = subprocess.run([*base, "--head-timeout", value], env=server_env, capture_output=True, text=True,
+                              timeout=60)
+        assert proc.returncode == 2 and "--head-timeout" in proc.stderr, (value, proc.stderr)
+        assert "Traceback" not in proc.stderr
+
+
 def test_a_bad_connection_cap_is_a_usage_error(server_env: dict[str, str], tmp_path: Path) -> None:
     import subprocess
     import sys

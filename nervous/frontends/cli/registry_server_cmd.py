@@ -43,8 +43,12 @@ def _catalog() -> Any:
 @click.option("--max-connections", type=click.IntRange(1, 100_000), default=None,
               help="Connections held at once before answering 503 (default 512, or "
                    "$NERVOUS_REGISTRY_MAX_CONNECTIONS).")
+@click.option("--head-timeout", type=click.FloatRange(0.1, 3600.0), default=None,
+              callback=lambda _ctx, _param, value: None if value is None else _finite(value, "--head-timeout"),
+              help="Seconds a client has to send a request's line and headers before it is disconnected "
+                   "(default 20, or $NERVOUS_REGISTRY_HEAD_TIMEOUT; 0.1 to 3600).")
 def serve(host: str, port: int, data: str | None, public_url: str | None, no_rate_limit: bool,
-          refresh_interval: float, max_connections: int | None) -> None:
+          refresh_interval: float, max_connections: int | None, head_timeout: float | None) -> None:
     """Serve the registry (metadata in the configured storage backend, blobs under --data)."""
     import importlib.util
 
@@ -57,7 +61,8 @@ def serve(host: str, port: int, data: str | None, public_url: str | None, no_rat
 
     app = get_app()
     reg = build_registry(app.manager, _data_dir(data), site_url=public_url, refresh_interval=refresh_interval)
-    run(reg, host, port, rate_limits=RateLimits(enabled=not no_rate_limit), connections=max_connections)
+    run(reg, host, port, rate_limits=RateLimits(enabled=not no_rate_limit), connections=max_connections,
+        head_seconds=head_timeout)
 
 
 def _when(at: object) -> str:

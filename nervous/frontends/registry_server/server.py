@@ -47,17 +47,20 @@ def build_registry(pm: Any, data_dir: str | Path, *, site_url: str | None = None
 
 
 def serve(registry: Registry, host: str = "127.0.0.1", port: int = 8080, *, rate_limits: RateLimits | None = None,
-          ready: Any = None, connections: int | None = None) -> None:
+          ready: Any = None, connections: int | None = None, head_seconds: float | None = None) -> None:
     """Bind, announce ``listening on http://host:port`` on stdout, and serve until interrupted.
 
     At most ``connections`` (see :func:`max_connections`) connections are held at once: a request
-    beyond that is answered 503 at once, so slow or idle clients cannot exhaust the process.
+    beyond that is answered 503 at once, so slow or idle clients cannot exhaust the process; a client that
+    has not sent a request's head within ``head_seconds`` (see :func:`.protocol.head_timeout`) is disconnected.
     """
     import uvicorn
 
     from .api import create_app
+    from .protocol import head_timeout, protocol_with
 
     limit = max_connections(connections)
+    head = head_timeout(head_seconds)
 
     app = create_app(registry, rate_limits=rate_limits)
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
@@ -79,7 +82,7 @@ def serve(registry: Registry, host: str = "127.0.0.1", port: int = 8080, *, rate
     if registry.site_url is None:
         registry.site_url = url
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off", timeout_keep_alive=30,
-                            limit_concurrency=limit)
+                            limit_concurrency=limit, http=protocol_with(head))
     server = uvicorn.Server(config)
     registry.catalog.refresh(force=True)
     print(f"listening on {url}", flush=True)
