@@ -282,11 +282,10 @@ class LiteralSets:
         return names
 
 
-#: the most expressions one RE2 set holds. A set's DFA is built lazily, a state for each combination of
-#: its expressions' partial matches that the text reaches: with the shell detector's 33 expressions in one
-#: set, building it cost eight times as much as searching once it was built (0.9 s against 0.1 s over the
-#: wild sample's shell lines); three sets of 11 cost 0.34 s, searched with it (benchmarks/docs: "Scan speed,
-#: eleventh pass")
+#: the most expressions one RE2 set holds. A set's DFA is built lazily, a state for each combination of its
+#: expressions' partial matches that the text reaches: the shell detector's 33 expressions in one set took
+#: 0.93 s over the wild sample's shell lines the first time and 0.10 s the second (building, then searching);
+#: three sets of 11 took 0.34 s, then 0.14 s (docs/benchmarks.md, "Scan speed, eleventh pass")
 SET_SIZE = 11
 
 
