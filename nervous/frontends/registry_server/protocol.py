@@ -18,32 +18,6 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 
 #: seconds a client has to send a request line and headers (the ones of a browser or CLI take milliseconds)
 DEFAULT_HEAD_TIMEOUT = 20.0
-#: the environment variable that changes it (0.1 to 3600 seconds)
-HEAD_TIMEOUT_ENV = "NERVOUS_REGISTRY_HEAD_TIMEOUT"
-
-
-def head_timeout(value: object = None) -> float:
-    """The head deadline: ``value``, else ``$NERVOUS_REGISTRY_HEAD_TIMEOUT``, else the default; a usage
-    error (exit 2) for anything but a number of seconds from 0.1 to 3600."""
-    import math
-    import os
-
-    from ...errors import UsageError
-
-    where = "head_timeout"
-    if value is None:
-        value = os.environ.get(HEAD_TIMEOUT_ENV) or None
-        where = HEAD_TIMEOUT_ENV
-    if value is None:
-        return DEFAULT_HEAD_TIMEOUT
-    text = str(value).strip()
-    try:
-        seconds = float(text) if not isinstance(value, bool) and text.isascii() else math.nan
-    except ValueError:
-        seconds = math.nan
-    if not 0.1 <= seconds <= 3600:  # (NaN is in no range)
-        raise UsageError(f"{where} must be a number of seconds from 0.1 to 3600, not {text[:40]!r}")
-    return seconds
 
 
 class HeadDeadlineProtocol(H11Protocol):

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import socket
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from .blobs import BlobStore
 from .catalog import Catalog
@@ -20,23 +21,58 @@ DEFAULT_MAX_CONNECTIONS = 512
 MAX_CONNECTIONS_ENV = "NERVOUS_REGISTRY_MAX_CONNECTIONS"
 
 
+#: the environment variable that changes the seconds a client has to send a request's head (0.1 to 3600)
+HEAD_TIMEOUT_ENV = "NERVOUS_REGISTRY_HEAD_TIMEOUT"
+
+
 def max_connections(value: object = None) -> int:
     """The connection cap: ``value``, else ``$NERVOUS_REGISTRY_MAX_CONNECTIONS``, else the default; a usage
     error (exit 2) for anything but a whole number from 1 to 100000."""
+    def read(text: str) -> int | None:
+        return int(text) if text.isdigit() and 1 <= int(text) <= 100_000 else None
+
+    return _setting(value, "max_connections", MAX_CONNECTIONS_ENV, DEFAULT_MAX_CONNECTIONS, read,
+                    "a whole number from 1 to 100000")
+
+
+def head_timeout(value: object = None) -> float:
+    """The seconds a client has to send a request's head (:mod:`.protocol`): ``value``, else
+    ``$NERVOUS_REGISTRY_HEAD_TIMEOUT``, else the default; a usage error (exit 2) for anything but a number of
+    seconds from 0.1 to 3600."""
+    from .protocol import DEFAULT_HEAD_TIMEOUT
+
+    def read(text: str) -> float | None:
+        try:
+            seconds = float(text)
+        except ValueError:
+            return None
+        return seconds if 0.1 <= seconds <= 3600 else None  # (NaN is in no range)
+
+    return _setting(value, "head_timeout", HEAD_TIMEOUT_ENV, DEFAULT_HEAD_TIMEOUT, read,
+                    "a number of seconds from 0.1 to 3600")
+
+
+T = TypeVar("T")
+
+
+def _setting(value: object, name: str, env: str, default: T, read: Callable[[str], T | None], expected: str) -> T:
+    """A server setting: ``value``, else the environment variable ``env``, else ``default``; a usage error
+    naming where the value came from when ``read`` refuses its text (ASCII only)."""
     import os
 
     from ...errors import UsageError
 
-    where = "max_connections"
+    where = name
     if value is None:
-        value = os.environ.get(MAX_CONNECTIONS_ENV) or None
-        where = MAX_CONNECTIONS_ENV
+        value = os.environ.get(env) or None
+        where = env
     if value is None:
-        return DEFAULT_MAX_CONNECTIONS
+        return default
     text = str(value).strip()
-    if isinstance(value, bool) or not (text.isascii() and text.isdigit()) or not 1 <= int(text) <= 100_000:
-        raise UsageError(f"{where} must be a whole number from 1 to 100000, not {text[:40]!r}")
-    return int(text)
+    got = read(text) if text.isascii() and not isinstance(value, bool) else None
+    if got is None:
+        raise UsageError(f"{where} must be {expected}, not {text[:40]!r}")
+    return got
 
 
 def build_registry(pm: Any, data_dir: str | Path, *, site_url: str | None = None,
@@ -57,7 +93,7 @@ def serve(registry: Registry, host: str = "127.0.0.1", port: int = 8080, *, rate
     import uvicorn
 
     from .api import create_app
-    from .protocol import head_timeout, protocol_with
+    from .protocol import protocol_with
 
     limit = max_connections(connections)
     head = head_timeout(head_seconds)
