@@ -348,6 +348,36 @@ def test_a_request_head_that_does_not_arrive_in_time_closes_the_connection(serve
             s.close()
 
 
+def test_a_request_body_must_keep_arriving(server_env: dict[str, str], tmp_path: Path) -> None:
+    """After its head, a body has the head's time again, moved on by a second for every 500 bytes received."""
+    env = {**server_env, "NERVOUS_REGISTRY_HEAD_TIMEOUT": "1"}
+    head = b"POST /api/v1/skills HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n"
+    with RegistryProcess(env, tmp_path / "data") as proc:
+        host, port = proc.url.removeprefix("http://").split(":")
+        with socket.create_connection((host, int(port))) as dripping:  # a byte every tenth of a second
+            dripping.sendall(head % 100_000)
+            started = time.monotonic()
+            dripping.settimeout(0.1)
+            answer = None
+            while answer is None and time.monotonic() - started < 10:
+                try:
+                    dripping.sendall(b" ")
+                    answer = dripping.recv(1024)
+                except TimeoutError:
+                    continue
+                except OSError:  # reset: the server closed the connection first
+                    answer = b""
+            assert answer == b"" and 0.5 < time.monotonic() - started < 10
+        body = b"{" + b" " * 9_998 + b"}"
+        with socket.create_connection((host, int(port))) as steady:  # 2,000 bytes every half second: on time
+            steady.sendall(head % len(body))
+            for k in range(0, len(body), 2_000):
+                time.sleep(0.5)
+                steady.sendall(body[k:k + 2_000])
+            steady.settimeout(10)
+            assert steady.recv(1024).startswith(b"HTTP/1.1 ")  # answered (the request itself is refused), not cut off
+
+
 def test_a_bad_head_timeout_is_a_usage_error(server_env: dict[str, str], tmp_path: Path) -> None:
     import subprocess
     import sys

@@ -45,8 +45,9 @@ def _catalog() -> Any:
                    "$NERVOUS_REGISTRY_MAX_CONNECTIONS).")
 @click.option("--head-timeout", type=click.FloatRange(0.1, 3600.0), default=None,
               callback=lambda _ctx, _param, value: None if value is None else _finite(value, "--head-timeout"),
-              help="Seconds a client has to send a request's line and headers before it is disconnected "
-                   "(default 20, or $NERVOUS_REGISTRY_HEAD_TIMEOUT; 0.1 to 3600).")
+              help="Seconds a client has to send a request's line and headers, and its body again (moved on "
+                   "a second per 500 bytes received), before it is disconnected (default 20, or "
+                   "$NERVOUS_REGISTRY_HEAD_TIMEOUT; 0.1 to 3600).")
 def serve(host: str, port: int, data: str | None, public_url: str | None, no_rate_limit: bool,
           refresh_interval: float, max_connections: int | None, head_timeout: float | None) -> None:
     """Serve the registry (metadata in the configured storage backend, blobs under --data)."""

@@ -88,7 +88,8 @@ def serve(registry: Registry, host: str = "127.0.0.1", port: int = 8080, *, rate
 
     At most ``connections`` (see :func:`max_connections`) connections are held at once: a request
     beyond that is answered 503 at once, so slow or idle clients cannot exhaust the process; a client that
-    has not sent a request's head within ``head_seconds`` (see :func:`.protocol.head_timeout`) is disconnected.
+    has not sent a request's head within ``head_seconds`` (see :func:`head_timeout`), or whose body then stops
+    arriving (:mod:`.protocol`), is disconnected.
     """
     import uvicorn
 
