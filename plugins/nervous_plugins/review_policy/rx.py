@@ -13,7 +13,7 @@ import functools
 import re
 from collections.abc import Callable, Iterator
 from re import _parser as sre_parse  # type: ignore[attr-defined]
-from typing import Any
+from typing import Any, TypeVar
 
 import re2
 
@@ -439,14 +439,32 @@ def line_screenable(expr: Any) -> bool:
     key = (expr.pattern, expr._flags if isinstance(expr, _ReRule) else expr.flags)
     safe = _LINE_SAFE.get(key)
     if safe is None:
-        try:
-            parsed = _parsed(key[0], key[1] & ~re.UNICODE)
-            multiline = bool(parsed.state.flags & re.MULTILINE)
-            safe = _line_safe(parsed, multiline)
-        except (re.error, RecursionError, TypeError):
-            safe = False
-        _LINE_SAFE[key] = safe
+        safe = _LINE_SAFE[key] = _known_answer(key, "line_safe", bool, line_screenable_of)
     return safe
+
+
+def line_screenable_of(pattern: str, flags: int) -> bool:
+    """:func:`line_screenable` of an expression's text and flags, worked out now."""
+    try:
+        parsed = _parsed(pattern, flags & ~re.UNICODE)
+        multiline = bool(parsed.state.flags & re.MULTILINE)
+        return _line_safe(parsed, multiline)
+    except (re.error, RecursionError, TypeError):
+        return False
+
+
+T = TypeVar("T")
+
+
+def _known_answer(key: tuple[str, int], name: str, kind: Any, work_out: Callable[[str, int], T]) -> T:
+    """An answer about an expression from :mod:`.known_expressions` (one of the detectors' own), or worked
+    out now (any other, or an answer of the wrong kind)."""
+    from .known_expressions import lookup
+
+    entry = lookup(*key)
+    if entry is not None and name in entry and isinstance(entry[name], kind):
+        return entry[name]  # type: ignore[no-any-return]
+    return work_out(*key)
 
 
 _LINE_ANCHORS = {sre_parse.AT_BEGINNING, sre_parse.AT_END}
@@ -720,7 +738,14 @@ def ascii_superset_text(pattern: str, flags: int = 0, *, wide: bool = False) -> 
     """The RE2 spelling of :func:`ascii_superset` (``None`` where it cannot be built).
 
     Remembered: each expression on ``re`` asks for it when it is compiled and again in every line set
-    that holds it, and building it walks the whole parsed expression (a third of the plugin's import)."""
+    that holds it, and building it walks the whole parsed expression (a third of the plugin's import); the
+    detectors' own are read from :mod:`.known_expressions`."""
+    return _known_answer((pattern, flags), "wide" if wide else "superset", (str, type(None)),
+                         functools.partial(ascii_superset_text_of, wide=wide))
+
+
+def ascii_superset_text_of(pattern: str, flags: int = 0, *, wide: bool = False) -> str | None:
+    """:func:`ascii_superset_text`, worked out now."""
     parsed = _parsed(pattern, flags)
     try:
         return _superset_seq(parsed, parsed.state, parsed.state.flags | flags, wide)
@@ -949,7 +974,13 @@ _BIG = 16  # a repetition bounded by more than this behaves like an unbounded on
 
 def backtracking_risks(pattern: str, flags: int = 0) -> list[str]:
     """Why ``pattern`` could backtrack exponentially on ``re``: nested unbounded repetitions, or a
-    repetition of alternatives that can begin with the same character. Empty when neither occurs."""
+    repetition of alternatives that can begin with the same character. Empty when neither occurs (the
+    detectors' own expressions: read from :mod:`.known_expressions`)."""
+    return _known_answer((pattern, flags), "risks", list, backtracking_risks_of)
+
+
+def backtracking_risks_of(pattern: str, flags: int = 0) -> list[str]:
+    """:func:`backtracking_risks`, worked out now."""
     risks: list[str] = []
     parsed = _parsed(pattern, flags)
     _walk(parsed, 0, risks, parsed.state.flags)
