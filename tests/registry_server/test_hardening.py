@@ -378,6 +378,17 @@ def test_a_request_body_must_keep_arriving(server_env: dict[str, str], tmp_path:
             assert steady.recv(1024).startswith(b"HTTP/1.1 ")  # answered (the request itself is refused), not cut off
 
 
+def test_an_upgrade_request_is_answered_as_plain_http(server: RegistryProcess) -> None:
+    """(The registry has no WebSocket endpoint: a connection is never handed to a protocol the deadlines do
+    not watch.)"""
+    host, port = server.url.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port))) as s:
+        s.settimeout(10)
+        s.sendall(b"GET /api/v1/skills HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n"
+                  b"Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n")
+        assert s.recv(1024).startswith(b"HTTP/1.1 200")
+
+
 def test_a_bad_head_timeout_is_a_usage_error(server_env: dict[str, str], tmp_path: Path) -> None:
     import subprocess
     import sys

@@ -119,7 +119,8 @@ def serve(registry: Registry, host: str = "127.0.0.1", port: int = 8080, *, rate
     if registry.site_url is None:
         registry.site_url = url
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off", timeout_keep_alive=30,
-                            limit_concurrency=limit, http=protocol_with(head))
+                            limit_concurrency=limit, http=protocol_with(head),
+                            ws="none")  # (no WebSocket endpoint: an upgrade request is answered as plain HTTP)
     server = uvicorn.Server(config)
     registry.catalog.refresh(force=True)
     print(f"listening on {url}", flush=True)
