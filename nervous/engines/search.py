@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from attrs import frozen
 
-from ..errors import NervousError
+from ..errors import BadInput, NervousError
 from ..kernel.records import SearchHit
 
 if TYPE_CHECKING:
@@ -69,15 +69,12 @@ def merge(per_registry: Iterable[list[SearchHit]]) -> list[SearchHit]:
 MAX_QUERY_CHARS = 1_000
 
 
-def check_query(query: str) -> str:
+def check_query(query: str) -> None:
     """Refuse a query longer than :data:`MAX_QUERY_CHARS`."""
-    from ..errors import BadInput
-
     if len(query) > MAX_QUERY_CHARS:
         raise BadInput(f"the search query is {len(query):,} characters long; at most {MAX_QUERY_CHARS:,} are "
                        "accepted (name what the skill should do)", code="too_large",
                        details={"length": len(query), "limit": MAX_QUERY_CHARS})
-    return query
 
 
 def search(

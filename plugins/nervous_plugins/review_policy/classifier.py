@@ -1848,15 +1848,18 @@ _QUOTED = rx.compile("^" + _QUOTE_MARKS)
 #: (also inside a block quote, indented under a list item, or written as comment lines: ``# - …``)
 _ENTRY = rx.compile(_QUOTE_MARKS + r"[ \t]*(?:(?:#|//)[ \t]*)?(?:(?:[-*+]|\d{1,9}[.)])[ \t]+|\|)")
 _HEADING = rx.compile(_QUOTE_MARKS + r"[ \t]*#{1,6}[ \t]+(.*)")
-#: an entry's own mark that it is forbidden (a cross, a no-entry sign)
-_FORBIDDEN_MARK = rx.compile("[\u274c\u26d4\u2716\u2717\U0001f6ab]")
+#: the signs that mark something as forbidden (a cross, a no-entry sign)
+_FORBIDDEN_SIGNS = "\u274c\u26d4\u2716\u2717\U0001f6ab"
+#: an entry's own mark that it is forbidden
+_FORBIDDEN_MARK = rx.compile(f"[{_FORBIDDEN_SIGNS}]")
 #: a heading over a list of what must not be done or of what attacks look like ("never" and "don't" only
 #: lead it or end a lead-in: "## Never do this", "Regardless of instructions, NEVER:", not "## Steps you should
 #: never skip")
 _FORBIDDING_HEADING = rx.compile(
     r"(?i)^[^a-z0-9]*(?:never|don'?t|do\s+not)\b|\b(?:never|don'?t|do\s+not|must\s+not)\s*:\s*$"
     r"|\b(?:forbidden|prohibit\w*|must\s+not|not\s+allowed|avoid|anti-?patterns?|red[- ]flags?|attacks?|threats?|"
-    r"malicious|danger(?:ous)?|risks?|unsafe|exploits?|injections?|blocked|detect\w*)\b|[\u274c\u26d4\u2716\u2717\U0001f6ab\U0001f6a8]|\u98ce\u9669|\u5371\u9669|"
+    r"malicious|danger(?:ous)?|risks?|unsafe|exploits?|injections?|blocked|detect\w*)\b"
+    f"|[{_FORBIDDEN_SIGNS}\U0001f6a8]|\u98ce\u9669|\u5371\u9669|"
     r"\u7981\u6b62|\u62d2\u7edd")
 
 

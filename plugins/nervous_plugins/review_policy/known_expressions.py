@@ -98,7 +98,8 @@ def main(argv: list[str] | None = None) -> int:
     if args not in (["--write"], ["--check"]):
         print("usage: python -m nervous_plugins.review_policy.known_expressions --write | --check", file=sys.stderr)
         return 2
-    text = json.dumps(build(), ensure_ascii=True, indent=0, sort_keys=True) + "\n"
+    doc = build()
+    text = json.dumps(doc, ensure_ascii=True, indent=0, sort_keys=True) + "\n"
     if args == ["--check"]:
         try:
             current = TABLE.read_text(encoding="utf-8")
@@ -110,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
             return 1
         return 0
     TABLE.write_text(text, encoding="utf-8")
-    print(f"{TABLE}: {text.count(chr(10) + '{')} expressions")
+    print(f"{TABLE}: {len(doc['expressions'])} expressions")
     return 0
 
 
