@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -304,3 +305,80 @@ def test_an_alias_or_deep_nesting_is_said_to_leave_the_frontmatter_unread() -> N
     broken = parse_skill_md(base.format(extra="x: {a: [b\n"))
     assert broken.frontmatter_status == "partial" and broken.frontmatter_unread is None
     assert parse_skill_md(base.format(extra="")).frontmatter_unread is None
+
+
+def _read_both(raw: str) -> tuple[object, object]:
+    """The frontmatter as read (libyaml first) and as the Python reader alone reads it: value or failure."""
+    from nervous.kernel import skillmd
+
+    def outcome(read: Any) -> object:
+        try:
+            return ("read", repr(read(raw)))
+        except skillmd._YamlFailure as failure:
+            return ("failed", str(failure), failure.refused)
+
+    def python_only(text: str) -> object:
+        data = skillmd._python_yaml(text)
+        if data is not None and not isinstance(data, dict):
+            raise skillmd._YamlFailure(f"frontmatter is a {type(data).__name__}, not a mapping")
+        return data or {}
+
+    return outcome(skillmd._yaml_mapping), outcome(python_only)
+
+
+_ODD_FRONTMATTERS = [
+    "name: x\ndescription: yes\nversion: 2024-01-02\nlicense: off\ncount: 0x1F\nratio: .inf\nmode: 0o17",
+    "a: &a [1, 2]\nb: [*a, *a]",  # an alias: the Python reader refuses it
+    "a: &a x",  # an anchor alone is read
+    "<<: {a: 1}\nb: 2",  # a merge key without an alias
+    "x: " + "[" * 40 + "]" * 40,  # deeper than the fast reader takes
+    "x: " + "[" * 2000 + "]" * 2000,
+    "description: b\x01c",  # a control character
+    "a: 1\n---\nb: 2",  # two documents
+    "a: !!python/object/apply:os.system ['echo']",
+    "a: !!binary aGVsbG8=\nb: !!set {x}\nc: !!omap [{k: v}]",
+    "a: b: c",
+    "- a\n- b",
+    "",
+    "a: 'it''s'\nb: \"\\u00e9\\t\"\nc: |\n  one\n  two\nd: >-\n  folded\n  text",
+    "key with spaces: v\n? complex\n: value\n1: one\n~: null\ntrue: yes",
+    "a:\n\t- tab",
+    "a: \ud800",  # a lone surrogate
+    "a: [b:c, d]\ne: {f: g:h}",  # a flow scalar holding ":" (YAML 1.2 reads it, 1.1 refuses)
+    "a: 0\t",
+    "a: !\nb: x",
+    "a: |#\n  x",
+]
+
+
+@pytest.mark.parametrize("raw", _ODD_FRONTMATTERS)
+def test_libyaml_and_the_python_reader_give_the_same_answer(raw: str) -> None:
+    fast, python = _read_both(raw)
+    assert fast == python
+
+
+def test_an_ordinary_frontmatter_is_read_by_libyaml() -> None:
+    import yaml
+
+    from nervous.kernel import skillmd
+
+    if not yaml.__with_libyaml__:
+        pytest.skip("this PyYAML was built without libyaml")
+    assert skillmd._fast_yaml("name: x\ndescription: d\nmetadata: {openclaw: {requires: {bins: [gh]}}}") == {
+        "name": "x", "description": "d", "metadata": {"openclaw": {"requires": {"bins": ["gh"]}}}}
+    assert skillmd._fast_yaml("a: &a [1]\nb: *a") is skillmd._DECLINED
+
+
+#: the YAML indicators, breaks and scalars where the two readers were seen to part (tabs, tags, flow scalars
+#: holding ``:``, YAML 1.1's line breaks, block scalar headers)
+_yaml_pieces = st.sampled_from(["---", "\n", "name:", " x", ": ", "{", "}", "[", "]", ",", "'", '"', "  openclaw:",
+                                "- ", "&a", "*a", "!", "!!", "|", ">", "\r", "\t", "#", "?", ":", "%", "@", "`",
+                                "\\", "...", "é", "\x85", "\u2028", "\ufeff", "~", "null", ".5", "1e3", "0", "=",
+                                ">=", "^", "/", "+"])
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.one_of(_pieces, _yaml_pieces, st.text(max_size=5)), max_size=40))
+def test_fuzz_libyaml_and_the_python_reader_agree(parts: list[str]) -> None:
+    fast, python = _read_both("".join(parts))
+    assert fast == python

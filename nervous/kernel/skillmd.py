@@ -325,6 +325,77 @@ class _YamlFailure(Exception):
 
 
 def _yaml_mapping(raw: str) -> dict[Any, Any]:
+    data = _fast_yaml(raw)
+    if data is _DECLINED:
+        data = _python_yaml(raw)
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise _YamlFailure(f"frontmatter is a {type(data).__name__}, not a mapping")
+    return data
+
+
+#: what :func:`_fast_yaml` returns for text it leaves to the Python reader
+_DECLINED: Any = object()
+#: the deepest nesting the fast reader takes (deeper text is read by the Python reader, whose limit decides)
+_FAST_DEPTH = 32
+
+
+def _fast_yaml(raw: str) -> Any:
+    """The frontmatter read by libyaml (a tenth of the Python reader's time), or :data:`_DECLINED`.
+
+    Only an answer the Python reader would give too is returned: any error (libyaml's messages and its
+    reading of a few malformed lines differ), a control character, an alias or nesting deeper than
+    :data:`_FAST_DEPTH` is declined, so the Python reader gives its own answer or its own message. Both
+    readers build the same values from the same nodes (one resolver and one constructor set)."""
+    loader_cls = _c_loader()
+    if loader_cls is None or loader_cls.NON_PRINTABLE.search(raw) or loader_cls.READ_APART.search(raw):
+        return _DECLINED
+    try:
+        loader = loader_cls(raw)
+        try:
+            node = loader.get_single_node()
+            if node is None:
+                return None
+            if not _plain_tree(node):
+                return _DECLINED
+            return loader.construct_document(node)
+        finally:
+            loader.dispose()
+    except Exception:  # noqa: BLE001 - the Python reader reads it again and words the error
+        return _DECLINED
+
+
+#: a plain scalar in a flow collection both readers read alike (``[gh, jq]``, ``{python: 3.11}``)
+_FLOW_PLAIN = re.compile(r"[\w .+/@=<>^~-]*")
+
+
+def _plain_tree(node: Any) -> bool:
+    """Whether the fast reader's tree is one the Python reader builds alike: no node reached twice (an alias),
+    none deeper than :data:`_FAST_DEPTH`, and inside a flow collection no plain scalar but words, numbers,
+    versions and paths (``[a:b]``: libyaml reads YAML 1.2's plain scalar, the Python reader refuses it)."""
+    from yaml.nodes import MappingNode, ScalarNode, SequenceNode
+
+    seen: set[int] = set()
+    stack = [(node, 0, False)]
+    while stack:
+        one, depth, in_flow = stack.pop()
+        if id(one) in seen or depth > _FAST_DEPTH:
+            return False
+        seen.add(id(one))
+        if isinstance(one, ScalarNode):
+            if in_flow and not one.style and not _FLOW_PLAIN.fullmatch(one.value):  # plain: None, or "" from libyaml
+                return False
+            continue
+        flow = in_flow or bool(one.flow_style)
+        if isinstance(one, MappingNode):
+            stack.extend((part, depth + 1, flow) for pair in one.value for part in pair)
+        elif isinstance(one, SequenceNode):
+            stack.extend((item, depth + 1, flow) for item in one.value)
+    return True
+
+
+def _python_yaml(raw: str) -> Any:
     loader_cls = _loader()
     import yaml
 
@@ -333,7 +404,7 @@ def _yaml_mapping(raw: str) -> dict[Any, Any]:
     except yaml.YAMLError as exc:
         raise _YamlFailure(str(exc).split("\n")[0]) from None
     try:
-        data = loader.get_single_data()
+        return loader.get_single_data()
     except (yaml.YAMLError, RecursionError, ValueError, TypeError) as exc:
         if isinstance(exc, RecursionError):
             raise _YamlFailure("nesting too deep", "nesting too deep") from None
@@ -341,11 +412,6 @@ def _yaml_mapping(raw: str) -> dict[Any, Any]:
         raise _YamlFailure(msg, "a YAML alias" if "aliases are not allowed" in str(exc) else None) from None
     finally:
         loader.dispose()
-    if data is None:
-        return {}
-    if not isinstance(data, dict):
-        raise _YamlFailure(f"frontmatter is a {type(data).__name__}, not a mapping")
-    return data
 
 
 _LOADER: Any = None
@@ -401,6 +467,44 @@ def _loader() -> Any:
     CoreSafeLoader.add_constructor("tag:yaml.org,2002:float", construct_float)
     _LOADER = CoreSafeLoader
     return _LOADER
+
+
+_C_LOADER: Any = False  # not looked for yet; None when PyYAML was built without libyaml
+
+
+def _c_loader() -> Any:
+    """The Python reader's resolver and constructors on libyaml's parser, or None without libyaml."""
+    global _C_LOADER
+    if _C_LOADER is not False:
+        return _C_LOADER
+    python = _loader()
+    import yaml
+
+    if not getattr(yaml, "__with_libyaml__", False):
+        _C_LOADER = None
+        return None
+    from yaml.constructor import SafeConstructor
+    from yaml.cyaml import CParser
+    from yaml.reader import Reader
+    from yaml.resolver import Resolver
+
+    class CoreCLoader(CParser, SafeConstructor, Resolver):  # type: ignore[misc]
+        #: the characters the Python reader refuses (libyaml words its refusal differently)
+        NON_PRINTABLE = Reader.NON_PRINTABLE
+        #: what the two readers take apart (found by comparing them on generated text): tabs, carriage
+        #: returns, byte-order marks and YAML 1.1's other line breaks (NEL, LS, PS); a tag (``!`` where a
+        #: token starts); a comment straight after a block scalar's indicator (``|#``)
+        READ_APART = re.compile("[\t\r\ufeff\x85\u2028\u2029]|(?:^|[\\s\\[\\]{},:?-])!|[|>][-+0-9]*#")
+        yaml_implicit_resolvers = python.yaml_implicit_resolvers
+        yaml_constructors = python.yaml_constructors
+
+        def __init__(self, stream: str) -> None:
+            CParser.__init__(self, stream)
+            SafeConstructor.__init__(self)
+            Resolver.__init__(self)
+
+    _C_LOADER = CoreCLoader
+    return _C_LOADER
 
 
 def _quote_colon_values(raw: str) -> str:
