@@ -713,6 +713,20 @@ def test_every_encoded_literal_is_one_run_of_its_characters(text_: str) -> None:
 
 
 @_SETTINGS
+@given(st.one_of(st.text(alphabet="0123456789abcdefABCDEFxyzXYZ+/_=-é", max_size=24), st.text(max_size=24)))
+def test_the_decoder_s_set_tests_are_its_expressions(token: str) -> None:
+    """The character-set tests :func:`classifier._decodes_to_url_or_command` makes on every run of a skill say
+    what the expressions they replaced said."""
+    hex_pairs = re.fullmatch(r"(?:[0-9a-fA-F]{2})+", token) is not None and re.fullmatch(r"[0-9]+|[a-fA-F]+",
+                                                                                         token) is None
+    sets = bool(token and len(token) % 2 == 0 and classifier._HEX_DIGITS.issuperset(token)
+                and token.strip(classifier._DIGITS) and token.strip(classifier._HEX_LETTERS))
+    assert sets == hex_pairs
+    mixed = re.search(r"[a-z]", token) is not None and re.search(r"[A-Z0-9]", token) is not None
+    assert mixed == (not classifier._LOWER.isdisjoint(token) and not classifier._UPPER_OR_DIGIT.isdisjoint(token))
+
+
+@_SETTINGS
 @given(st.lists(st.sampled_from([*classifier.CAMPAIGN_INDICATORS, *(i.upper() for i in classifier.CAMPAIGN_INDICATORS),
                                  " ", "openclaw", "openclawcl", "glot", "\n", "zip", "é", "\u212a", "\u0130", "\u017f",
                                  "\u0131", "ǅ", "ß", "ﬁ"]), max_size=6).map("".join))

@@ -187,6 +187,13 @@ def may_hold_encoded(text: str) -> bool:
     return any(_decoded_kind(run) is not None for run in set(rx.match_texts(_ENCODED_RUN, text)))
 
 
+_DIGITS = "0123456789"
+_HEX_LETTERS = "abcdefABCDEF"
+_HEX_DIGITS = frozenset(_DIGITS + _HEX_LETTERS)
+_LOWER = frozenset("abcdefghijklmnopqrstuvwxyz")
+_UPPER_OR_DIGIT = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ" + _DIGITS)
+
+
 @remember_short(4096)
 def _decoded_kind(token: str) -> str | None:
     """:func:`_decodes_to_url_or_command`, remembered (a pure function; skills repeat their identifiers)."""
@@ -199,13 +206,15 @@ def _decodes_to_url_or_command(token: str) -> str | None:
     import binascii
 
     raw: bytes | None = None
-    if rx.fullmatch(r"(?:[0-9a-fA-F]{2})+", token) and not rx.fullmatch(r"[0-9]+|[a-fA-F]+", token):
+    # hex: pairs of hex digits, not digits alone nor letters alone (set tests: a skill has thousands of runs)
+    if token and len(token) % 2 == 0 and _HEX_DIGITS.issuperset(token) and token.strip(_DIGITS) \
+            and token.strip(_HEX_LETTERS):
         try:
             raw = bytes.fromhex(token)
         except ValueError:
             raw = None
     if raw is None:
-        if not (rx.search(r"[a-z]", token) and rx.search(r"[A-Z0-9]", token)):
+        if _LOWER.isdisjoint(token) or _UPPER_OR_DIGIT.isdisjoint(token):
             return None  # identifiers and words, not encodings
         padded = token + "=" * (-len(token) % 4)
         try:
