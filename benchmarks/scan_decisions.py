@@ -6,6 +6,7 @@
     python benchmarks/scan_decisions.py band wild.json --from 0.90 --to 0.99 --every 3 --out band.txt
     python benchmarks/scan_decisions.py record --corpus … --ids band.txt --out band.json
     python benchmarks/scan_decisions.py pair --other ../before --corpus ../shared/data/security/wild/wild.tar.gz
+    python benchmarks/scan_decisions.py pair --processes --other ../before --corpus …
     PYTHONPATH=../old/plugins:../old python benchmarks/scan_decisions.py record --corpus … --limit 300 --out old.json
 
 A change to the scan machinery (speed, bounds) must not change what the scan decides. ``record``
@@ -20,7 +21,9 @@ never content (the archives are hostile text).
 ``review_policy`` package is copied beside this one under another name, and each item is classified by
 both in turn (which goes first alternates), so that the load of the machine, which moves whole-sample
 records by a third from one run to the next, falls on both alike. The figure is this code's CPU over the
-other's (the same code against itself reads 1.00 ± 0.02), with each side's p50 and p95.
+other's (the same code against itself reads 1.00 ± 0.02), with each side's p50 and p95. With ``--processes``
+each version runs as a whole installation in a process of its own (the kernel's SKILL.md reader and the report
+included, which the in-process pair shares between the two sides), the items handed to the two in turn.
 
 ``record`` also times a fixed standard-library workload (``machine_speed.py``) before the first item,
 after every hundredth and after the last, and prints the CPU percentiles over its median beside the
@@ -201,6 +204,60 @@ def pair_cpu(other: Path, corpus: Path, ids: list[str] | None = None) -> dict[st
             for name in [m for m in sys.modules if m.partition(".")[0] == "review_policy_other"]:
                 del sys.modules[name]
 
+    return _pair_figures(cpu)
+
+
+def serve(corpus: Path) -> int:
+    """Scan the items whose ids arrive one a line on stdin, answering each with its CPU milliseconds (the whole
+    scan: the analysis worker's and this process's), for :func:`pair_processes`."""
+    scan_bundle, Config, PluginManager, ScanContext, SkillBundle, SkillFile, SkillRef = _scan_api()
+    items = load_items(corpus.read_bytes())
+    pm = PluginManager(Config(), autoload=False)
+    context = ScanContext(purpose="install")
+    scan_bundle(pm, SkillBundle(ref=SkillRef("warm-up"), files=(SkillFile("SKILL.md", b"# warm-up\n"),)), context)
+    print("ready", flush=True)
+    for line in sys.stdin:
+        item_id = line.strip()
+        bundle = SkillBundle(ref=SkillRef(item_id), files=tuple(SkillFile(p, d) for p, d in sorted(items[item_id])))
+        c0 = time.process_time()
+        report = scan_bundle(pm, bundle, context)
+        print(getattr(report, "cpu_ms", (time.process_time() - c0) * 1000), flush=True)
+    return 0
+
+
+def pair_processes(other: Path, corpus: Path, ids: list[str] | None = None) -> dict[str, Any]:
+    """As :func:`pair_cpu`, but each version is a whole installation in its own process (``PYTHONPATH=<checkout>/
+    plugins:<checkout>``), kernel and report included: the two processes are handed the items in turn."""
+    import os
+    import subprocess
+
+    if not (other / "nervous").is_dir():
+        raise SystemExit(f"pair: {other} holds no nervous/ package")
+    here = Path(__file__).resolve().parent.parent
+    items = sorted(load_items(corpus.read_bytes())) if ids is None else ids
+    procs: dict[str, Any] = {}
+    for side, root in (("this", here), ("other", other.resolve())):
+        env = dict(os.environ, PYTHONPATH=f"{root / 'plugins'}{os.pathsep}{root}")
+        procs[side] = subprocess.Popen([sys.executable, str(Path(__file__).resolve()), "serve", "--corpus", str(corpus)],
+                                       stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env, cwd=root)
+    try:
+        for proc in procs.values():
+            if proc.stdout.readline().strip() != "ready":
+                raise SystemExit("pair: a scanning process did not start")
+        cpu: dict[str, dict[str, float]] = {"this": {}, "other": {}}
+        for n, item_id in enumerate(items):
+            for side in ("this", "other") if n % 2 == 0 else ("other", "this"):
+                procs[side].stdin.write(item_id + "\n")
+                procs[side].stdin.flush()
+                cpu[side][item_id] = float(procs[side].stdout.readline())
+    finally:
+        for proc in procs.values():
+            proc.stdin.close()
+            proc.wait()
+    return _pair_figures(cpu)
+
+
+def _pair_figures(cpu: dict[str, dict[str, float]]) -> dict[str, Any]:
     def pct(xs: list[float], q: float) -> float:
         return round(sorted(xs)[min(len(xs) - 1, int(q * len(xs)))], 2)
 
@@ -232,6 +289,10 @@ def main(argv: list[str] | None = None) -> int:
     q.add_argument("--other", required=True, type=Path, help="the other checkout (its plugins/ is read)")
     q.add_argument("--corpus", required=True, type=Path)
     q.add_argument("--ids", type=Path, help="file of item ids (as classify --ids); default: every item")
+    q.add_argument("--processes", action="store_true", help="each version a whole installation in its own "
+                                                             "process (kernel and report included)")
+    v = sub.add_parser("serve", help="(for pair --processes) scan the ids read from stdin, print each one's CPU ms")
+    v.add_argument("--corpus", required=True, type=Path)
     s = sub.add_parser("summary", help="timing summary of a record")
     s.add_argument("record", type=Path)
     b = sub.add_parser("band", help="ids of a record's items between two CPU quantiles")
@@ -263,8 +324,11 @@ def main(argv: list[str] | None = None) -> int:
         args.out.write_text(json.dumps(cpu, indent=1, sort_keys=True))
         print(json.dumps(summary({i: {"ms": v, "cpu_ms": v} for i, v in cpu.items()})))
         return 0
+    if args.cmd == "serve":
+        return serve(args.corpus)
     if args.cmd == "pair":
-        print(json.dumps(pair_cpu(args.other, args.corpus, read_ids(args.ids))))
+        pair = pair_processes if args.processes else pair_cpu
+        print(json.dumps(pair(args.other, args.corpus, read_ids(args.ids))))
         return 0
     if args.cmd == "compare":
         return compare(json.loads(args.before.read_text()), json.loads(args.after.read_text()))
