@@ -7,6 +7,7 @@
     python benchmarks/scan_decisions.py record --corpus … --ids band.txt --out band.json
     python benchmarks/scan_decisions.py pair --other ../before --corpus ../shared/data/security/wild/wild.tar.gz
     python benchmarks/scan_decisions.py pair --processes --other ../before --corpus …
+    python benchmarks/scan_decisions.py pair --processes --this site --other . --corpus …   # a wheel against the source
     PYTHONPATH=../old/plugins:../old python benchmarks/scan_decisions.py record --corpus … --limit 300 --out old.json
 
 A change to the scan machinery (speed, bounds) must not change what the scan decides. ``record``
@@ -225,21 +226,25 @@ def serve(corpus: Path) -> int:
     return 0
 
 
-def pair_processes(other: Path, corpus: Path, ids: list[str] | None = None) -> dict[str, Any]:
+def pair_processes(other: Path, corpus: Path, ids: list[str] | None = None, this: Path | None = None) -> dict[str, Any]:
     """As :func:`pair_cpu`, but each version is a whole installation in its own process (``PYTHONPATH=<checkout>/
-    plugins:<checkout>``), kernel and report included: the two processes are handed the items in turn."""
+    plugins:<checkout>``, or an unpacked wheel's folder), kernel and report included: the two processes are
+    handed the items in turn. ``this`` is this checkout unless given (an unpacked wheel, say)."""
     import os
     import subprocess
 
-    if not (other / "nervous").is_dir():
-        raise SystemExit(f"pair: {other} holds no nervous/ package")
-    here = Path(__file__).resolve().parent.parent
+    this = (this or Path(__file__).resolve().parent.parent).resolve()
+    for root in (this, other):
+        if not (root / "nervous").is_dir():
+            raise SystemExit(f"pair: {root} holds no nervous/ package")
     items = sorted(load_items(corpus.read_bytes())) if ids is None else ids
     procs: dict[str, Any] = {}
-    for side, root in (("this", here), ("other", other.resolve())):
-        env = dict(os.environ, PYTHONPATH=f"{root / 'plugins'}{os.pathsep}{root}")
+    for side, root in (("this", this), ("other", other.resolve())):
+        # a checkout (its built-in plugins under plugins/), or an unpacked wheel (everything at its top)
+        path = f"{root / 'plugins'}{os.pathsep}{root}" if (root / "plugins").is_dir() else str(root)
+        env = dict(os.environ, PYTHONPATH=path)
         procs[side] = subprocess.Popen([sys.executable, str(Path(__file__).resolve()), "serve", "--corpus", str(corpus)],
-                                       stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env, cwd=root)
+                                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env, cwd=root)
     try:
         for proc in procs.values():
             if proc.stdout.readline().strip() != "ready":
@@ -291,6 +296,8 @@ def main(argv: list[str] | None = None) -> int:
     q.add_argument("--ids", type=Path, help="file of item ids (as classify --ids); default: every item")
     q.add_argument("--processes", action="store_true", help="each version a whole installation in its own "
                                                              "process (kernel and report included)")
+    q.add_argument("--this", type=Path, help="with --processes: this side's installation, a checkout or an "
+                                             "unpacked wheel (default: this checkout)")
     v = sub.add_parser("serve", help="(for pair --processes) scan the ids read from stdin, print each one's CPU ms")
     v.add_argument("--corpus", required=True, type=Path)
     s = sub.add_parser("summary", help="timing summary of a record")
@@ -327,8 +334,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.cmd == "serve":
         return serve(args.corpus)
     if args.cmd == "pair":
-        pair = pair_processes if args.processes else pair_cpu
-        print(json.dumps(pair(args.other, args.corpus, read_ids(args.ids))))
+        if args.processes:
+            print(json.dumps(pair_processes(args.other, args.corpus, read_ids(args.ids), args.this)))
+        else:
+            print(json.dumps(pair_cpu(args.other, args.corpus, read_ids(args.ids))))
         return 0
     if args.cmd == "compare":
         return compare(json.loads(args.before.read_text()), json.loads(args.after.read_text()))
