@@ -38,6 +38,7 @@ import hashlib
 import json
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -69,28 +70,40 @@ def _scan_api() -> tuple[Any, ...]:
             rec.SkillRef)
 
 
+def _scanner(corpus: Path, *, warm: bool) -> tuple[list[str], Callable[[str], tuple[Any, float, float]]]:
+    """The corpus's item ids, sorted, and a function scanning one item through ``scan_bundle`` that returns the
+    report, its wall and its CPU milliseconds (the analysis worker's CPU included, where reported). With
+    ``warm``, one unrecorded scan first, so that the first item does not pay the analysis worker's start."""
+    scan_bundle, Config, PluginManager, ScanContext, SkillBundle, SkillFile, SkillRef = _scan_api()
+    items = load_items(corpus.read_bytes())
+    pm = PluginManager(Config(), autoload=False)
+    context = ScanContext(purpose="install")
+    if warm:
+        scan_bundle(pm, SkillBundle(ref=SkillRef("warm-up"), files=(SkillFile("SKILL.md", b"# warm-up\n"),)), context)
+
+    def scan(item_id: str) -> tuple[Any, float, float]:
+        bundle = SkillBundle(ref=SkillRef(item_id), files=tuple(SkillFile(p, d) for p, d in sorted(items[item_id])))
+        t0, c0 = time.perf_counter(), time.process_time()
+        report = scan_bundle(pm, bundle, context)
+        wall, cpu = (time.perf_counter() - t0) * 1000, (time.process_time() - c0) * 1000
+        return report, wall, getattr(report, "cpu_ms", cpu)
+
+    return sorted(items), scan
+
+
 def record(corpus: Path, *, limit: int | None = None, ids: list[str] | None = None,
            sampler: Sampler | None = None) -> dict[str, Any]:
     """Every item's decision and findings; with ``ids``, those items only, after one unrecorded warm-up
     scan (so that the first of a short list does not pay the analysis worker's start). With ``sampler``,
     the machine's speed is sampled before the first item and after every hundredth (outside the timings)."""
-    scan_bundle, Config, PluginManager, ScanContext, SkillBundle, SkillFile, SkillRef = _scan_api()
-    items = load_items(corpus.read_bytes())
-    pm = PluginManager(Config(), autoload=False)
-    context = ScanContext(purpose="install")
-    if ids is not None:
-        scan_bundle(pm, SkillBundle(ref=SkillRef("warm-up"), files=(SkillFile("SKILL.md", b"# warm-up\n"),)), context)
-    else:
-        ids = sorted(items)[:limit] if limit else sorted(items)
+    every, scan = _scanner(corpus, warm=ids is not None)
+    if ids is None:
+        ids = every[:limit] if limit else every
     out: dict[str, Any] = {}
     for n, item_id in enumerate(ids):
         if sampler is not None and n % 100 == 0:
             sampler.sample()
-        bundle = SkillBundle(ref=SkillRef(item_id), files=tuple(SkillFile(p, d) for p, d in sorted(items[item_id])))
-        t0, c0 = time.perf_counter(), time.process_time()
-        report = scan_bundle(pm, bundle, context)
-        wall, cpu = (time.perf_counter() - t0) * 1000, (time.process_time() - c0) * 1000
-        cpu = getattr(report, "cpu_ms", cpu)  # with the analysis worker's CPU time, where reported
+        report, wall, cpu = scan(item_id)
         rep = report.report
         stable = {k: rep[k] for k in ("capabilities", "findings", "decision", "reasons", "intent")}
         out[item_id] = {
@@ -211,18 +224,10 @@ def pair_cpu(other: Path, corpus: Path, ids: list[str] | None = None) -> dict[st
 def serve(corpus: Path) -> int:
     """Scan the items whose ids arrive one a line on stdin, answering each with its CPU milliseconds (the whole
     scan: the analysis worker's and this process's), for :func:`pair_processes`."""
-    scan_bundle, Config, PluginManager, ScanContext, SkillBundle, SkillFile, SkillRef = _scan_api()
-    items = load_items(corpus.read_bytes())
-    pm = PluginManager(Config(), autoload=False)
-    context = ScanContext(purpose="install")
-    scan_bundle(pm, SkillBundle(ref=SkillRef("warm-up"), files=(SkillFile("SKILL.md", b"# warm-up\n"),)), context)
+    _ids, scan = _scanner(corpus, warm=True)
     print("ready", flush=True)
     for line in sys.stdin:
-        item_id = line.strip()
-        bundle = SkillBundle(ref=SkillRef(item_id), files=tuple(SkillFile(p, d) for p, d in sorted(items[item_id])))
-        c0 = time.process_time()
-        report = scan_bundle(pm, bundle, context)
-        print(getattr(report, "cpu_ms", (time.process_time() - c0) * 1000), flush=True)
+        print(scan(line.strip())[2], flush=True)
     return 0
 
 
@@ -243,8 +248,9 @@ def pair_processes(other: Path, corpus: Path, ids: list[str] | None = None, this
         # a checkout (its built-in plugins under plugins/), or an unpacked wheel (everything at its top)
         path = f"{root / 'plugins'}{os.pathsep}{root}" if (root / "plugins").is_dir() else str(root)
         env = dict(os.environ, PYTHONPATH=path)
-        procs[side] = subprocess.Popen([sys.executable, str(Path(__file__).resolve()), "serve", "--corpus", str(corpus)],
-                                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env, cwd=root)
+        procs[side] = subprocess.Popen(
+            [sys.executable, str(Path(__file__).resolve()), "serve", "--corpus", str(corpus)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env, cwd=root)
     try:
         for proc in procs.values():
             if proc.stdout.readline().strip() != "ready":

@@ -342,12 +342,13 @@ _FAST_DEPTH = 32
 
 
 def _fast_yaml(raw: str) -> Any:
-    """The frontmatter read by libyaml (a tenth of the Python reader's time), or :data:`_DECLINED`.
+    """The frontmatter read by libyaml (a fifth of the Python reader's time), or :data:`_DECLINED`.
 
-    Only an answer the Python reader would give too is returned: any error (libyaml's messages and its
-    reading of a few malformed lines differ), a control character, an alias or nesting deeper than
-    :data:`_FAST_DEPTH` is declined, so the Python reader gives its own answer or its own message. Both
-    readers build the same values from the same nodes (one resolver and one constructor set)."""
+    Only an answer the Python reader would give too is returned. Declined, so that the Python reader gives its
+    own answer or its own message: any libyaml error (its messages, and its reading of a few malformed lines,
+    differ), a character the Python reader refuses, what the two read apart (``READ_APART``), and a tree
+    :func:`_plain_tree` does not take. Both readers build the same values from the same nodes (one resolver
+    and one constructor set)."""
     loader_cls = _c_loader()
     if loader_cls is None or loader_cls.NON_PRINTABLE.search(raw) or loader_cls.READ_APART.search(raw):
         return _DECLINED
