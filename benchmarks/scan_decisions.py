@@ -189,12 +189,7 @@ def pair_cpu(other: Path, corpus: Path, ids: list[str] | None = None) -> dict[st
     source = other / "plugins" / "nervous_plugins" / "review_policy"
     if not (source / "classifier.py").is_file():
         raise SystemExit(f"pair: {other} holds no plugins/nervous_plugins/review_policy/classifier.py")
-    if not corpus.is_file():
-        raise SystemExit(f"pair: --corpus {corpus}: no such file")
-    items = load_items(corpus.read_bytes())
-    unknown = [i for i in ids or () if i not in items]
-    if unknown:
-        raise SystemExit(f"pair: {len(unknown)} ids not in {corpus}, first {unknown[0]!r}")
+    items = _pair_items(corpus, ids)
     context = ScanContext(purpose="install")
     warm = SkillBundle(ref=SkillRef("warm-up"), files=(SkillFile("SKILL.md", "# warm-up \u2713\n".encode()),))
     cpu: dict[str, dict[str, float]] = {"this": {}, "other": {}}
@@ -242,7 +237,8 @@ def pair_processes(other: Path, corpus: Path, ids: list[str] | None = None, this
     for root in (this, other):
         if not (root / "nervous").is_dir():
             raise SystemExit(f"pair: {root} holds no nervous/ package")
-    items = sorted(load_items(corpus.read_bytes())) if ids is None else ids
+    every = _pair_items(corpus, ids)
+    items = ids if ids is not None else sorted(every)
     procs: dict[str, Any] = {}
     for side, root in (("this", this), ("other", other.resolve())):
         # a checkout (its built-in plugins under plugins/), or an unpacked wheel (everything at its top)
@@ -265,7 +261,19 @@ def pair_processes(other: Path, corpus: Path, ids: list[str] | None = None, this
         for proc in procs.values():
             proc.stdin.close()
             proc.wait()
+            proc.stdout.close()
     return _pair_figures(cpu)
+
+
+def _pair_items(corpus: Path, ids: list[str] | None) -> dict[str, Any]:
+    """The corpus's items, once ``corpus`` is a file holding every one of ``ids``."""
+    if not corpus.is_file():
+        raise SystemExit(f"pair: --corpus {corpus}: no such file")
+    items = load_items(corpus.read_bytes())
+    unknown = [i for i in ids or () if i not in items]
+    if unknown:
+        raise SystemExit(f"pair: {len(unknown)} ids not in {corpus}, first {unknown[0]!r}")
+    return items
 
 
 def _pair_figures(cpu: dict[str, dict[str, float]]) -> dict[str, Any]:

@@ -78,6 +78,24 @@ def test_pair_refuses_a_folder_without_the_review_policy_and_unknown_ids(tmp_pat
         bench.pair_cpu(Path(__file__).resolve().parents[2], archive, ["nope"])
 
 
+def test_pair_processes_times_two_whole_installations_and_refuses_what_pair_refuses(tmp_path: Path) -> None:
+    import pytest
+
+    bench = _load()
+    archive = corpus_archive(tmp_path / "c.tar.gz", {
+        f"i{n}": {"SKILL.md": f"---\nname: i{n}\ndescription: Formats notes.\n---\n# I{n}\n"} for n in range(3)})
+    checkout = Path(__file__).resolve().parents[2]  # this checkout against itself, two processes
+    out = bench.pair_processes(checkout, archive)
+    assert out["items"] == 3 and out["ratio"] > 0
+    assert bench.pair_processes(checkout, archive, ["i1"])["items"] == 1
+    with pytest.raises(SystemExit, match="holds no nervous/ package"):
+        bench.pair_processes(tmp_path, archive)
+    with pytest.raises(SystemExit, match="1 ids not in"):
+        bench.pair_processes(checkout, archive, ["nope"])
+    with pytest.raises(SystemExit, match="no such file"):
+        bench.pair_processes(checkout, tmp_path / "missing.tar.gz")
+
+
 def test_record_prints_its_percentiles_over_a_machine_reference_timed_in_the_same_run(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
     bench = _load()
     archive = corpus_archive(tmp_path / "c.tar.gz", {
